@@ -1,0 +1,207 @@
+import { and, asc, desc, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
+import * as v from "valibot";
+import { air_failure, is_air_failure, type AirFailure } from "../../contracts/errors.js";
+import { EventFilter } from "../../contracts/events/filter.js";
+import {
+  is_durable,
+  parse_event,
+  type DurableEvent,
+  type DurableEventType,
+  type RuntimeEvent,
+} from "../../contracts/events/registry.js";
+import type { SessionId } from "../../contracts/ids.js";
+import { is_busy, sqlite_code, type Connection } from "../../db/connection.js";
+import { events } from "../../db/schema.js";
+import type { EventBus } from "../event-bus.js";
+import { check_lifecycle, type LifecycleMove } from "./lifecycle.js";
+import { projection_of } from "./projectors/index.js";
+
+export type StoredEvent = { readonly seq: number; readonly event: RuntimeEvent };
+
+const REF_COLUMNS = ["task_id", "agent_id", "tool_run_id", "command_run_id"] as const;
+
+function ref_of(payload: unknown, key: (typeof REF_COLUMNS)[number], move: LifecycleMove | undefined): string | null {
+  const value = (payload as Record<string, unknown>)[key];
+  if (typeof value === "string") return value;
+  return move !== undefined && `${move.entity}_id` === key ? move.id : null;
+}
+
+function write_failure(event: RuntimeEvent, error: unknown): AirFailure {
+  if (is_air_failure(error)) return error;
+  const code = sqlite_code(error);
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === "SQLITE_CONSTRAINT_UNIQUE" && message.includes("events.id")) {
+    return air_failure({
+      kind: "system_error",
+      message: `event ${event.id} was already appended`,
+      retryability: "not_retryable",
+      user_action: "A producer re-sent an event; nothing was written the second time.",
+      metadata: { event_id: event.id, type: event.type },
+    }, error);
+  }
+  return air_failure({
+    kind: "system_error",
+    message: `projection of ${event.type} failed: ${message}`,
+    retryability: is_busy(error) ? "retryable" : "not_retryable",
+    user_action: "Nothing was written. If air produced this event, report it with the event's JSON.",
+    metadata: { event_id: event.id, type: event.type, ...(code === undefined ? {} : { code }) },
+  }, error);
+}
+
+/**
+ * The durable event log of one session and the write path of DESIGN §3: validate, lifecycle guard, event
+ * row + projection in one IMMEDIATE transaction, publish after commit.
+ */
+export class EventStore {
+  constructor(
+    private readonly connection: Connection,
+    readonly session_id: SessionId,
+    private readonly bus: EventBus,
+  ) {}
+
+  append(input: unknown): DurableEvent {
+    return this.append_parsed([this.parse_durable(input)])[0]!;
+  }
+
+  /** Commits a batch in one transaction: all of it, or — if any event is refused — none of it. */
+  append_many(inputs: readonly unknown[]): DurableEvent[] {
+    return this.append_parsed(inputs.map((input) => this.parse_durable(input)));
+  }
+
+  /** For the ingestor, which has validated already. */
+  append_parsed(batch: DurableEvent[]): DurableEvent[] {
+    for (const event of batch) this.assert_own_session(event);
+    let current: DurableEvent | undefined;
+    try {
+      this.connection.write(() => {
+        for (const event of batch) {
+          current = event;
+          this.write_one(event);
+        }
+      });
+    } catch (error) {
+      throw write_failure(current ?? batch[0]!, error);
+    }
+    for (const event of batch) this.bus.publish(event);
+    return batch;
+  }
+
+  query(filter: EventFilter = {}): StoredEvent[] {
+    const checked = v.parse(EventFilter, filter);
+    const conditions: (SQL | undefined)[] = [
+      checked.types === undefined ? undefined : inArray(events.type, checked.types),
+      checked.after_seq === undefined ? undefined : gt(events.seq, checked.after_seq),
+      ...REF_COLUMNS.map((key) => (checked[key] === undefined ? undefined : eq(events[key], checked[key]))),
+      checked.route_prefix === undefined ? undefined : route_match(checked.route_prefix),
+    ];
+    const rows = this.connection.db
+      .select()
+      .from(events)
+      .where(and(...conditions))
+      .orderBy(checked.order === "desc" ? desc(events.seq) : asc(events.seq))
+      .limit(checked.limit ?? 10_000)
+      .all();
+    return rows.map((row) => ({ seq: row.seq, event: stored_event(row) }));
+  }
+
+  private parse_durable(input: unknown): DurableEvent {
+    const event = parse_event(input);
+    if (!is_durable(event)) {
+      throw air_failure({
+        kind: "system_error",
+        message: `${event.type} is ephemeral and is never stored`,
+        retryability: "not_retryable",
+        user_action: "Send ephemeral events through EventIngestor.ingest, which publishes them live.",
+      });
+    }
+    return event;
+  }
+
+  private assert_own_session(event: DurableEvent): void {
+    if (event.session_id === this.session_id) return;
+    throw air_failure({
+      kind: "system_error",
+      message: `event ${event.id} belongs to session ${event.session_id}, not ${this.session_id}`,
+      retryability: "not_retryable",
+      user_action: "Each session's events go to that session's database; nothing was written.",
+    });
+  }
+
+  private write_one(event: DurableEvent): void {
+    const move = check_lifecycle(this.connection, event);
+    this.insert_event(event, move);
+    projection_of(event.type as DurableEventType)(event as never, { connection: this.connection, move });
+  }
+
+  private insert_event(event: DurableEvent, move: LifecycleMove | undefined): void {
+    const insert = this.connection.statement("events.insert", (db) =>
+      db
+        .insert(events)
+        .values({
+          id: sql.placeholder("id"),
+          type: sql.placeholder("type"),
+          version: sql.placeholder("version"),
+          timestamp: sql.placeholder("timestamp"),
+          session_id: sql.placeholder("session_id"),
+          project_id: sql.placeholder("project_id"),
+          source_kind: sql.placeholder("source_kind"),
+          source_id: sql.placeholder("source_id"),
+          source_agent_type: sql.placeholder("source_agent_type"),
+          route_json: sql.placeholder("route_json"),
+          route_text: sql.placeholder("route_text"),
+          task_id: sql.placeholder("task_id"),
+          agent_id: sql.placeholder("agent_id"),
+          tool_run_id: sql.placeholder("tool_run_id"),
+          command_run_id: sql.placeholder("command_run_id"),
+          payload_json: sql.placeholder("payload_json"),
+        })
+        .prepare(),
+    );
+    insert.run({
+      id: event.id,
+      type: event.type,
+      version: event.version,
+      timestamp: event.timestamp,
+      session_id: event.session_id,
+      project_id: event.project_id ?? null,
+      source_kind: event.source.kind,
+      source_id: event.source.id ?? null,
+      source_agent_type: event.source.agent_type ?? null,
+      route_json: JSON.stringify(event.route),
+      route_text: event.route.join("/"),
+      task_id: ref_of(event.payload, "task_id", move),
+      agent_id: ref_of(event.payload, "agent_id", move),
+      tool_run_id: ref_of(event.payload, "tool_run_id", move),
+      command_run_id: ref_of(event.payload, "command_run_id", move),
+      payload_json: JSON.stringify(event.payload),
+    });
+  }
+}
+
+function route_match(prefix: string[]): SQL | undefined {
+  if (prefix.length === 0) return undefined;
+  const text = prefix.join("/");
+  const escaped = text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return or(eq(events.route_text, text), sql`${events.route_text} like ${`${escaped}/%`} escape '\\'`);
+}
+
+type EventRow = typeof events.$inferSelect;
+
+/** Rebuilds the envelope from its row, exactly as it was appended. */
+function stored_event(row: EventRow): RuntimeEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    version: row.version,
+    timestamp: row.timestamp,
+    session_id: row.session_id,
+    ...(row.project_id === null ? {} : { project_id: row.project_id }),
+    source: {
+      kind: row.source_kind,
+      ...(row.source_id === null ? {} : { id: row.source_id }),
+      ...(row.source_agent_type === null ? {} : { agent_type: row.source_agent_type }),
+    },
+    route: JSON.parse(row.route_json) as string[],
+    payload: JSON.parse(row.payload_json) as unknown,
+  } as RuntimeEvent;
+}

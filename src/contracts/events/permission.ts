@@ -1,0 +1,57 @@
+import * as v from "valibot";
+import { AgentId, PermissionDecisionId, PermissionPromptId, TaskId, ToolRunId } from "../ids.js";
+import { durable } from "./define.js";
+import { NonEmpty, Reason } from "./common.js";
+
+/** The six actions of seeds 000 §9.3. */
+export const PermissionAction = v.picklist(["allow", "announce_then_run", "ask_user", "deny", "block", "refuse"]);
+export type PermissionAction = v.InferOutput<typeof PermissionAction>;
+
+export const PermissionGrantScope = v.picklist(["once", "session", "project", "global"]);
+export type PermissionGrantScope = v.InferOutput<typeof PermissionGrantScope>;
+
+export const RiskLevel = v.picklist(["none", "low", "medium", "high", "critical"]);
+export type RiskLevel = v.InferOutput<typeof RiskLevel>;
+
+const subject = {
+  tool_run_id: v.optional(ToolRunId),
+  task_id: v.optional(TaskId),
+  agent_id: v.optional(AgentId),
+  tool_name: NonEmpty,
+};
+
+export const permission_events = {
+  "permission.decision.recorded": durable(
+    v.strictObject({
+      decision_id: PermissionDecisionId,
+      action: PermissionAction,
+      grant_scope: PermissionGrantScope,
+      risk_level: RiskLevel,
+      reason: Reason,
+      layer: NonEmpty,
+      prompt_id: v.optional(PermissionPromptId),
+      ...subject,
+    }),
+    "Every permission decision, appended (the audit trail).",
+  ),
+  "permission.prompt.requested": durable(
+    v.strictObject({
+      prompt_id: PermissionPromptId,
+      question: NonEmpty,
+      risk_level: RiskLevel,
+      offered_scopes: v.pipe(v.array(PermissionGrantScope), v.minLength(1)),
+      ...subject,
+    }),
+    "A tool call waits for the user; appended so a pending prompt survives a restart.",
+  ),
+  "permission.prompt.resolved": durable(
+    v.strictObject({
+      prompt_id: PermissionPromptId,
+      answer: v.picklist(["allow", "deny"]),
+      grant_scope: PermissionGrantScope,
+      resolved_by: v.picklist(["user", "policy"]),
+      note: v.optional(Reason),
+    }),
+    "The answer to a prompt, by the user or by the headless policy.",
+  ),
+} as const;

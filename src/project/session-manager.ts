@@ -1,0 +1,83 @@
+import fs from "node:fs";
+import { EventBus } from "../actors/event-bus.js";
+import { EventIngestor } from "../actors/event-ingestor.js";
+import { EventStore } from "../actors/event-store/event-store.js";
+import { make_event, type EventOrigin } from "../contracts/events/registry.js";
+import { new_id, SessionId } from "../contracts/ids.js";
+import { Connection } from "../db/connection.js";
+import { migrate } from "../db/migrate.js";
+import { sessions } from "../db/schema.js";
+import { read_column } from "../actors/event-store/rows.js";
+import { ArtifactStore } from "./artifact-store.js";
+import { session_artifacts_dir, session_db_path, session_dir, session_lock_path } from "./layout.js";
+import type { Project } from "./project-store.js";
+import { SessionLock } from "./session-lock.js";
+
+export type OpenSessionOptions = {
+  /** Resume this session; without it a new one is created. */
+  session_id?: SessionId;
+  title?: string;
+  model_provider_id?: string;
+  model_id?: string;
+  bus?: EventBus;
+};
+
+/** An open session: the one writer of its database, with its event pipeline and artifact store. */
+export type Session = {
+  readonly id: SessionId;
+  readonly project: Project;
+  readonly db_path: string;
+  readonly connection: Connection;
+  readonly bus: EventBus;
+  readonly store: EventStore;
+  readonly ingestor: EventIngestor;
+  readonly artifacts: ArtifactStore;
+  readonly origin: EventOrigin;
+  close(): void;
+};
+
+export function open_session(project: Project, options: OpenSessionOptions = {}): Session {
+  const id = options.session_id ?? (new_id("session") as SessionId);
+  const { layout } = project;
+  fs.mkdirSync(layout.locks, { recursive: true });
+  const lock = SessionLock.acquire(session_lock_path(layout, id), id);
+  let connection: Connection | undefined;
+  try {
+    fs.mkdirSync(session_artifacts_dir(layout, id), { recursive: true });
+    connection = Connection.open(session_db_path(layout, id));
+    migrate(connection, "session");
+    const bus = options.bus ?? new EventBus();
+    const store = new EventStore(connection, id, bus);
+    const ingestor = new EventIngestor(store, bus);
+    const origin: EventOrigin = { session_id: id, project_id: project.file.project_id, source: { kind: "system" }, route: ["runtime"] };
+    if (read_column(connection, sessions, id, "id") === undefined) {
+      const title = options.title ?? "untitled session";
+      ingestor.ingest(
+        make_event("session.created", { title, model_provider_id: options.model_provider_id, model_id: options.model_id }, origin),
+      );
+    }
+    const artifacts = new ArtifactStore(session_artifacts_dir(layout, id), { project_id: project.file.project_id, session_id: id }, ingestor, origin);
+    const opened = connection;
+    return {
+      id,
+      project,
+      db_path: session_db_path(layout, id),
+      connection: opened,
+      bus,
+      store,
+      ingestor,
+      artifacts,
+      origin,
+      close() {
+        bus.drain();
+        opened.close();
+        lock.release();
+      },
+    };
+  } catch (error) {
+    connection?.close();
+    lock.release();
+    if (options.session_id === undefined) fs.rmSync(session_dir(layout, id), { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,68 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { lifecycle_machines } from "../../src/machines/index.js";
+import { render_statecharts } from "../../src/machines/statecharts.js";
+import { to_mermaid } from "../../src/machines/to-mermaid.js";
+
+const dir = fileURLToPath(new URL("../../statecharts/", import.meta.url));
+const stale = "is out of date with src/machines: run `npm run statecharts` and commit the result";
+
+describe("committed statecharts", () => {
+  const rendered = render_statecharts();
+
+  it("has a .json and a .mmd file for every lifecycle machine", () => {
+    const expected = Object.keys(lifecycle_machines).flatMap((id) => [`${id}.json`, `${id}.mmd`]);
+    expect([...rendered.keys()].sort()).toEqual(expected.sort());
+  });
+
+  for (const [name, text] of rendered) {
+    it(`statecharts/${name} matches the machine`, () => {
+      const path = `${dir}${name}`;
+      expect(existsSync(path), `statecharts/${name} is missing: run \`npm run statecharts\``).toBe(true);
+      expect(readFileSync(path, "utf8"), `statecharts/${name} ${stale}`).toBe(text);
+    });
+  }
+
+  it("holds no chart of a machine that no longer exists", () => {
+    const committed = existsSync(dir) ? readdirSync(dir).filter((name) => /\.(json|mmd)$/.test(name)) : [];
+    const extra = committed.filter((name) => !rendered.has(name));
+    expect(extra, `statecharts/ ${stale}`).toEqual([]);
+  });
+
+  it("renders the same text every time", () => {
+    expect(render_statecharts()).toEqual(rendered);
+  });
+
+  it("round-trips the JSON definition as plain data", () => {
+    for (const machine of Object.values(lifecycle_machines)) {
+      expect(JSON.parse(rendered.get(`${machine.id}.json`) ?? "null")).toEqual(machine.config);
+    }
+  });
+});
+
+describe("to_mermaid", () => {
+  it("draws the initial state, every transition with its guard, and the final states", () => {
+    const text = to_mermaid(lifecycle_machines.agent);
+    const lines = text.trimEnd().split("\n");
+    expect(lines[0]).toBe("stateDiagram-v2");
+    expect(lines).toContain("  [*] --> starting");
+    expect(lines).toContain("  starting --> running : agent.started [announces_running]");
+    expect(lines).toContain("  lost --> [*]");
+  });
+
+  it("draws a self transition as a loop", () => {
+    expect(to_mermaid(lifecycle_machines.workspace)).toContain("  active --> active : workspace.merge.started\n");
+  });
+
+  it("draws one arrow per transition", () => {
+    for (const machine of Object.values(lifecycle_machines)) {
+      const arrows = to_mermaid(machine).split("\n").filter((line) => / --> [^[]/.test(line) && !line.includes("[*] -->"));
+      const transitions = Object.values(machine.definition.states).reduce(
+        (sum, state) => sum + Object.values(state.on).flat().length,
+        0,
+      );
+      expect(arrows.length, machine.id).toBe(transitions);
+    }
+  });
+});

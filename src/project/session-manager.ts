@@ -12,6 +12,7 @@ import { ArtifactStore } from "./artifact-store.js";
 import { session_artifacts_dir, session_db_path, session_dir, session_lock_path } from "./layout.js";
 import type { Project } from "./project-store.js";
 import { SessionLock } from "./session-lock.js";
+import { write_summary } from "./session-catalog.js";
 
 export type OpenSessionOptions = {
   /** Resume this session; without it a new one is created. */
@@ -70,6 +71,7 @@ export function open_session(project: Project, options: OpenSessionOptions = {})
       origin,
       close() {
         bus.drain();
+        write_summary(layout, opened.client);
         opened.close();
         lock.release();
       },

@@ -1,0 +1,90 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { process_io, render_error, type Io } from "./output.js";
+
+/**
+ * The `air` entry. Each command is imported only when it runs, so `air session list` loads libsql and
+ * nothing of the model SDKs, ink or xstate (cold start matters for commands people type often).
+ */
+type Command = {
+  readonly summary: string;
+  readonly usage: string;
+  readonly options: NonNullable<ParseArgsConfig["options"]>;
+  readonly run: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number>;
+};
+
+const COMMANDS: Record<string, Command> = {
+  init: {
+    summary: "Make the current folder an air project (.air/shared, .air/local)",
+    usage: "air init [--yes]",
+    options: { yes: { type: "boolean", short: "y" } },
+    run: async (values, _, io) => (await import("./commands/init.js")).run_init(io, { yes: values.yes === true }),
+  },
+  "session list": {
+    summary: "List this project's sessions",
+    usage: "air session list [--json]",
+    options: { json: { type: "boolean" } },
+    run: async (values, _, io) => (await import("./commands/session-list.js")).run_session_list(io, { json: values.json === true }),
+  },
+  history: {
+    summary: "Show a session's event log (default: the latest session)",
+    usage: "air history [--session ID] [--json]",
+    options: { session: { type: "string" }, json: { type: "boolean" } },
+    run: async (values, _, io) =>
+      (await import("./commands/history.js")).run_history(io, {
+        ...(typeof values.session === "string" ? { session: values.session } : {}),
+        json: values.json === true,
+      }),
+  },
+};
+
+function help(): string {
+  const lines = ["air — a local AI coding runtime", "", "Usage:"];
+  for (const command of Object.values(COMMANDS)) lines.push(`  ${command.usage.padEnd(40)} ${command.summary}`);
+  lines.push(`  ${"air --version".padEnd(40)} Print the version`, `  ${"air --help".padEnd(40)} Show this help`, "");
+  return lines.join("\n");
+}
+
+function usage_error(io: Io, message: string): number {
+  io.err(`air: ${message}\n\n${help()}`);
+  return 2;
+}
+
+function find_command(argv: string[]): { name: string; rest: string[] } | undefined {
+  const two = argv.slice(0, 2).join(" ");
+  if (COMMANDS[two] !== undefined) return { name: two, rest: argv.slice(2) };
+  const one = argv[0];
+  if (one !== undefined && COMMANDS[one] !== undefined) return { name: one, rest: argv.slice(1) };
+  return undefined;
+}
+
+export async function main(argv: string[], io: Io = process_io): Promise<number> {
+  const first = argv[0];
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    io.out(help());
+    return 0;
+  }
+  if (first === "--version" || first === "-v") {
+    io.out(`${(await import("../version.js")).AIR_VERSION}\n`);
+    return 0;
+  }
+  const found = find_command(argv);
+  if (found === undefined) return usage_error(io, `unknown command "${argv.join(" ")}"`);
+  const command = COMMANDS[found.name]!;
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: found.rest, options: { ...command.options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: false });
+  } catch (error) {
+    return usage_error(io, `${(error as Error).message} (usage: ${command.usage})`);
+  }
+  if (parsed.values.help === true) {
+    io.out(`${command.usage}\n  ${command.summary}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(parsed.values, parsed.positionals, io);
+  } catch (error) {
+    const { to_air_error } = await import("../contracts/errors.js");
+    io.err(render_error(to_air_error(error)));
+    return 1;
+  }
+}

@@ -1,0 +1,162 @@
+import fs from "node:fs";
+import path from "node:path";
+import * as v from "valibot";
+import { to_air_error, type AirError } from "../contracts/errors.js";
+import type { SqliteClient } from "../db/sqlite.js";
+import { write_file_atomic } from "./atomic-write.js";
+import { session_db_path, session_dir, session_lock_path, type ProjectLayout } from "./layout.js";
+
+/**
+ * Read-only views of session databases for commands that run beside a live writer (`air session list`,
+ * `air history`). They load libsql only when they must — no drizzle, no xstate — and never migrate.
+ */
+export const SessionSummary = v.strictObject({
+  id: v.string(),
+  title: v.string(),
+  status: v.string(),
+  created_at: v.string(),
+  message_count: v.number(),
+  task_count: v.number(),
+  last_activity_at: v.nullable(v.string()),
+});
+export type SessionSummary = v.InferOutput<typeof SessionSummary>;
+
+export type SessionListing = { readonly sessions: SessionSummary[]; readonly unreadable: { id: string; error: AirError }[] };
+
+const SUMMARY_SQL = `SELECT s.id, s.title, s.status, s.created_at,
+  (SELECT count(*) FROM messages) AS message_count,
+  (SELECT count(*) FROM tasks) AS task_count,
+  (SELECT timestamp FROM events ORDER BY seq DESC LIMIT 1) AS last_activity_at
+FROM sessions s LIMIT 1`;
+
+async function with_reader<T>(file: string, read: (client: SqliteClient) => T): Promise<T> {
+  const { open_client } = await import("../db/sqlite.js");
+  const client = open_client(file);
+  try {
+    return read(client);
+  } finally {
+    client.close();
+  }
+}
+
+function session_ids(layout: ProjectLayout): string[] {
+  if (!fs.existsSync(layout.sessions)) return [];
+  return fs
+    .readdirSync(layout.sessions, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && fs.existsSync(session_db_path(layout, entry.name)))
+    .map((entry) => entry.name);
+}
+
+function summary_from(client: SqliteClient): SessionSummary | undefined {
+  const row = client.prepare(SUMMARY_SQL).get() as SessionSummary | undefined;
+  if (row === undefined) return undefined;
+  return {
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    created_at: row.created_at,
+    message_count: Number(row.message_count),
+    task_count: Number(row.task_count),
+    last_activity_at: row.last_activity_at,
+  };
+}
+
+function summary_file(layout: ProjectLayout, id: string): string {
+  return path.join(session_dir(layout, id), "summary.json");
+}
+
+/**
+ * Written by the session's writer when it closes cleanly: opening 200 SQLite files costs ~1 ms each (schema
+ * parse), reading 200 small files almost nothing. A cache only — the database stays the truth.
+ */
+export function write_summary(layout: ProjectLayout, client: SqliteClient): void {
+  const summary = summary_from(client);
+  if (summary !== undefined) write_file_atomic(summary_file(layout, summary.id), `${JSON.stringify(summary)}\n`);
+}
+
+/**
+ * The cached summary, trusted only when no writer holds (or crashed holding) the session's lock: a live or
+ * crashed session is read from its database, so the listing is never stale for it.
+ */
+function cached_summary(layout: ProjectLayout, id: string): SessionSummary | undefined {
+  if (fs.existsSync(session_lock_path(layout, id))) return undefined;
+  try {
+    const parsed = v.safeParse(SessionSummary, JSON.parse(fs.readFileSync(summary_file(layout, id), "utf8")));
+    return parsed.success && parsed.output.id === id ? parsed.output : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every session of the project, newest first; a session whose file cannot be read is reported, not fatal. */
+export async function list_sessions(layout: ProjectLayout): Promise<SessionListing> {
+  const listing: SessionListing = { sessions: [], unreadable: [] };
+  for (const id of session_ids(layout)) {
+    try {
+      const summary = cached_summary(layout, id) ?? (await with_reader(session_db_path(layout, id), summary_from));
+      if (summary !== undefined) listing.sessions.push(summary);
+    } catch (error) {
+      listing.unreadable.push({ id, error: to_air_error(error, "project_error") });
+    }
+  }
+  listing.sessions.sort((a, b) => (a.id < b.id ? 1 : -1));
+  return listing;
+}
+
+export type HistoryEntry = {
+  readonly seq: number;
+  readonly id: string;
+  readonly type: string;
+  readonly version: number;
+  readonly timestamp: string;
+  readonly source: { kind: string; id?: string; agent_type?: string };
+  readonly route: string[];
+  readonly payload: unknown;
+};
+
+type HistoryRow = {
+  seq: number;
+  id: string;
+  type: string;
+  version: number;
+  timestamp: string;
+  source_kind: string;
+  source_id: string | null;
+  source_agent_type: string | null;
+  route_json: string;
+  payload_json: string;
+};
+
+/** The event log of one session in commit order. */
+export async function read_history(layout: ProjectLayout, session_id: string): Promise<HistoryEntry[]> {
+  const rows = await with_reader(session_db_path(layout, session_id), (client) =>
+    client
+      .prepare(
+        "SELECT seq, id, type, version, timestamp, source_kind, source_id, source_agent_type, route_json, payload_json FROM events ORDER BY seq",
+      )
+      .all(),
+  ) as unknown as HistoryRow[];
+  return rows.map((row) => ({
+    seq: Number(row.seq),
+    id: row.id,
+    type: row.type,
+    version: Number(row.version),
+    timestamp: row.timestamp,
+    source: {
+      kind: row.source_kind,
+      ...(row.source_id === null ? {} : { id: row.source_id }),
+      ...(row.source_agent_type === null ? {} : { agent_type: row.source_agent_type }),
+    },
+    route: JSON.parse(row.route_json) as string[],
+    payload: JSON.parse(row.payload_json) as unknown,
+  }));
+}
+
+/** The newest session id (ids are ULIDs, so the greatest is the latest created). */
+export function latest_session_id(layout: ProjectLayout): string | undefined {
+  return session_ids(layout).sort().at(-1);
+}
+
+export function has_session(layout: ProjectLayout, session_id: string): boolean {
+  return /^ses_[0-9A-Z]{26}$/.test(session_id) && fs.existsSync(session_db_path(layout, session_id));
+}

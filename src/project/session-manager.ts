@@ -45,7 +45,7 @@ export function open_session(project: Project, options: OpenSessionOptions = {})
   let connection: Connection | undefined;
   try {
     fs.mkdirSync(session_artifacts_dir(layout, id), { recursive: true });
-    connection = Connection.open(session_db_path(layout, id));
+    connection = Connection.open(session_db_path(layout, id), { must_exist: options.session_id !== undefined });
     migrate(connection, "session");
     const bus = options.bus ?? new EventBus();
     const store = new EventStore(connection, id, bus);

@@ -1,0 +1,149 @@
+import fs from "node:fs";
+import path from "node:path";
+import readline from "node:readline";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { REPO_ROOT, run_air, run_air_async, spawn_fixture, temp_workspace } from "../fixtures/cli.js";
+
+let workspace: ReturnType<typeof temp_workspace>;
+beforeEach(() => {
+  workspace = temp_workspace();
+});
+afterEach(() => workspace.cleanup());
+
+const air = (...args: string[]) => run_air(args, { cwd: workspace.root, env: workspace.env });
+
+describe("air --version and --help", () => {
+  it("prints the package version", () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    const result = air("--version");
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(version);
+  });
+
+  it("lists every command in --help", () => {
+    const result = air("--help");
+    expect(result.status).toBe(0);
+    for (const command of ["air init", "air session list", "air history"]) expect(result.stdout).toContain(command);
+  });
+
+  it("exits 2 with usage on an unknown command or option", () => {
+    expect(air("frobnicate").status).toBe(2);
+    const bad_option = air("session", "list", "--colour");
+    expect(bad_option.status).toBe(2);
+    expect(bad_option.stderr).toContain("air session list");
+  });
+});
+
+describe("air init", () => {
+  it("creates the project tree and is idempotent", () => {
+    const first = air("init", "--yes");
+    expect(first.status).toBe(0);
+    const project = JSON.parse(fs.readFileSync(path.join(workspace.root, ".air/shared/project.json"), "utf8"));
+    expect(first.stdout).toContain(project.project_id);
+    const second = air("init", "--yes");
+    expect(second.status).toBe(0);
+    expect(second.stdout).toContain("Already an air project");
+    expect(JSON.parse(fs.readFileSync(path.join(workspace.root, ".air/shared/project.json"), "utf8"))).toEqual(project);
+  });
+
+  it("refuses a corrupt project.json with a user action and leaves it untouched", () => {
+    fs.mkdirSync(path.join(workspace.root, ".air/shared"), { recursive: true });
+    const file = path.join(workspace.root, ".air/shared/project.json");
+    fs.writeFileSync(file, "{ not json");
+    const result = air("init", "--yes");
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/project_error: .*project\.json is corrupt/);
+    expect(result.stderr).toContain("→");
+    expect(fs.readFileSync(file, "utf8")).toBe("{ not json");
+    expect(fs.existsSync(path.join(workspace.root, ".air/local"))).toBe(false);
+  });
+});
+
+describe("air session list", () => {
+  it("explains how to start outside a project", () => {
+    const result = air("session", "list");
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("user_error");
+    expect(result.stderr).toContain("air init");
+  });
+
+  it("says there are no sessions in a new project", () => {
+    air("init", "--yes");
+    const result = air("session", "list", "--json");
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ sessions: [], unreadable: [] });
+  });
+
+  it("loads neither xstate, drizzle, ink nor an LLM SDK", () => {
+    air("init", "--yes");
+    const log = path.join(workspace.root, "imports.log");
+    const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
+    const result = run_air(["session", "list"], {
+      cwd: workspace.root,
+      env: { ...workspace.env, AIR_IMPORT_LOG: log },
+      node_args: ["--import", recorder],
+    });
+    expect(result.status).toBe(0);
+    const loaded = fs.readFileSync(log, "utf8");
+    expect(loaded).toContain("/dist/cli/commands/session-list.js");
+    for (const forbidden of ["/node_modules/xstate/", "/node_modules/drizzle-orm/", "/node_modules/ink/", "@anthropic-ai", "/node_modules/openai/"]) {
+      expect(loaded).not.toContain(forbidden);
+    }
+  });
+});
+
+describe("readers beside a live writer", () => {
+  it("lists and shows history while a session appends, without errors or stalling the writer", async () => {
+    air("init", "--yes");
+    const writer = spawn_fixture("steady-writer.ts", ["4000"], { cwd: workspace.root, env: workspace.env });
+    const lines = readline.createInterface({ input: writer.stdout });
+    const iterator = lines[Symbol.asyncIterator]();
+    const ready = (await iterator.next()).value as string;
+    const session_id = ready.split(" ")[1]!;
+
+    const seen_counts: number[] = [];
+    for (let round = 0; round < 6; round++) {
+      const [list, history] = await Promise.all([
+        run_air_async(["session", "list", "--json"], { cwd: workspace.root, env: workspace.env }),
+        run_air_async(["history", "--session", session_id, "--json"], { cwd: workspace.root, env: workspace.env }),
+      ]);
+      expect(list.stderr).toBe("");
+      expect(list.status).toBe(0);
+      expect(JSON.parse(list.stdout).sessions.map((s: { id: string }) => s.id)).toContain(session_id);
+      expect(history.status).toBe(0);
+      seen_counts.push(JSON.parse(history.stdout).events.length);
+    }
+    const report = JSON.parse((await iterator.next()).value as string) as { appended: number; slowest_ms: number };
+    await new Promise((resolve) => writer.on("close", resolve));
+
+    expect(seen_counts.at(-1)!).toBeGreaterThan(seen_counts[0]!);
+    expect(report.appended).toBeGreaterThan(0);
+    // The busy timeout is 5 s: a reader that held the writer back that long would show here.
+    expect(report.slowest_ms).toBeLessThan(5_000);
+
+    const after = JSON.parse(air("history", "--session", session_id, "--json").stdout) as { events: unknown[] };
+    expect(after.events.length).toBe(report.appended + 1);
+  });
+});
+
+describe("air history", () => {
+  it("shows the latest session's events readably and as JSON with routes intact", async () => {
+    air("init", "--yes");
+    const writer = spawn_fixture("steady-writer.ts", ["50"], { cwd: workspace.root, env: workspace.env });
+    await new Promise((resolve) => writer.on("close", resolve));
+    const text = air("history");
+    expect(text.status).toBe(0);
+    expect(text.stdout).toMatch(/session\.created\s+runtime/);
+    expect(text.stdout).toMatch(/tool\.started .*tool_name=fs\.read/);
+    const json = JSON.parse(air("history", "--json").stdout) as { events: { type: string; route: string[]; seq: number }[] };
+    expect(json.events[0]).toMatchObject({ type: "session.created", route: ["runtime"], seq: 1 });
+  });
+
+  it("names an unknown session and how to find the right one", () => {
+    air("init", "--yes");
+    const result = air("history", "--session", "ses_01M8MGVSCZGJDBVT7JXKN2Z7ZE");
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("no session ses_01M8MGVSCZGJDBVT7JXKN2Z7ZE");
+    expect(result.stderr).toContain("air session list");
+  });
+});

@@ -18,6 +18,15 @@ function drizzle_over(client: SqliteClient): DrizzleDb {
   return new BaseSQLiteDatabase("sync", dialect, session as never, undefined) as DrizzleDb;
 }
 
+function async_write_failure(message: string) {
+  return air_failure({
+    kind: "system_error",
+    message,
+    retryability: "not_retryable",
+    user_action: "This is a bug in air; report it.",
+  });
+}
+
 export type OpenOptions = {
   busy_timeout_ms?: number;
   /** A missing file is an error instead of a new empty database (readers never create sessions). */
@@ -32,6 +41,8 @@ export class Connection {
   #client: SqliteClient;
   #db: DrizzleDb;
   #statements = new Map<string, unknown>();
+  /** Set while a refused async write callback is still running (see `discard_when_settled`). */
+  #unsettled: Promise<void> | undefined;
 
   private constructor(
     readonly path: string,
@@ -85,29 +96,46 @@ export class Connection {
    * synchronous: libsql would COMMIT at its first `await` and run the rest outside the transaction.
    */
   write<T>(work: () => T): T {
+    if (this.#unsettled !== undefined) {
+      throw async_write_failure("an earlier write callback returned a promise that has not settled; its writes are still being discarded");
+    }
     try {
       this.#client.exec("BEGIN IMMEDIATE");
     } catch (error) {
       if (is_busy(error)) throw busy_failure(this.path, error);
       throw error;
     }
+    let result: T;
     try {
-      const result = work();
-      if (result instanceof Promise) {
-        result.catch(() => undefined);
-        throw air_failure({
-          kind: "system_error",
-          message: "a database write callback returned a promise; writes must be synchronous",
-          retryability: "not_retryable",
-          user_action: "This is a bug in air; report it.",
-        });
+      result = work();
+      if (!(result instanceof Promise)) {
+        this.#client.exec("COMMIT");
+        return result;
       }
-      this.#client.exec("COMMIT");
-      return result;
     } catch (error) {
       this.rollback_after(error);
       throw error;
     }
+    this.discard_when_settled(result);
+    throw async_write_failure("a database write callback returned a promise; writes must be synchronous");
+  }
+
+  /**
+   * The code of an async callback after its first `await` runs later, outside `work()`: ending the
+   * transaction now would let those writes autocommit. So the transaction stays open (other writes are
+   * refused meanwhile) until the promise settles, and is then rolled back: nothing the callback wrote is kept.
+   */
+  private discard_when_settled(pending: Promise<unknown>): void {
+    const client = this.#client;
+    const settled = () => {
+      this.#unsettled = undefined;
+      try {
+        if (client.inTransaction) client.exec("ROLLBACK");
+      } catch {
+        // The connection was closed meanwhile, which rolled the transaction back.
+      }
+    };
+    this.#unsettled = pending.then(settled, settled);
   }
 
   /**

@@ -44,8 +44,10 @@ export function open_session(project: Project, options: OpenSessionOptions = {})
   const lock = SessionLock.acquire(session_lock_path(layout, id), id);
   let connection: Connection | undefined;
   try {
+    const resuming = options.session_id !== undefined;
+    if (!resuming) fs.mkdirSync(session_dir(layout, id), { recursive: true });
+    connection = Connection.open(session_db_path(layout, id), { must_exist: resuming });
     fs.mkdirSync(session_artifacts_dir(layout, id), { recursive: true });
-    connection = Connection.open(session_db_path(layout, id), { must_exist: options.session_id !== undefined });
     migrate(connection, "session");
     const bus = options.bus ?? new EventBus();
     const store = new EventStore(connection, id, bus);

@@ -14,10 +14,17 @@ function field(payload: unknown, key: string): unknown {
   return typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>)[key] : undefined;
 }
 
+/** The id a filter compares with; `task.created` carries its task id inside the spec, as the store indexes it. */
+function ref_of(event: RuntimeEvent, key: "task_id" | "agent_id" | "tool_run_id" | "command_run_id"): unknown {
+  const value = field(event.payload, key);
+  if (value === undefined && key === "task_id" && event.type === "task.created") return field(field(event.payload, "task"), "id");
+  return value;
+}
+
 export function matches(filter: BusFilter, event: RuntimeEvent): boolean {
   if (filter.types !== undefined && !filter.types.includes(event.type)) return false;
   for (const key of ["task_id", "agent_id", "tool_run_id", "command_run_id"] as const) {
-    if (filter[key] !== undefined && field(event.payload, key) !== filter[key]) return false;
+    if (filter[key] !== undefined && ref_of(event, key) !== filter[key]) return false;
   }
   const prefix = filter.route_prefix;
   return prefix === undefined || prefix.every((segment, index) => event.route[index] === segment);

@@ -48,6 +48,17 @@ function write_failure(event: RuntimeEvent, error: unknown): AirFailure {
   }, error);
 }
 
+/** Each session's events go to that session's database and bus only. */
+export function assert_session(event: RuntimeEvent, session_id: SessionId): void {
+  if (event.session_id === session_id) return;
+  throw air_failure({
+    kind: "system_error",
+    message: `event ${event.id} belongs to session ${event.session_id}, not ${session_id}`,
+    retryability: "not_retryable",
+    user_action: "Each session's events go to that session's database; nothing was written or published.",
+  });
+}
+
 /**
  * The durable event log of one session and the write path of DESIGN §3: validate, lifecycle guard, event
  * row + projection in one IMMEDIATE transaction, publish after commit.
@@ -70,7 +81,7 @@ export class EventStore {
 
   /** For the ingestor, which has validated already. */
   append_parsed(batch: DurableEvent[]): DurableEvent[] {
-    for (const event of batch) this.assert_own_session(event);
+    for (const event of batch) assert_session(event, this.session_id);
     let current: DurableEvent | undefined;
     try {
       this.connection.write(() => {
@@ -115,16 +126,6 @@ export class EventStore {
       });
     }
     return event;
-  }
-
-  private assert_own_session(event: DurableEvent): void {
-    if (event.session_id === this.session_id) return;
-    throw air_failure({
-      kind: "system_error",
-      message: `event ${event.id} belongs to session ${event.session_id}, not ${this.session_id}`,
-      retryability: "not_retryable",
-      user_action: "Each session's events go to that session's database; nothing was written.",
-    });
   }
 
   private write_one(event: DurableEvent): void {

@@ -40,6 +40,10 @@ export function migrate(connection: Connection, kind: DatabaseKind): void {
   const migrations = migrations_of(kind);
   const client = connection.client;
   connection.write(() => {
+    // A newer air's file: applying nothing and stamping our (lower) version on it would let this air write
+    // rows in a schema it does not know.
+    const found = schema_version_of(connection);
+    if (found !== undefined && found > migrations.length) throw unreadable(connection, kind, found);
     client.exec(
       `CREATE TABLE IF NOT EXISTS ${JOURNAL} (id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, created_at NUMERIC)`,
     );
@@ -80,9 +84,13 @@ export function schema_version_of(connection: Connection): number | undefined {
 /** Readers never migrate: they accept exactly the schema this air writes and explain anything else. */
 export function assert_readable(connection: Connection, kind: DatabaseKind): void {
   const found = schema_version_of(connection);
+  if (found === target_schema_version(kind)) return;
+  throw unreadable(connection, kind, found);
+}
+
+function unreadable(connection: Connection, kind: DatabaseKind, found: number | undefined) {
   const expected = target_schema_version(kind);
-  if (found === expected) return;
-  throw air_failure({
+  return air_failure({
     kind: "project_error",
     message:
       found === undefined

@@ -102,13 +102,22 @@ export function busy_failure(path: string, error: unknown): AirFailure {
  */
 export function open_client(path: string, options: { busy_timeout_ms?: number; pragmas?: string } = {}): SqliteClient {
   const busy_timeout_ms = options.busy_timeout_ms ?? DEFAULT_BUSY_TIMEOUT_MS;
-  let database: InstanceType<typeof Database> | undefined;
-  try {
-    database = new Database(path, { timeout: busy_timeout_ms });
-    database.exec(`PRAGMA busy_timeout=${busy_timeout_ms}; ${options.pragmas ?? ""}`);
-    return new SqliteClient(database);
-  } catch (error) {
-    database?.close();
-    throw open_failure(path, error);
+  const deadline = Date.now() + busy_timeout_ms;
+  for (let attempt = 1; ; attempt++) {
+    let database: InstanceType<typeof Database> | undefined;
+    try {
+      database = new Database(path, { timeout: busy_timeout_ms });
+      database.exec(`PRAGMA busy_timeout=${busy_timeout_ms}; ${options.pragmas ?? ""}`);
+      return new SqliteClient(database);
+    } catch (error) {
+      database?.close();
+      // Switching a new file to WAL takes its exclusive lock without the busy handler, so a second process
+      // opening the same fresh file at that instant gets SQLITE_BUSY at once: wait as the busy timeout would.
+      if (is_busy(error) && Date.now() < deadline) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(5 * attempt, 50));
+        continue;
+      }
+      throw open_failure(path, error);
+    }
   }
 }

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+
 /**
  * The built air (dist/), typed by its sources. The bench measures the code `npm run build` ships, not
  * a tsx-transpiled copy of src/.
@@ -12,7 +14,9 @@ type MigrateModule = typeof import("../src/db/migrate.js");
 export const DIST = new URL("../dist/", import.meta.url);
 
 async function load<T>(path: string): Promise<T> {
-  return (await import(new URL(path, DIST).href)) as T;
+  const url = new URL(path, DIST);
+  if (!fs.existsSync(url)) throw new Error(`${url.pathname} is missing: run \`npm run build\` first (\`npm run bench\` does)`);
+  return (await import(url.href)) as T;
 }
 
 export const air = {

@@ -1,4 +1,4 @@
-import { getNextSnapshot, type AnyMachineSnapshot, type AnyStateMachine } from "xstate";
+import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from "xstate";
 import { air_failure } from "../../contracts/errors.js";
 import type { DurableEventType, PayloadOf, RuntimeEvent } from "../../contracts/events/registry.js";
 import type { Connection } from "../../db/connection.js";
@@ -81,6 +81,17 @@ function snapshot_at(machine: AnyStateMachine, status: string): AnyMachineSnapsh
   return snapshot;
 }
 
+/**
+ * The status `event` moves the machine to from `snapshot`, or undefined when no transition accepts it.
+ * `getTransitionData` is the selection `can()` performs (~0.4 µs); `getNextSnapshot` would also build an
+ * actor (~9 µs) only to read the same target. Lifecycle machines are flat, so a target is a status.
+ */
+function next_status(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event: EventObject): string | undefined {
+  const [transition] = machine.getTransitionData(snapshot as never, event);
+  if (transition === undefined) return undefined;
+  return transition.target?.[0]?.key ?? String(snapshot.value);
+}
+
 /** The lifecycle outcome of an event: which entity row it moves and the status the machine says it ends in. */
 export type LifecycleMove = { readonly entity: LifecycleMachineId; readonly id: string; readonly status: string };
 
@@ -112,18 +123,17 @@ export function check_lifecycle(connection: Connection, event: RuntimeEvent<Dura
       throw illegal(event, `${event.type} for unknown ${binding.entity} ${id}`, { entity_id: id });
     }
     const initial = snapshot_at(machine, String(machine.config.initial));
-    const status = initial.can(machine_event) ? getNextSnapshot(machine, initial, machine_event).value : initial.value;
-    return { entity: binding.entity, id, status: status as string };
+    return { entity: binding.entity, id, status: next_status(machine, initial, machine_event) ?? String(initial.value) };
   }
   if (binding.creates === "always") {
     throw illegal(event, `${event.type}: ${binding.entity} ${id} already exists`, { entity_id: id, status: current });
   }
-  const snapshot = snapshot_at(machine, current);
-  if (!snapshot.can(machine_event)) {
+  const status = next_status(machine, snapshot_at(machine, current), machine_event);
+  if (status === undefined) {
     throw illegal(event, `illegal lifecycle transition: ${event.type} for ${binding.entity} ${id} in status ${current}`, {
       entity_id: id,
       status: current,
     });
   }
-  return { entity: binding.entity, id, status: getNextSnapshot(machine, snapshot, machine_event).value as string };
+  return { entity: binding.entity, id, status };
 }

@@ -2,6 +2,8 @@ import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import { to_air_error, type AirError } from "../contracts/errors.js";
+import type { RuntimeEvent } from "../contracts/events/registry.js";
+import { event_from_row, type EventRow } from "../db/event-row.js";
 import type { SqliteClient } from "../db/sqlite.js";
 import { write_file_atomic } from "./atomic-write.js";
 import { session_db_path, session_dir, session_lock_path, type ProjectLayout } from "./layout.js";
@@ -103,53 +105,18 @@ export async function list_sessions(layout: ProjectLayout): Promise<SessionListi
   return listing;
 }
 
-export type HistoryEntry = {
-  readonly seq: number;
-  readonly id: string;
-  readonly type: string;
-  readonly version: number;
-  readonly timestamp: string;
-  readonly source: { kind: string; id?: string; agent_type?: string };
-  readonly route: string[];
-  readonly payload: unknown;
-};
-
-type HistoryRow = {
-  seq: number;
-  id: string;
-  type: string;
-  version: number;
-  timestamp: string;
-  source_kind: string;
-  source_id: string | null;
-  source_agent_type: string | null;
-  route_json: string;
-  payload_json: string;
-};
+export type HistoryEntry = RuntimeEvent & { readonly seq: number };
 
 /** The event log of one session in commit order. */
 export async function read_history(layout: ProjectLayout, session_id: string): Promise<HistoryEntry[]> {
   const rows = await with_reader(session_db_path(layout, session_id), (client) =>
     client
       .prepare(
-        "SELECT seq, id, type, version, timestamp, source_kind, source_id, source_agent_type, route_json, payload_json FROM events ORDER BY seq",
+        "SELECT * FROM events ORDER BY seq",
       )
       .all(),
-  ) as unknown as HistoryRow[];
-  return rows.map((row) => ({
-    seq: Number(row.seq),
-    id: row.id,
-    type: row.type,
-    version: Number(row.version),
-    timestamp: row.timestamp,
-    source: {
-      kind: row.source_kind,
-      ...(row.source_id === null ? {} : { id: row.source_id }),
-      ...(row.source_agent_type === null ? {} : { agent_type: row.source_agent_type }),
-    },
-    route: JSON.parse(row.route_json) as string[],
-    payload: JSON.parse(row.payload_json) as unknown,
-  }));
+  ) as unknown as EventRow[];
+  return rows.map((row) => ({ ...event_from_row(row), seq: Number(row.seq) }));
 }
 
 /** The newest session id (ids are ULIDs, so the greatest is the latest created). */

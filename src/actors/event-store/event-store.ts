@@ -11,6 +11,7 @@ import {
 } from "../../contracts/events/registry.js";
 import type { SessionId } from "../../contracts/ids.js";
 import { is_busy, sqlite_code, type Connection } from "../../db/connection.js";
+import { event_from_row } from "../../db/event-row.js";
 import { events } from "../../db/schema.js";
 import type { EventBus } from "../event-bus.js";
 import { check_lifecycle, type LifecycleMove } from "./lifecycle.js";
@@ -112,7 +113,7 @@ export class EventStore {
       .orderBy(checked.order === "desc" ? desc(events.seq) : asc(events.seq))
       .limit(checked.limit ?? 10_000)
       .all();
-    return rows.map((row) => ({ seq: row.seq, event: stored_event(row) }));
+    return rows.map((row) => ({ seq: row.seq, event: event_from_row(row) }));
   }
 
   private parse_durable(input: unknown): DurableEvent {
@@ -184,25 +185,4 @@ function route_match(prefix: string[]): SQL | undefined {
   const text = prefix.join("/");
   const escaped = text.replace(/[\\%_]/g, (c) => `\\${c}`);
   return or(eq(events.route_text, text), sql`${events.route_text} like ${`${escaped}/%`} escape '\\'`);
-}
-
-type EventRow = typeof events.$inferSelect;
-
-/** Rebuilds the envelope from its row, exactly as it was appended. */
-function stored_event(row: EventRow): RuntimeEvent {
-  return {
-    id: row.id,
-    type: row.type,
-    version: row.version,
-    timestamp: row.timestamp,
-    session_id: row.session_id,
-    ...(row.project_id === null ? {} : { project_id: row.project_id }),
-    source: {
-      kind: row.source_kind,
-      ...(row.source_id === null ? {} : { id: row.source_id }),
-      ...(row.source_agent_type === null ? {} : { agent_type: row.source_agent_type }),
-    },
-    route: JSON.parse(row.route_json) as string[],
-    payload: JSON.parse(row.payload_json) as unknown,
-  } as RuntimeEvent;
 }

@@ -14,7 +14,9 @@ import { assert_readable } from "../../src/db/migrate.js";
 import { session_lock_path } from "../../src/project/layout.js";
 import { init_project } from "../../src/project/project-store.js";
 import { open_session } from "../../src/project/session-manager.js";
+import { task_created_event } from "../fixtures/events.js";
 import { Child, TempDirs } from "../fixtures/processes.js";
+import { set_air_home } from "../fixtures/session.js";
 
 const KILLS = 50;
 const dirs = new TempDirs();
@@ -111,12 +113,7 @@ describe("session database under SIGKILL", () => {
     const started = performance.now();
     const root = dirs.make("air-crash-");
     const air_home = path.join(root, "home");
-    const previous_air_home = process.env.AIR_HOME;
-    process.env.AIR_HOME = air_home;
-    onTestFinished(() => {
-      if (previous_air_home === undefined) delete process.env.AIR_HOME;
-      else process.env.AIR_HOME = previous_air_home;
-    });
+    onTestFinished(set_air_home(air_home));
     const { project } = init_project(root);
     const created = open_session(project, { title: "crash test" });
     const session_id = created.id;
@@ -160,27 +157,7 @@ describe("session database under SIGKILL", () => {
     try {
       const task_id = new_id("task");
       const after = checked.events;
-      resumed.ingestor.ingest(
-        make_event(
-          "task.created",
-          {
-            task: {
-              id: task_id,
-              type: "execute",
-              title: "after the crashes",
-              description: "d",
-              acceptance_criteria: [],
-              scope: {},
-              dependencies: { hard: [], soft: [] },
-              verification: { required: false, fallback_allowed: true },
-              constraints: { max_turns: 5, soft_timeout_ms: 1000, hard_timeout_ms: 2000, retry_budget: 1, model_policy: "agent_select" },
-              context_refs: {},
-              output_contract: "ExecutorResult",
-            },
-          },
-          resumed.origin,
-        ),
-      );
+      resumed.ingestor.ingest(task_created_event(resumed.origin, { id: task_id, title: "after the crashes" }));
       resumed.ingestor.ingest(make_event("task.started", { task_id, attempt_id: new_id("attempt") }, resumed.origin));
       expect(resumed.store.query({ task_id }).map((stored) => stored.event.type)).toEqual(["task.created", "task.started"]);
       expect(resumed.store.query({ types: ["task.created"] }).length).toBeGreaterThan(1);

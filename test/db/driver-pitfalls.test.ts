@@ -10,9 +10,9 @@ import { AirFailure } from "../../src/contracts/errors.js";
 import { Connection, DEFAULT_BUSY_TIMEOUT_MS, is_busy } from "../../src/db/connection.js";
 import { migrate } from "../../src/db/migrate.js";
 import { open_client } from "../../src/db/sqlite.js";
-import { init_project } from "../../src/project/project-store.js";
-import { open_session } from "../../src/project/session-manager.js";
-import { Child, REPO_ROOT, run_fixture, TempDirs } from "../fixtures/processes.js";
+import { thrown_by } from "../fixtures/failures.js";
+import { Child, kill_and_close, REPO_ROOT, run_fixture, TempDirs } from "../fixtures/processes.js";
+import { open_temp_session } from "../fixtures/session.js";
 
 const dirs = new TempDirs();
 const open: Connection[] = [];
@@ -24,16 +24,7 @@ function connect(file: string, options: Parameters<typeof Connection.open>[1] = 
   return connection;
 }
 
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill();
-  for (const connection of open.splice(0)) {
-    try {
-      connection.close();
-    } catch {
-      // closed by the test already
-    }
-  }
-});
+afterEach(() => kill_and_close(children, open));
 afterAll(() => dirs.cleanup());
 
 function new_db(name = "test.db"): string {
@@ -50,15 +41,6 @@ function who(file: string): string[] {
   const rows = reader.client.prepare("SELECT who FROM t ORDER BY rowid").raw().all() as [string][];
   reader.close();
   return rows.map((row) => row[0]);
-}
-
-function caught(action: () => unknown): unknown {
-  try {
-    action();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the action to throw");
 }
 
 describe("Connection: lone bind parameters (libsql-js #114)", () => {
@@ -142,20 +124,11 @@ describe("Connection: pragmas on every connection (libsql defaults: synchronous=
   });
 
   it("gives a session's connection the same pragmas", () => {
-    const root = dirs.make("air-pitfalls-project-");
-    const previous = process.env.AIR_HOME;
-    process.env.AIR_HOME = path.join(root, "home");
+    const temp = open_temp_session();
     try {
-      const { project } = init_project(root);
-      const session = open_session(project);
-      try {
-        expect_pragmas(session.connection, DEFAULT_BUSY_TIMEOUT_MS);
-      } finally {
-        session.close();
-      }
+      expect_pragmas(temp.session.connection, DEFAULT_BUSY_TIMEOUT_MS);
     } finally {
-      if (previous === undefined) delete process.env.AIR_HOME;
-      else process.env.AIR_HOME = previous;
+      temp.cleanup();
     }
   });
 
@@ -193,7 +166,7 @@ describe("Connection: SQLITE_BUSY from another process (libsql-js #352)", () => 
 
     const holder = await locked_by_other_process(file);
     const victim = connect(file, { busy_timeout_ms: 100 });
-    const failure = caught(() => victim.write(() => victim.client.prepare("INSERT INTO t (who) VALUES (?)").run("refused")));
+    const failure = thrown_by(() => victim.write(() => victim.client.prepare("INSERT INTO t (who) VALUES (?)").run("refused")));
     expect(failure).toBeInstanceOf(AirFailure);
     expect((failure as AirFailure).error).toMatchObject({ kind: "system_error", retryability: "retryable" });
     expect((failure as AirFailure).error.user_action).toBeTruthy();
@@ -227,7 +200,7 @@ describe("Connection: SQLITE_BUSY from another process (libsql-js #352)", () => 
     victim.client.exec(`ATTACH DATABASE '${locked_file.replaceAll("'", "''")}' AS other`);
     const holder = await locked_by_other_process(locked_file);
 
-    const failure = caught(() =>
+    const failure = thrown_by(() =>
       victim.write(() => {
         victim.client.prepare("INSERT INTO t (who) VALUES (?)").run("rolled back");
         victim.client.prepare("INSERT INTO other.t (who) VALUES (?)").run("refused");
@@ -255,7 +228,7 @@ describe("Connection.write: async callbacks (libsql COMMITs at the first await)"
     const gate = new Promise<void>((resolve) => {
       finish = resolve;
     });
-    const failure = caught(() =>
+    const failure = thrown_by(() =>
       connection.write(async () => {
         connection.client.prepare("INSERT INTO t (who) VALUES (?)").run("before await");
         await gate;
@@ -269,7 +242,7 @@ describe("Connection.write: async callbacks (libsql COMMITs at the first await)"
     expect((failure as AirFailure).message).toMatch(/promise/);
 
     // While the callback is still running, other writes are refused rather than mixed into it.
-    expect(caught(() => connection.write(() => connection.client.prepare("INSERT INTO t (who) VALUES (?)").run("meanwhile")))).toBeInstanceOf(
+    expect(thrown_by(() => connection.write(() => connection.client.prepare("INSERT INTO t (who) VALUES (?)").run("meanwhile")))).toBeInstanceOf(
       AirFailure,
     );
 
@@ -289,7 +262,7 @@ describe("Connection.write: async callbacks (libsql COMMITs at the first await)"
     connection.client.exec("CREATE TABLE t (who TEXT NOT NULL)");
     let rejected = false;
     expect(
-      caught(() =>
+      thrown_by(() =>
         connection.write(async () => {
           connection.client.prepare("INSERT INTO t (who) VALUES (?)").run("before await");
           await Promise.resolve();

@@ -9,7 +9,6 @@ import path from "node:path";
 import { getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { AirFailure } from "../../src/contracts/errors.js";
 import { Connection } from "../../src/db/connection.js";
 import * as debug_records_schema from "../../src/db/debug-records-schema.js";
 import * as learned_memory_schema from "../../src/db/learned-memory-schema.js";
@@ -24,22 +23,14 @@ import {
 } from "../../src/db/migrate.js";
 import * as session_schema from "../../src/db/schema.js";
 import { AIR_VERSION } from "../../src/version.js";
-import { Child, TempDirs } from "../fixtures/processes.js";
+import { expect_air_failure } from "../fixtures/failures.js";
+import { Child, kill_and_close, TempDirs } from "../fixtures/processes.js";
 
 const dirs = new TempDirs();
 const open: Connection[] = [];
 const children: Child[] = [];
 
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill();
-  for (const connection of open.splice(0)) {
-    try {
-      connection.close();
-    } catch {
-      // closed by the test already
-    }
-  }
-});
+afterEach(() => kill_and_close(children, open));
 afterAll(() => dirs.cleanup());
 
 function connect(file: string): Connection {
@@ -81,16 +72,6 @@ function journal(connection: Connection): unknown[] {
 function meta(connection: Connection): Record<string, string> {
   const rows = connection.client.prepare("SELECT key, value FROM schema_meta").raw().all() as [string, string][];
   return Object.fromEntries(rows);
-}
-
-function caught(action: () => unknown): AirFailure {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof AirFailure) return error;
-    throw error;
-  }
-  throw new Error("expected an AirFailure");
 }
 
 describe("migrate", () => {
@@ -164,7 +145,7 @@ describe("migrate", () => {
     const newer = target_schema_version("session") + 1;
     connection.client.prepare("UPDATE schema_meta SET value = ? WHERE key = 'schema_version'").run(String(newer));
 
-    const failure = caught(() => migrate(connection, "session"));
+    const failure = expect_air_failure(() => migrate(connection, "session"));
     expect(failure.error).toMatchObject({ kind: "project_error", retryability: "not_retryable" });
     expect(failure.error.user_action).toMatch(/Upgrade air/);
     expect(schema_version_of(connection)).toBe(newer);
@@ -177,7 +158,7 @@ describe("assert_readable", () => {
     const file = new_file();
     const connection = connect(file);
     connection.client.exec("CREATE TABLE something_else (x)");
-    const failure = caught(() => assert_readable(connection, "session"));
+    const failure = expect_air_failure(() => assert_readable(connection, "session"));
     expect(failure.error).toMatchObject({ kind: "project_error", retryability: "not_retryable" });
     expect(failure.message).toContain(file);
     expect(failure.message).toMatch(/not an air session database/);
@@ -191,7 +172,7 @@ describe("assert_readable", () => {
     migrate(connection, "session");
     const newer = target_schema_version("session") + 1;
     connection.client.prepare("UPDATE schema_meta SET value = ? WHERE key = 'schema_version'").run(String(newer));
-    const failure = caught(() => assert_readable(connection, "session"));
+    const failure = expect_air_failure(() => assert_readable(connection, "session"));
     expect(failure.error).toMatchObject({ kind: "project_error", metadata: { found: newer, expected: newer - 1 } });
     expect(failure.message).toMatch(new RegExp(`schema version ${newer}`));
     expect(failure.error.user_action).toMatch(/Upgrade air/);
@@ -201,7 +182,7 @@ describe("assert_readable", () => {
     const connection = connect(new_file());
     migrate(connection, "learned_memory");
     connection.client.prepare("UPDATE schema_meta SET value = ? WHERE key = 'schema_version'").run("0");
-    const failure = caught(() => assert_readable(connection, "learned_memory"));
+    const failure = expect_air_failure(() => assert_readable(connection, "learned_memory"));
     expect(failure.error).toMatchObject({ kind: "project_error", metadata: { found: 0 } });
     expect(failure.error.user_action).toMatch(/migrates the database/);
   });
@@ -221,7 +202,7 @@ describe("Connection.open on a file that is not SQLite", () => {
       fs.writeFileSync(file, original);
 
       for (const attempt of [() => Connection.open(file), () => Connection.open(file, { must_exist: true, busy_timeout_ms: 50 })]) {
-        const failure = caught(attempt);
+        const failure = expect_air_failure(attempt);
         expect(failure.error).toMatchObject({ kind: "project_error", retryability: "not_retryable" });
         expect(failure.error.user_action).toBeTruthy();
         expect(failure.message).toContain(file);

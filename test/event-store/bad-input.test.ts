@@ -2,22 +2,18 @@
  * Untrusted input at the event entry points: anything that is not a valid event of the registry is an
  * AirFailure that says what is wrong and what to do, and nothing is written.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { is_air_failure, type AirFailure } from "../../src/contracts/errors.js";
+import { describe, expect, it } from "vitest";
 import { parse_event } from "../../src/contracts/events/registry.js";
 import { new_id } from "../../src/contracts/ids.js";
 import type { Session } from "../../src/project/session-manager.js";
-import { envelope, task_spec } from "../fixtures/events.js";
-import { dump_tables, event_count, open_temp_session, type TempSession } from "../fixtures/session.js";
+import { envelope, task_spec, worker_result } from "../fixtures/events.js";
+import { expect_air_failure } from "../fixtures/failures.js";
+import { dump_tables, event_count, temp_session_per_test } from "../fixtures/session.js";
 
-let temp: TempSession;
 let session: Session;
-
-beforeEach(() => {
-  temp = open_temp_session();
+temp_session_per_test((temp) => {
   session = temp.session;
 });
-afterEach(() => temp.cleanup());
 
 type Bad = { name: string; input: () => unknown; message: RegExp; user_action: RegExp };
 
@@ -150,20 +146,7 @@ const bad_payloads: Bad[] = [
         payload: {
           task_id,
           error: { error_id: new_id("error"), kind: "test_error", severity: "error", message: "m", retryability: "unknown", semantic_signature: "s" },
-          worker_result: {
-            task_id: spec.id,
-            agent_id: new_id("agent"),
-            agent_type: "executor",
-            status: "failed",
-            summary: "s",
-            changed_files: [],
-            artifacts: [],
-            verification: [],
-            risks: [],
-            follow_up_tasks: [],
-            evidence_refs: [],
-            result: { commands_run: [], tests_added: [] },
-          },
+          worker_result: worker_result(spec.id, new_id("agent"), { status: "failed" }),
         },
       };
     },
@@ -177,16 +160,6 @@ const ENTRY_POINTS = {
   "EventStore.append": (input: unknown) => session.store.append(input),
   "EventStore.append_many": (input: unknown) => session.store.append_many([valid_message(), input]),
 } as const;
-
-function refused(work: () => unknown): AirFailure {
-  try {
-    work();
-  } catch (error) {
-    expect(is_air_failure(error), String(error)).toBe(true);
-    return error as AirFailure;
-  }
-  throw new Error("expected an AirFailure, nothing was thrown");
-}
 
 for (const [entry, call] of Object.entries(ENTRY_POINTS)) {
   describe(`${entry} refuses bad input and writes nothing`, () => {
@@ -202,7 +175,7 @@ for (const [entry, call] of Object.entries(ENTRY_POINTS)) {
           const seen: string[] = [];
           session.bus.subscribe({}, (event) => seen.push(event.id));
 
-          const failure = refused(() => call(bad.input()));
+          const failure = expect_air_failure(() => call(bad.input()));
           expect(failure.error.kind).toBe("system_error");
           expect(failure.error.retryability).toBe("not_retryable");
           expect(failure.error.message).toMatch(bad.message);
@@ -221,7 +194,7 @@ for (const [entry, call] of Object.entries(ENTRY_POINTS)) {
 describe("parse_event", () => {
   it("refuses an NDJSON line that is not JSON (a string, not an object)", () => {
     const line = '{"id":"evt_01J0000000000000000000000","type":"task.created"\n{"truncated":';
-    const failure = refused(() => parse_event(line));
+    const failure = expect_air_failure(() => parse_event(line));
     expect(failure.error.kind).toBe("system_error");
     expect(failure.error.message).toMatch(/^malformed event envelope: .*Object/s);
     expect(failure.error.user_action).toMatch(PRODUCER_BUG);
@@ -229,7 +202,7 @@ describe("parse_event", () => {
 
   it("refuses the same line at the ingestor and writes nothing", () => {
     const count = event_count(session.connection);
-    const failure = refused(() => session.ingestor.ingest("{not json}\n"));
+    const failure = expect_air_failure(() => session.ingestor.ingest("{not json}\n"));
     expect(failure.error.message).toMatch(/^malformed event envelope/);
     expect(event_count(session.connection)).toBe(count);
   });
@@ -241,7 +214,7 @@ describe("parse_event", () => {
     ["an array", [{}]],
   ] as const) {
     it(`refuses ${name} as a malformed envelope`, () => {
-      const failure = refused(() => parse_event(value));
+      const failure = expect_air_failure(() => parse_event(value));
       expect(failure.error).toMatchObject({ kind: "system_error", retryability: "not_retryable" });
       expect(failure.error.message).toMatch(/^malformed event envelope/);
       expect(failure.error.user_action).toMatch(PRODUCER_BUG);

@@ -2,23 +2,19 @@
  * The write path's lifecycle guard: an event the entity's machine does not accept in the row's current
  * status is refused as an AirFailure, and neither its events row nor any projection is written.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { is_air_failure, type AirFailure } from "../../src/contracts/errors.js";
 import { new_id } from "../../src/contracts/ids.js";
 import type { Session } from "../../src/project/session-manager.js";
 import { air_error, clock, envelope, ingest_steps, step, task_spec, worker_result, type Step } from "../fixtures/events.js";
-import { dump_tables, event_count, find_row, find_rows, open_temp_session, type TempSession } from "../fixtures/session.js";
+import { dump_tables, event_count, find_row, find_rows, temp_session_per_test } from "../fixtures/session.js";
 
-let temp: TempSession;
 let session: Session;
 let tick: () => string;
-
-beforeEach(() => {
-  temp = open_temp_session();
+temp_session_per_test((temp) => {
   session = temp.session;
   tick = clock();
 });
-afterEach(() => temp.cleanup());
 
 function given(...steps: Step[]): void {
   ingest_steps(session.ingestor, steps, session.origin, tick);

@@ -64,6 +64,19 @@ function updated(before: Row | undefined, changes: Row): Row {
   return { ...before, ...changes };
 }
 
+/** Expects the `table` row of id `id` to be its row before with exactly `changes`; returns it. */
+function expect_row_updated(v: View, table: string, id: string, changes: Row): Row | undefined {
+  const after = v.after(table, id);
+  expect(after).toEqual(updated(v.before(table, id), changes));
+  return after;
+}
+
+/** Expects the one attempt of task `task_id` to be its row before with exactly `changes`. */
+function expect_attempt_updated(v: View, task_id: string, changes: Row): void {
+  const [attempt] = v.after_rows("task_attempts", task_id, "task_id");
+  expect(attempt).toEqual(updated(v.before("task_attempts", String(attempt?.id)), changes));
+}
+
 /**
  * The projection of every durable event type. A mapped type, so a durable type added to the registry
  * without a line here does not compile; the loop below also fails at run time for a missing one.
@@ -93,9 +106,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets sessions.status = archived and archived_at",
     tables: ["sessions"],
     check: (_p, v) => {
-      expect(v.after("sessions", v.session_id)).toEqual(
-        updated(v.before("sessions", v.session_id), { status: "archived", archived_at: v.at, updated_at: v.at }),
-      );
+      expect_row_updated(v, "sessions", v.session_id, { status: "archived", archived_at: v.at, updated_at: v.at });
     },
   },
   "session.deleted": {
@@ -103,8 +114,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets sessions.status = deleted and deleted_at",
     tables: ["sessions"],
     check: (_p, v) => {
-      const after = v.after("sessions", v.session_id);
-      expect(after).toEqual(updated(v.before("sessions", v.session_id), { status: "deleted", deleted_at: v.at, updated_at: v.at }));
+      const after = expect_row_updated(v, "sessions", v.session_id, { status: "deleted", deleted_at: v.at, updated_at: v.at });
       expect(after?.archived_at).toBe(v.prior("session.archived"));
     },
   },
@@ -215,9 +225,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets agents.status = completed with exit code and end time",
     tables: ["agents"],
     check: (p, v) => {
-      expect(v.after("agents", p.agent_id)).toEqual(
-        updated(v.before("agents", p.agent_id), { status: "completed", exit_code: p.exit_code, ended_at: v.at }),
-      );
+      expect_row_updated(v, "agents", p.agent_id, { status: "completed", exit_code: p.exit_code, ended_at: v.at });
     },
   },
   "agent.failed": {
@@ -225,15 +233,13 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets agents.status = failed with the error",
     tables: ["agents"],
     check: (p, v) => {
-      expect(v.after("agents", p.agent_id)).toEqual(
-        updated(v.before("agents", p.agent_id), {
-          status: "failed",
-          exit_code: p.exit_code,
-          status_reason: p.error.message,
-          error_json: p.error,
-          ended_at: v.at,
-        }),
-      );
+      expect_row_updated(v, "agents", p.agent_id, {
+        status: "failed",
+        exit_code: p.exit_code,
+        status_reason: p.error.message,
+        error_json: p.error,
+        ended_at: v.at,
+      });
     },
   },
   "agent.lost": {
@@ -241,9 +247,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets agents.status = lost with the reason",
     tables: ["agents"],
     check: (p, v) => {
-      expect(v.after("agents", p.agent_id)).toEqual(
-        updated(v.before("agents", p.agent_id), { status: "lost", status_reason: p.reason, ended_at: v.at }),
-      );
+      expect_row_updated(v, "agents", p.agent_id, { status: "lost", status_reason: p.reason, ended_at: v.at });
     },
   },
   "agent.cancelled": {
@@ -251,9 +255,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets agents.status = cancelled with the reason",
     tables: ["agents"],
     check: (p, v) => {
-      expect(v.after("agents", p.agent_id)).toEqual(
-        updated(v.before("agents", p.agent_id), { status: "cancelled", status_reason: p.reason, ended_at: v.at }),
-      );
+      expect_row_updated(v, "agents", p.agent_id, { status: "cancelled", status_reason: p.reason, ended_at: v.at });
     },
   },
 
@@ -300,16 +302,14 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets tasks.status = running with agent and workspace, and inserts attempt 1",
     tables: ["tasks", "task_attempts"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), {
-          status: "running",
-          attempt_count: 1,
-          agent_id: p.agent_id,
-          workspace_id: p.workspace_id,
-          started_at: v.at,
-          updated_at: v.at,
-        }),
-      );
+      expect_row_updated(v, "tasks", p.task_id, {
+        status: "running",
+        attempt_count: 1,
+        agent_id: p.agent_id,
+        workspace_id: p.workspace_id,
+        started_at: v.at,
+        updated_at: v.at,
+      });
       expect(v.after("task_attempts", p.attempt_id)).toEqual({
         id: p.attempt_id,
         task_id: p.task_id,
@@ -331,16 +331,13 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets tasks.status = completed with the worker result, and closes the attempt",
     tables: ["tasks", "task_attempts"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), {
-          status: "completed",
-          worker_result_json: p.worker_result,
-          completed_at: v.at,
-          updated_at: v.at,
-        }),
-      );
-      const [attempt] = v.after_rows("task_attempts", p.task_id, "task_id");
-      expect(attempt).toEqual(updated(v.before("task_attempts", String(attempt?.id)), { status: "completed", ended_at: v.at }));
+      expect_row_updated(v, "tasks", p.task_id, {
+        status: "completed",
+        worker_result_json: p.worker_result,
+        completed_at: v.at,
+        updated_at: v.at,
+      });
+      expect_attempt_updated(v, p.task_id, { status: "completed", ended_at: v.at });
     },
   },
   "task.failed": {
@@ -348,27 +345,22 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets tasks.status = failed with the error, and records the failure on the attempt",
     tables: ["tasks", "task_attempts"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), {
-          status: "failed",
-          status_reason: p.error.message,
-          last_error_json: p.error,
-          worker_result_json: p.worker_result,
-          completed_at: v.at,
-          updated_at: v.at,
-        }),
-      );
-      const [attempt] = v.after_rows("task_attempts", p.task_id, "task_id");
-      expect(attempt).toEqual(
-        updated(v.before("task_attempts", String(attempt?.id)), {
-          status: "failed",
-          ended_at: v.at,
-          failure_kind: p.error.kind,
-          failure_signature: p.error.semantic_signature,
-          failure_message: p.error.message,
-          error_json: p.error,
-        }),
-      );
+      expect_row_updated(v, "tasks", p.task_id, {
+        status: "failed",
+        status_reason: p.error.message,
+        last_error_json: p.error,
+        worker_result_json: p.worker_result,
+        completed_at: v.at,
+        updated_at: v.at,
+      });
+      expect_attempt_updated(v, p.task_id, {
+        status: "failed",
+        ended_at: v.at,
+        failure_kind: p.error.kind,
+        failure_signature: p.error.semantic_signature,
+        failure_message: p.error.message,
+        error_json: p.error,
+      });
     },
   },
   "task.blocked": {
@@ -376,11 +368,8 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets tasks.status = blocked with the reason, and closes the attempt as blocked",
     tables: ["tasks", "task_attempts"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), { status: "blocked", status_reason: p.reason, completed_at: v.at, updated_at: v.at }),
-      );
-      const [attempt] = v.after_rows("task_attempts", p.task_id, "task_id");
-      expect(attempt).toEqual(updated(v.before("task_attempts", String(attempt?.id)), { status: "blocked", ended_at: v.at }));
+      expect_row_updated(v, "tasks", p.task_id, { status: "blocked", status_reason: p.reason, completed_at: v.at, updated_at: v.at });
+      expect_attempt_updated(v, p.task_id, { status: "blocked", ended_at: v.at });
     },
   },
   "task.cancelled": {
@@ -388,11 +377,8 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets tasks.status = cancelled, and closes the running attempt as cancelled",
     tables: ["tasks", "task_attempts"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), { status: "cancelled", status_reason: p.reason, completed_at: v.at, updated_at: v.at }),
-      );
-      const [attempt] = v.after_rows("task_attempts", p.task_id, "task_id");
-      expect(attempt).toEqual(updated(v.before("task_attempts", String(attempt?.id)), { status: "cancelled", ended_at: v.at }));
+      expect_row_updated(v, "tasks", p.task_id, { status: "cancelled", status_reason: p.reason, completed_at: v.at, updated_at: v.at });
+      expect_attempt_updated(v, p.task_id, { status: "cancelled", ended_at: v.at });
     },
   },
   "task.interrupted": {
@@ -400,11 +386,8 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets tasks.status = interrupted (not completed), and closes the attempt as interrupted",
     tables: ["tasks", "task_attempts"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), { status: "interrupted", status_reason: p.reason, completed_at: null, updated_at: v.at }),
-      );
-      const [attempt] = v.after_rows("task_attempts", p.task_id, "task_id");
-      expect(attempt).toEqual(updated(v.before("task_attempts", String(attempt?.id)), { status: "interrupted", ended_at: v.at }));
+      expect_row_updated(v, "tasks", p.task_id, { status: "interrupted", status_reason: p.reason, completed_at: null, updated_at: v.at });
+      expect_attempt_updated(v, p.task_id, { status: "interrupted", ended_at: v.at });
     },
   },
   "task.retried": {
@@ -414,10 +397,8 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     check: (p, v) => {
       const before = v.before("tasks", p.task_id);
       expect(before?.status).toBe("failed");
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(before, { status: "pending", status_reason: p.reason, completed_at: null, updated_at: v.at }),
-      );
-      expect(v.after("tasks", p.task_id)?.last_error_json).toEqual(before?.last_error_json);
+      const after = expect_row_updated(v, "tasks", p.task_id, { status: "pending", status_reason: p.reason, completed_at: null, updated_at: v.at });
+      expect(after?.last_error_json).toEqual(before?.last_error_json);
     },
   },
   "task.resumed": {
@@ -425,9 +406,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "puts an interrupted task back to pending",
     tables: ["tasks"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), { status: "pending", status_reason: p.reason, completed_at: null, updated_at: v.at }),
-      );
+      expect_row_updated(v, "tasks", p.task_id, { status: "pending", status_reason: p.reason, completed_at: null, updated_at: v.at });
     },
   },
   "task.unblocked": {
@@ -435,9 +414,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "puts a blocked task back to pending with the decision",
     tables: ["tasks"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), { status: "pending", status_reason: p.decision, completed_at: null, updated_at: v.at }),
-      );
+      expect_row_updated(v, "tasks", p.task_id, { status: "pending", status_reason: p.decision, completed_at: null, updated_at: v.at });
     },
   },
 
@@ -471,16 +448,14 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets tool_runs.status = ok with output, artifacts, evidence and the rounded duration",
     tables: ["tool_runs"],
     check: (p, v) => {
-      expect(v.after("tool_runs", p.tool_run_id)).toEqual(
-        updated(v.before("tool_runs", p.tool_run_id), {
-          status: "ok",
-          output_json: p.output,
-          artifact_ids_json: p.artifact_ids,
-          evidence_ids_json: p.evidence_ids,
-          duration_ms: 1235,
-          completed_at: v.at,
-        }),
-      );
+      expect_row_updated(v, "tool_runs", p.tool_run_id, {
+        status: "ok",
+        output_json: p.output,
+        artifact_ids_json: p.artifact_ids,
+        evidence_ids_json: p.evidence_ids,
+        duration_ms: 1235,
+        completed_at: v.at,
+      });
     },
   },
   "tool.failed": {
@@ -488,9 +463,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets tool_runs.status = error with the error",
     tables: ["tool_runs"],
     check: (p, v) => {
-      expect(v.after("tool_runs", p.tool_run_id)).toEqual(
-        updated(v.before("tool_runs", p.tool_run_id), { status: "error", error_json: p.error, duration_ms: 15, completed_at: v.at }),
-      );
+      expect_row_updated(v, "tool_runs", p.tool_run_id, { status: "error", error_json: p.error, duration_ms: 15, completed_at: v.at });
     },
   },
   "tool.cancelled": {
@@ -498,9 +471,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets tool_runs.status = cancelled with the reason",
     tables: ["tool_runs"],
     check: (p, v) => {
-      expect(v.after("tool_runs", p.tool_run_id)).toEqual(
-        updated(v.before("tool_runs", p.tool_run_id), { status: "cancelled", error_json: { reason: p.reason }, completed_at: v.at }),
-      );
+      expect_row_updated(v, "tool_runs", p.tool_run_id, { status: "cancelled", error_json: { reason: p.reason }, completed_at: v.at });
     },
   },
 
@@ -539,17 +510,14 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets exit code, output artifacts, diagnostics and duration (derived status ok)",
     tables: ["command_runs"],
     check: (p, v) => {
-      const row = v.after("command_runs", p.command_run_id);
-      expect(row).toEqual(
-        updated(v.before("command_runs", p.command_run_id), {
-          exit_code: 0,
-          duration_ms: 1500,
-          stdout_artifact_id: p.stdout_artifact_id,
-          stderr_artifact_id: p.stderr_artifact_id,
-          diagnostic_ids_json: p.diagnostic_ids,
-          completed_at: v.at,
-        }),
-      );
+      const row = expect_row_updated(v, "command_runs", p.command_run_id, {
+        exit_code: 0,
+        duration_ms: 1500,
+        stdout_artifact_id: p.stdout_artifact_id,
+        stderr_artifact_id: p.stderr_artifact_id,
+        diagnostic_ids_json: p.diagnostic_ids,
+        completed_at: v.at,
+      });
       expect(derive_command_status(row!)).toBe("ok");
     },
   },
@@ -558,17 +526,14 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets the error, exit code, signal and failure artifacts (derived status error)",
     tables: ["command_runs"],
     check: (p, v) => {
-      const row = v.after("command_runs", p.command_run_id);
-      expect(row).toEqual(
-        updated(v.before("command_runs", p.command_run_id), {
-          exit_code: 124,
-          signal: "SIGTERM",
-          duration_ms: 30_000,
-          error_json: p.error,
-          stdout_artifact_id: p.stdout_artifact_id,
-          completed_at: v.at,
-        }),
-      );
+      const row = expect_row_updated(v, "command_runs", p.command_run_id, {
+        exit_code: 124,
+        signal: "SIGTERM",
+        duration_ms: 30_000,
+        error_json: p.error,
+        stdout_artifact_id: p.stdout_artifact_id,
+        completed_at: v.at,
+      });
       expect(derive_command_status(row!)).toBe("error");
     },
   },
@@ -680,16 +645,14 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "marks the compact task running and inserts its attempt",
     tables: ["tasks", "task_attempts"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), {
-          status: "running",
-          attempt_count: 1,
-          agent_id: p.agent_id,
-          status_reason: null,
-          started_at: v.at,
-          updated_at: v.at,
-        }),
-      );
+      expect_row_updated(v, "tasks", p.task_id, {
+        status: "running",
+        attempt_count: 1,
+        agent_id: p.agent_id,
+        status_reason: null,
+        started_at: v.at,
+        updated_at: v.at,
+      });
       expect(v.after("task_attempts", p.attempt_id)).toMatchObject({ task_id: p.task_id, attempt_index: 1, status: "running", started_at: v.at });
     },
   },
@@ -698,11 +661,8 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "marks the compact task completed with its summary id, and inserts no summary",
     tables: ["tasks", "task_attempts"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), { status: "completed", summary_id: p.summary_id, completed_at: v.at, updated_at: v.at }),
-      );
-      const [attempt] = v.after_rows("task_attempts", p.task_id, "task_id");
-      expect(attempt).toEqual(updated(v.before("task_attempts", String(attempt?.id)), { status: "completed", ended_at: v.at }));
+      expect_row_updated(v, "tasks", p.task_id, { status: "completed", summary_id: p.summary_id, completed_at: v.at, updated_at: v.at });
+      expect_attempt_updated(v, p.task_id, { status: "completed", ended_at: v.at });
     },
   },
   "context.compaction.failed": {
@@ -710,15 +670,13 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "marks the compact task failed with the error",
     tables: ["tasks", "task_attempts"],
     check: (p, v) => {
-      expect(v.after("tasks", p.task_id)).toEqual(
-        updated(v.before("tasks", p.task_id), {
-          status: "failed",
-          status_reason: p.error.message,
-          last_error_json: p.error,
-          completed_at: v.at,
-          updated_at: v.at,
-        }),
-      );
+      expect_row_updated(v, "tasks", p.task_id, {
+        status: "failed",
+        status_reason: p.error.message,
+        last_error_json: p.error,
+        completed_at: v.at,
+        updated_at: v.at,
+      });
       const [attempt] = v.after_rows("task_attempts", p.task_id, "task_id");
       expect(attempt).toMatchObject({ status: "failed", ended_at: v.at, failure_kind: p.error.kind, error_json: p.error });
     },
@@ -788,9 +746,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "marks a merge in progress without changing the status",
     tables: ["workspaces"],
     check: (p, v) => {
-      expect(v.after("workspaces", p.workspace_id)).toEqual(
-        updated(v.before("workspaces", p.workspace_id), { status: "active", merge_in_progress: 1, merge_started_at: v.at, updated_at: v.at }),
-      );
+      expect_row_updated(v, "workspaces", p.workspace_id, { status: "active", merge_in_progress: 1, merge_started_at: v.at, updated_at: v.at });
     },
   },
   "workspace.merge.completed": {
@@ -798,15 +754,13 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets workspaces.status = merged with merged_at and the merged ref",
     tables: ["workspaces"],
     check: (p, v) => {
-      expect(v.after("workspaces", p.workspace_id)).toEqual(
-        updated(v.before("workspaces", p.workspace_id), {
-          status: "merged",
-          merge_in_progress: 0,
-          merged_ref: p.merged_ref,
-          merged_at: v.at,
-          updated_at: v.at,
-        }),
-      );
+      expect_row_updated(v, "workspaces", p.workspace_id, {
+        status: "merged",
+        merge_in_progress: 0,
+        merged_ref: p.merged_ref,
+        merged_at: v.at,
+        updated_at: v.at,
+      });
     },
   },
   "workspace.merge.conflicted": {
@@ -814,14 +768,12 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets workspaces.status = conflicted with the conflicting files",
     tables: ["workspaces"],
     check: (p, v) => {
-      expect(v.after("workspaces", p.workspace_id)).toEqual(
-        updated(v.before("workspaces", p.workspace_id), {
-          status: "conflicted",
-          merge_in_progress: 0,
-          conflict_json: { conflicting_files: p.conflicting_files, detail: p.detail },
-          updated_at: v.at,
-        }),
-      );
+      expect_row_updated(v, "workspaces", p.workspace_id, {
+        status: "conflicted",
+        merge_in_progress: 0,
+        conflict_json: { conflicting_files: p.conflicting_files, detail: p.detail },
+        updated_at: v.at,
+      });
     },
   },
   "workspace.abandoned": {
@@ -829,9 +781,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets workspaces.status = abandoned with the reason",
     tables: ["workspaces"],
     check: (p, v) => {
-      expect(v.after("workspaces", p.workspace_id)).toEqual(
-        updated(v.before("workspaces", p.workspace_id), { status: "abandoned", status_reason: p.reason, updated_at: v.at }),
-      );
+      expect_row_updated(v, "workspaces", p.workspace_id, { status: "abandoned", status_reason: p.reason, updated_at: v.at });
     },
   },
   "workspace.reactivated": {
@@ -839,9 +789,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "puts a conflicted workspace back to active with the decision",
     tables: ["workspaces"],
     check: (p, v) => {
-      expect(v.after("workspaces", p.workspace_id)).toEqual(
-        updated(v.before("workspaces", p.workspace_id), { status: "active", status_reason: p.decision, updated_at: v.at }),
-      );
+      expect_row_updated(v, "workspaces", p.workspace_id, { status: "active", status_reason: p.decision, updated_at: v.at });
     },
   },
   "workspace.cleaned": {
@@ -849,9 +797,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets workspaces.status = cleaned and keeps the row",
     tables: ["workspaces"],
     check: (p, v) => {
-      expect(v.after("workspaces", p.workspace_id)).toEqual(
-        updated(v.before("workspaces", p.workspace_id), { status: "cleaned", cleaned_at: v.at, updated_at: v.at }),
-      );
+      expect_row_updated(v, "workspaces", p.workspace_id, { status: "cleaned", cleaned_at: v.at, updated_at: v.at });
     },
   },
 
@@ -882,9 +828,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets capabilities.status = registered with the tool names",
     tables: ["capabilities"],
     check: (p, v) => {
-      expect(v.after("capabilities", p.capability_id)).toEqual(
-        updated(v.before("capabilities", p.capability_id), { status: "registered", tool_names_json: p.tool_names, updated_at: v.at }),
-      );
+      expect_row_updated(v, "capabilities", p.capability_id, { status: "registered", tool_names_json: p.tool_names, updated_at: v.at });
     },
   },
   "capability.activated": capability_move("active"),
@@ -894,9 +838,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets capabilities.status = failed with the error",
     tables: ["capabilities"],
     check: (p, v) => {
-      expect(v.after("capabilities", p.capability_id)).toEqual(
-        updated(v.before("capabilities", p.capability_id), { status: "failed", error_json: p.error, updated_at: v.at }),
-      );
+      expect_row_updated(v, "capabilities", p.capability_id, { status: "failed", error_json: p.error, updated_at: v.at });
     },
   },
   "capability.updated": {
@@ -904,9 +846,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
     does: "sets capabilities.status = updated with the new version",
     tables: ["capabilities"],
     check: (p, v) => {
-      expect(v.after("capabilities", p.capability_id)).toEqual(
-        updated(v.before("capabilities", p.capability_id), { status: "updated", version: p.version, updated_at: v.at }),
-      );
+      expect_row_updated(v, "capabilities", p.capability_id, { status: "updated", version: p.version, updated_at: v.at });
     },
   },
 };
@@ -917,9 +857,7 @@ function capability_move(status: string): Spec<"capability.validated"> {
     does: `sets capabilities.status = ${status}`,
     tables: ["capabilities"],
     check: (p, v) => {
-      expect(v.after("capabilities", p.capability_id)).toEqual(
-        updated(v.before("capabilities", p.capability_id), { status, updated_at: v.at }),
-      );
+      expect_row_updated(v, "capabilities", p.capability_id, { status, updated_at: v.at });
     },
   };
 }

@@ -3,22 +3,18 @@
  * breaks them, and `referential_check` reports every row that does, naming the invariant, table, id and
  * column.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { referential_check } from "../../src/actors/event-store/referential-check.js";
 import { definition_of, EVENT_TYPES, type DurableEventType } from "../../src/contracts/events/registry.js";
 import { new_id, type IdKind } from "../../src/contracts/ids.js";
 import type { Session } from "../../src/project/session-manager.js";
 import { clock, ingest_steps, step, task_spec, valid_payloads } from "../fixtures/events.js";
-import { dump_tables, open_temp_session, type TempSession } from "../fixtures/session.js";
+import { dump_tables, temp_session_per_test } from "../fixtures/session.js";
 
-let temp: TempSession;
 let session: Session;
-
-beforeEach(() => {
-  temp = open_temp_session();
+temp_session_per_test((temp) => {
   session = temp.session;
 });
-afterEach(() => temp.cleanup());
 
 const NOW = "2030-01-01T00:00:00.000Z";
 

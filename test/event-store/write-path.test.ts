@@ -2,35 +2,21 @@
  * The write path (DESIGN §3): validate, guard, event row + projection in one transaction, publish only
  * after commit. Whatever is refused leaves the database and the bus untouched.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { is_air_failure, type AirFailure } from "../../src/contracts/errors.js";
+import { describe, expect, it } from "vitest";
 import type { RuntimeEvent } from "../../src/contracts/events/registry.js";
 import { new_id, type SessionId } from "../../src/contracts/ids.js";
 import type { Session } from "../../src/project/session-manager.js";
 import { envelope, ephemeral_payloads, task_spec } from "../fixtures/events.js";
-import { dump_tables, event_count, event_row, open_temp_session, type TempSession } from "../fixtures/session.js";
+import { expect_air_failure } from "../fixtures/failures.js";
+import { dump_tables, event_count, event_row, temp_session_per_test } from "../fixtures/session.js";
 
-let temp: TempSession;
 let session: Session;
 let delivered: RuntimeEvent[];
-
-beforeEach(() => {
-  temp = open_temp_session();
+temp_session_per_test((temp) => {
   session = temp.session;
   delivered = [];
   session.bus.subscribe({}, (event) => delivered.push(event));
 });
-afterEach(() => temp.cleanup());
-
-function failure_of(work: () => unknown): AirFailure {
-  try {
-    work();
-  } catch (error) {
-    expect(is_air_failure(error), String(error)).toBe(true);
-    return error as AirFailure;
-  }
-  throw new Error("expected an AirFailure, nothing was thrown");
-}
 
 function user_message(text = "hello") {
   return envelope("user.message.created", { message_id: new_id("message"), content: text }, session.origin);
@@ -63,7 +49,7 @@ describe("EventStore.append", () => {
   it("rolls back the event row when the projection throws, and the bus never sees the event", () => {
     const before = dump_tables(session.connection);
     const input = unknown_command_completed();
-    const failure = failure_of(() => session.store.append(input));
+    const failure = expect_air_failure(() => session.store.append(input));
     expect(failure.error.kind).toBe("system_error");
     expect(failure.error.message).toMatch(/command run cmr_\w+ is unknown or already ended/);
     expect(event_row(session.connection, input.id)).toBeUndefined();
@@ -72,7 +58,7 @@ describe("EventStore.append", () => {
   });
 
   it("leaves the connection usable after a rolled-back write", () => {
-    failure_of(() => session.store.append(unknown_command_completed()));
+    expect_air_failure(() => session.store.append(unknown_command_completed()));
     expect(session.connection.client.inTransaction).toBe(false);
     const next = user_message("after the failure");
     session.store.append(next);
@@ -84,7 +70,7 @@ describe("EventStore.append", () => {
     const before = dump_tables(session.connection);
     const other = new_id("session") as SessionId;
     const input = envelope("user.message.created", { message_id: new_id("message"), content: "hi" }, { ...session.origin, session_id: other });
-    const failure = failure_of(() => session.store.append(input));
+    const failure = expect_air_failure(() => session.store.append(input));
     expect(failure.error.kind).toBe("system_error");
     expect(failure.error.message).toContain(`belongs to session ${other}, not ${session.id}`);
     expect(failure.error.user_action).toMatch(/nothing was written/);
@@ -96,7 +82,7 @@ describe("EventStore.append", () => {
     const input = envelope("requirement.changed", { requirement_id: new_id("requirement"), description: "YAML too" }, session.origin);
     session.store.append(input);
     const before = dump_tables(session.connection);
-    const failure = failure_of(() => session.store.append(input));
+    const failure = expect_air_failure(() => session.store.append(input));
     expect(failure.error.kind).toBe("system_error");
     expect(failure.error.message).toBe(`event ${input.id} was already appended`);
     expect(failure.error.user_action).toMatch(/nothing was written/);
@@ -109,14 +95,14 @@ describe("EventStore.append", () => {
     session.store.append(first);
     const replay = { ...user_message("second"), id: first.id };
     const before = dump_tables(session.connection);
-    expect(failure_of(() => session.store.append(replay)).error.message).toMatch(/already appended/);
+    expect(expect_air_failure(() => session.store.append(replay)).error.message).toMatch(/already appended/);
     expect(dump_tables(session.connection)).toEqual(before);
   });
 
   it("refuses an ephemeral event: it is never stored", () => {
     const before = dump_tables(session.connection);
     const input = envelope("agent.heartbeat", ephemeral_payloads["agent.heartbeat"](), session.origin);
-    const failure = failure_of(() => session.store.append(input));
+    const failure = expect_air_failure(() => session.store.append(input));
     expect(failure.error.kind).toBe("system_error");
     expect(failure.error.message).toBe("agent.heartbeat is ephemeral and is never stored");
     expect(failure.error.user_action).toMatch(/EventIngestor\.ingest/);
@@ -140,7 +126,7 @@ describe("EventStore.append_many", () => {
     const batch = Array.from({ length: 10 }, (_, i) => user_message(`message ${i}`));
     batch[6] = unknown_command_completed() as unknown as (typeof batch)[number];
     const before = dump_tables(session.connection);
-    const failure = failure_of(() => session.store.append_many(batch));
+    const failure = expect_air_failure(() => session.store.append_many(batch));
     expect(failure.error.message).toMatch(/command\.completed: command run/);
     expect(dump_tables(session.connection)).toEqual(before);
     expect(bus_saw()).toEqual([]);
@@ -150,7 +136,7 @@ describe("EventStore.append_many", () => {
     const batch: unknown[] = Array.from({ length: 10 }, (_, i) => user_message(`message ${i}`));
     batch[9] = envelope("task.started", { task_id: new_id("task") } as never, session.origin);
     const before = dump_tables(session.connection);
-    expect(failure_of(() => session.store.append_many(batch)).error.message).toMatch(/payload of "task\.started" v1 fails its schema/);
+    expect(expect_air_failure(() => session.store.append_many(batch)).error.message).toMatch(/payload of "task\.started" v1 fails its schema/);
     expect(dump_tables(session.connection)).toEqual(before);
     expect(bus_saw()).toEqual([]);
   });
@@ -166,7 +152,7 @@ describe("EventStore.append_many", () => {
     ];
     const before = dump_tables(session.connection);
     // The guard of the 10th event reads the row the 1st and 9th wrote inside the same transaction.
-    expect(failure_of(() => session.store.append_many(batch)).error.message).toMatch(/task\.started for task tsk_\w+ in status cancelled/);
+    expect(expect_air_failure(() => session.store.append_many(batch)).error.message).toMatch(/task\.started for task tsk_\w+ in status cancelled/);
     expect(dump_tables(session.connection)).toEqual(before);
     expect(bus_saw()).toEqual([]);
   });
@@ -178,7 +164,7 @@ describe("EventStore.append_many", () => {
       session_id: new_id("session") as SessionId,
     });
     const before = dump_tables(session.connection);
-    expect(failure_of(() => session.store.append_many(batch)).error.message).toMatch(/belongs to session/);
+    expect(expect_air_failure(() => session.store.append_many(batch)).error.message).toMatch(/belongs to session/);
     expect(dump_tables(session.connection)).toEqual(before);
     expect(bus_saw()).toEqual([]);
   });
@@ -187,7 +173,7 @@ describe("EventStore.append_many", () => {
     const first = user_message("a");
     const batch = [first, user_message("b"), first];
     const before = dump_tables(session.connection);
-    expect(failure_of(() => session.store.append_many(batch)).error.message).toBe(`event ${first.id} was already appended`);
+    expect(expect_air_failure(() => session.store.append_many(batch)).error.message).toBe(`event ${first.id} was already appended`);
     expect(dump_tables(session.connection)).toEqual(before);
     expect(bus_saw()).toEqual([]);
   });
@@ -219,7 +205,7 @@ describe("EventIngestor.ingest", () => {
   it("refuses an ephemeral event of another session without publishing it", () => {
     const other = new_id("session") as SessionId;
     const input = envelope("task.progress", ephemeral_payloads["task.progress"](), { ...session.origin, session_id: other });
-    const failure = failure_of(() => session.ingestor.ingest(input));
+    const failure = expect_air_failure(() => session.ingestor.ingest(input));
     expect(failure.error.message).toContain(`belongs to session ${other}, not ${session.id}`);
     expect(bus_saw()).toEqual([]);
   });
@@ -233,7 +219,7 @@ describe("EventIngestor.ingest", () => {
 
   it("publishes nothing for a durable event the store refuses", () => {
     const input = envelope("task.started", { task_id: new_id("task"), attempt_id: new_id("attempt") }, session.origin);
-    const failure = failure_of(() => session.ingestor.ingest(input));
+    const failure = expect_air_failure(() => session.ingestor.ingest(input));
     expect(failure.error.message).toMatch(/for unknown task/);
     expect(bus_saw()).toEqual([]);
   });

@@ -6,35 +6,22 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AirFailure } from "../../src/contracts/errors.js";
 import { air_home, project_layout } from "../../src/project/layout.js";
 import { init_project, locate_project_root, open_project, read_project } from "../../src/project/project-store.js";
+import { expect_air_failure } from "../fixtures/failures.js";
 import { TempDirs } from "../fixtures/processes.js";
+import { set_air_home } from "../fixtures/session.js";
 
 const dirs = new TempDirs();
-let previous_air_home: string | undefined;
+let restore_air_home: () => void;
 let home: string;
 
 beforeEach(() => {
-  previous_air_home = process.env.AIR_HOME;
   home = path.join(dirs.make("air-home-"), "air-home");
-  process.env.AIR_HOME = home;
+  restore_air_home = set_air_home(home);
 });
-afterEach(() => {
-  if (previous_air_home === undefined) delete process.env.AIR_HOME;
-  else process.env.AIR_HOME = previous_air_home;
-});
+afterEach(() => restore_air_home());
 afterAll(() => dirs.cleanup());
-
-function caught(action: () => unknown): AirFailure {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof AirFailure) return error;
-    throw error;
-  }
-  throw new Error("expected an AirFailure");
-}
 
 /** Every path under `dir`, relative, sorted; folders end with "/". */
 function tree(dir: string): string[] {
@@ -148,7 +135,7 @@ describe("init_project and read_project on a corrupt project.json", () => {
       fs.writeFileSync(project_json, content);
 
       for (const attempt of [() => init_project(root), () => read_project(root), () => open_project(path.join(root))]) {
-        const failure = caught(attempt);
+        const failure = expect_air_failure(attempt);
         expect(failure.error).toMatchObject({ kind: "project_error", retryability: "not_retryable" });
         expect(failure.message).toContain(project_json);
         expect(failure.error.user_action).toMatch(/project\.json/);
@@ -187,7 +174,7 @@ describe("locate_project_root and open_project", () => {
   it("explain a folder outside any project as a user_error naming `air init`", () => {
     const lonely = dirs.make("air-no-project-");
     expect(locate_project_root(lonely)).toBeUndefined();
-    const failure = caught(() => open_project(lonely));
+    const failure = expect_air_failure(() => open_project(lonely));
     expect(failure.error).toMatchObject({ kind: "user_error" });
     expect(failure.message).toContain(path.resolve(lonely));
     expect(failure.error.user_action).toMatch(/air init/);

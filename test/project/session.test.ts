@@ -8,42 +8,34 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { referential_check } from "../../src/actors/event-store/referential-check.js";
-import { AirFailure } from "../../src/contracts/errors.js";
-import { make_event } from "../../src/contracts/events/registry.js";
 import { new_id, type SessionId } from "../../src/contracts/ids.js";
 import { Connection } from "../../src/db/connection.js";
 import { schema_version_of, target_schema_version } from "../../src/db/migrate.js";
 import { session_artifacts_dir, session_dir, session_lock_path } from "../../src/project/layout.js";
 import { init_project, type Project } from "../../src/project/project-store.js";
 import { open_session, type Session } from "../../src/project/session-manager.js";
-import { Child, dead_pid, TempDirs } from "../fixtures/processes.js";
+import { task_created_event } from "../fixtures/events.js";
+import { expect_air_failure } from "../fixtures/failures.js";
+import { Child, dead_pid, kill_and_close, TempDirs } from "../fixtures/processes.js";
+import { set_air_home } from "../fixtures/session.js";
 
 const dirs = new TempDirs();
 const sessions: Session[] = [];
 const children: Child[] = [];
-let previous_air_home: string | undefined;
+let restore_air_home: () => void;
 let air_home: string;
 let root: string;
 let project: Project;
 
 beforeEach(() => {
-  previous_air_home = process.env.AIR_HOME;
   root = dirs.make("air-session-");
   air_home = path.join(root, "air-home");
-  process.env.AIR_HOME = air_home;
+  restore_air_home = set_air_home(air_home);
   project = init_project(root).project;
 });
 afterEach(() => {
-  for (const child of children.splice(0)) child.kill();
-  for (const session of sessions.splice(0)) {
-    try {
-      session.close();
-    } catch {
-      // closed by the test already
-    }
-  }
-  if (previous_air_home === undefined) delete process.env.AIR_HOME;
-  else process.env.AIR_HOME = previous_air_home;
+  kill_and_close(children, sessions);
+  restore_air_home();
 });
 afterAll(() => dirs.cleanup());
 
@@ -60,16 +52,6 @@ function existing_session(): SessionId {
   return session.id;
 }
 
-function caught(action: () => unknown): AirFailure {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof AirFailure) return error;
-    throw error;
-  }
-  throw new Error("expected an AirFailure");
-}
-
 function holder(fixture_args: string[]): Child {
   const child = new Child("lock-holder.ts", [root, ...fixture_args], { AIR_HOME: air_home });
   children.push(child);
@@ -82,29 +64,6 @@ function lock_of(id: string): { pid: number; hostname: string } {
 
 function write_lock(id: string, content: string): void {
   fs.writeFileSync(session_lock_path(project.layout, id), content);
-}
-
-function task_created(session: Session) {
-  const task_id = new_id("task");
-  return make_event(
-    "task.created",
-    {
-      task: {
-        id: task_id,
-        type: "execute",
-        title: "a task",
-        description: "d",
-        acceptance_criteria: [],
-        scope: {},
-        dependencies: { hard: [], soft: [] },
-        verification: { required: false, fallback_allowed: true },
-        constraints: { max_turns: 5, soft_timeout_ms: 1000, hard_timeout_ms: 2000, retry_budget: 1, model_policy: "agent_select" },
-        context_refs: {},
-        output_contract: "ExecutorResult",
-      },
-    },
-    session.origin,
-  );
 }
 
 describe("open_session", () => {
@@ -131,14 +90,14 @@ describe("open_session", () => {
   it("resumes an existing session: same database, no second session.created, new events accepted", () => {
     const id = existing_session();
     const session = open({ session_id: id, title: "ignored on resume" });
-    session.ingestor.ingest(task_created(session));
+    session.ingestor.ingest(task_created_event(session.origin));
     expect(session.store.query().map((row) => row.event.type)).toEqual(["session.created", "task.created"]);
     expect(referential_check(session.connection).ok).toBe(true);
   });
 
   it("refuses to resume a session that does not exist, creating nothing", () => {
     const id = new_id("session") as SessionId;
-    const failure = caught(() => open({ session_id: id }));
+    const failure = expect_air_failure(() => open({ session_id: id }));
     expect(failure.error.user_action).toBeTruthy();
     expect(fs.existsSync(session_dir(project.layout, id))).toBe(false);
     expect(fs.readdirSync(project.layout.locks)).toEqual([]);
@@ -150,7 +109,7 @@ describe("open_session", () => {
     for (const suffix of ["-wal", "-shm"]) fs.rmSync(`${db_path}${suffix}`, { force: true });
     const garbage = crypto.randomBytes(4096);
     fs.writeFileSync(db_path, garbage);
-    const failure = caught(() => open({ session_id: id }));
+    const failure = expect_air_failure(() => open({ session_id: id }));
     expect(failure.error).toMatchObject({ kind: "project_error" });
     expect(failure.error.user_action).toBeTruthy();
     expect(fs.readFileSync(db_path).equals(garbage)).toBe(true);
@@ -163,13 +122,13 @@ describe("open_session", () => {
 describe("the session lock", () => {
   it("refuses a second writer in the same process, naming this process's pid", () => {
     const first = open();
-    const failure = caught(() => open({ session_id: first.id }));
+    const failure = expect_air_failure(() => open({ session_id: first.id }));
     expect(failure.error).toMatchObject({ kind: "user_error", retryability: "retryable", metadata: { pid: process.pid } });
     expect(failure.message).toContain(`pid ${process.pid}`);
     expect(failure.error.user_action).toContain(String(process.pid));
     // The refusal did not disturb the holder.
     expect(lock_of(first.id).pid).toBe(process.pid);
-    first.ingestor.ingest(task_created(first));
+    first.ingestor.ingest(task_created_event(first.origin));
     expect(first.store.query({ types: ["task.created"] })).toHaveLength(1);
   });
 
@@ -177,7 +136,7 @@ describe("the session lock", () => {
     const id = existing_session();
     const other = holder([id]);
     await other.line((line) => line.startsWith("locked "));
-    const failure = caught(() => open({ session_id: id }));
+    const failure = expect_air_failure(() => open({ session_id: id }));
     expect(failure.error).toMatchObject({ kind: "user_error", metadata: { pid: other.pid, hostname: os.hostname() } });
     expect(failure.message).toContain(`pid ${other.pid}`);
     expect(lock_of(id).pid).toBe(other.pid);
@@ -187,7 +146,7 @@ describe("the session lock", () => {
     expect(await other.exit).toEqual({ code: 0, signal: null });
     const session = open({ session_id: id });
     expect(lock_of(id).pid).toBe(process.pid);
-    session.ingestor.ingest(task_created(session));
+    session.ingestor.ingest(task_created_event(session.origin));
   });
 
   it("is refused to another process while this process holds it, naming this pid", async () => {
@@ -204,7 +163,7 @@ describe("the session lock", () => {
     write_lock(id, JSON.stringify({ pid: await dead_pid(), hostname: os.hostname(), acquired_at: "2026-01-01T00:00:00.000Z" }));
     const session = open({ session_id: id });
     expect(lock_of(id).pid).toBe(process.pid);
-    session.ingestor.ingest(task_created(session));
+    session.ingestor.ingest(task_created_event(session.origin));
   });
 
   it("takes over the lock of a writer process that was killed, keeping what it wrote", async () => {
@@ -234,7 +193,7 @@ describe("the session lock", () => {
     const id = existing_session();
     const pid = await dead_pid();
     write_lock(id, JSON.stringify({ pid, hostname: `not-${os.hostname()}`, acquired_at: "2026-01-01T00:00:00.000Z" }));
-    const failure = caught(() => open({ session_id: id }));
+    const failure = expect_air_failure(() => open({ session_id: id }));
     expect(failure.error).toMatchObject({ kind: "user_error", metadata: { pid, hostname: `not-${os.hostname()}` } });
     expect(lock_of(id).hostname).toBe(`not-${os.hostname()}`);
   });
@@ -326,7 +285,7 @@ describe("ArtifactStore (session.artifacts)", () => {
 
   it("writes binary content byte for byte and records its links", () => {
     const session = open();
-    const task = task_created(session);
+    const task = task_created_event(session.origin);
     session.ingestor.ingest(task);
     const bytes = crypto.randomBytes(10_000);
     const task_id = (task.payload as { task: { id: string } }).task.id;
@@ -351,7 +310,7 @@ describe("ArtifactStore (session.artifacts)", () => {
 describe("Connection on a session written through open_session", () => {
   it("reads the same events after the session is closed", () => {
     const session = open();
-    session.ingestor.ingest(task_created(session));
+    session.ingestor.ingest(task_created_event(session.origin));
     const expected = session.store.query().map((row) => row.event.id);
     session.close();
     const reader = Connection.open(session.db_path, { must_exist: true });

@@ -4,8 +4,6 @@ import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { air_failure } from "../contracts/errors.js";
 import { busy_failure, DEFAULT_BUSY_TIMEOUT_MS, is_busy, open_client, SqliteClient } from "./sqlite.js";
 
-export { busy_failure, DEFAULT_BUSY_TIMEOUT_MS, is_busy, sqlite_code, SqliteClient } from "./sqlite.js";
-
 export type DrizzleDb = BaseSQLiteDatabase<"sync", unknown>;
 
 /**

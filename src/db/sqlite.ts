@@ -1,5 +1,6 @@
 import Database from "libsql";
 import { air_failure, type AirFailure } from "../contracts/errors.js";
+import { sleep_sync } from "../sleep-sync.js";
 
 /** Milliseconds a statement waits for another connection's lock before SQLITE_BUSY (libsql's default is 0). */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
@@ -114,7 +115,7 @@ export function open_client(path: string, options: { busy_timeout_ms?: number; p
       // Switching a new file to WAL takes its exclusive lock without the busy handler, so a second process
       // opening the same fresh file at that instant gets SQLITE_BUSY at once: wait as the busy timeout would.
       if (is_busy(error) && Date.now() < deadline) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(5 * attempt, 50));
+        sleep_sync(Math.min(5 * attempt, 50));
         continue;
       }
       throw open_failure(path, error);

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import * as v from "valibot";
 import { air_failure } from "../contracts/errors.js";
+import { sleep_sync } from "../sleep-sync.js";
 
 const LockHolder = v.object({ pid: v.number(), hostname: v.string(), acquired_at: v.string() });
 type LockHolder = v.InferOutput<typeof LockHolder>;
@@ -26,10 +27,6 @@ function read_holder(file: string): LockHolder | undefined {
 }
 
 const TAKEOVER_GUARD_MAX_AGE_MS = 5_000;
-
-function sleep_sync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
 
 /** Creates `file` holding `content` only if it does not exist: link(2) of a complete temp file, so no reader sees it half-written. */
 function create_exclusive(file: string, content: string): boolean {

@@ -10,7 +10,8 @@ import {
   type RuntimeEvent,
 } from "../../contracts/events/registry.js";
 import type { SessionId } from "../../contracts/ids.js";
-import { is_busy, sqlite_code, type Connection } from "../../db/connection.js";
+import type { Connection } from "../../db/connection.js";
+import { is_busy, sqlite_code } from "../../db/sqlite.js";
 import { event_from_row } from "../../db/event-row.js";
 import { events } from "../../db/schema.js";
 import type { EventBus } from "../event-bus.js";

@@ -16,6 +16,7 @@ import { event_from_row } from "../../db/event-row.js";
 import { events } from "../../db/schema.js";
 import type { EventBus } from "../event-bus.js";
 import { check_lifecycle, type LifecycleMove } from "./lifecycle.js";
+import { insert_row } from "./rows.js";
 import { projection_of } from "./projectors/index.js";
 
 export type StoredEvent = { readonly seq: number; readonly event: RuntimeEvent };
@@ -137,30 +138,7 @@ export class EventStore {
   }
 
   private insert_event(event: DurableEvent, move: LifecycleMove | undefined): void {
-    const insert = this.connection.statement("events.insert", (db) =>
-      db
-        .insert(events)
-        .values({
-          id: sql.placeholder("id"),
-          type: sql.placeholder("type"),
-          version: sql.placeholder("version"),
-          timestamp: sql.placeholder("timestamp"),
-          session_id: sql.placeholder("session_id"),
-          project_id: sql.placeholder("project_id"),
-          source_kind: sql.placeholder("source_kind"),
-          source_id: sql.placeholder("source_id"),
-          source_agent_type: sql.placeholder("source_agent_type"),
-          route_json: sql.placeholder("route_json"),
-          route_text: sql.placeholder("route_text"),
-          task_id: sql.placeholder("task_id"),
-          agent_id: sql.placeholder("agent_id"),
-          tool_run_id: sql.placeholder("tool_run_id"),
-          command_run_id: sql.placeholder("command_run_id"),
-          payload_json: sql.placeholder("payload_json"),
-        })
-        .prepare(),
-    );
-    insert.run({
+    insert_row(this.connection, events, {
       id: event.id,
       type: event.type,
       version: event.version,

@@ -1,5 +1,10 @@
 import { lifecycle_machines } from "./index.js";
+import { main_agent_machine } from "./main-agent.js";
+import { scheduler_machine } from "./scheduler.js";
 import { to_mermaid } from "./to-mermaid.js";
+
+/** Every machine with a committed chart: the entity lifecycles and the orchestration machines. */
+export const charted_machines = [...Object.values(lifecycle_machines), scheduler_machine, main_agent_machine];
 
 /**
  * Every committed statechart file (`statecharts/<id>.json` and `statecharts/<id>.mmd`), keyed by
@@ -7,7 +12,7 @@ import { to_mermaid } from "./to-mermaid.js";
  */
 export function render_statecharts(): Map<string, string> {
   const files = new Map<string, string>();
-  for (const machine of Object.values(lifecycle_machines)) {
+  for (const machine of charted_machines) {
     files.set(`${machine.id}.json`, `${JSON.stringify(machine.config, null, 2)}\n`);
     files.set(`${machine.id}.mmd`, to_mermaid(machine));
   }

@@ -39,6 +39,14 @@ function render_node(graph: DirectedGraphNode, indent: string, lines: string[]):
     const label = guard ? `${edge.label.text} [${guard}]` : edge.label.text;
     lines.push(`${indent}${mermaid_id(edge.source)} --> ${mermaid_id(edge.target)} : ${label}`);
   }
+  // Eventless (`always`) transitions are not edges of the directed graph; a routing state would look
+  // like a dead end without them.
+  for (const transition of node.always ?? []) {
+    const guard = guard_name(transition.guard);
+    for (const target of transition.target ?? []) {
+      lines.push(`${indent}${mermaid_id(node)} --> ${mermaid_id(target)} : always${guard ? ` [${guard}]` : ""}`);
+    }
+  }
 }
 
 /**

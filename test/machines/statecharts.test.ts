@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { lifecycle_machines } from "../../src/machines/index.js";
-import { render_statecharts } from "../../src/machines/statecharts.js";
+import { charted_machines, render_statecharts } from "../../src/machines/statecharts.js";
 import { to_mermaid } from "../../src/machines/to-mermaid.js";
 
 const dir = fileURLToPath(new URL("../../statecharts/", import.meta.url));
@@ -11,8 +11,9 @@ const stale = "is out of date with src/machines: run `npm run statecharts` and c
 describe("committed statecharts", () => {
   const rendered = render_statecharts();
 
-  it("has a .json and a .mmd file for every lifecycle machine", () => {
-    const expected = Object.keys(lifecycle_machines).flatMap((id) => [`${id}.json`, `${id}.mmd`]);
+  it("has a .json and a .mmd file for every charted machine, lifecycles included", () => {
+    expect(charted_machines).toEqual(expect.arrayContaining(Object.values(lifecycle_machines)));
+    const expected = charted_machines.flatMap((machine) => [`${machine.id}.json`, `${machine.id}.mmd`]);
     expect([...rendered.keys()].sort()).toEqual(expected.sort());
   });
 
@@ -34,7 +35,7 @@ describe("committed statecharts", () => {
     expect(render_statecharts()).toEqual(rendered);
   });
 
-  it("round-trips the JSON definition as plain data", () => {
+  it("round-trips a lifecycle's JSON definition as plain data (they hold no functions)", () => {
     for (const machine of Object.values(lifecycle_machines)) {
       expect(JSON.parse(rendered.get(`${machine.id}.json`) ?? "null")).toEqual(machine.config);
     }
@@ -49,6 +50,12 @@ describe("to_mermaid", () => {
     expect(lines).toContain("  [*] --> starting");
     expect(lines).toContain("  starting --> running : agent.started [announces_running]");
     expect(lines).toContain("  lost --> [*]");
+  });
+
+  it("draws eventless routing transitions with their guards", () => {
+    const text = to_mermaid(charted_machines.find((machine) => machine.id === "scheduler")!);
+    expect(text).toContain("  PLANNING_WAVE --> DISPATCHING : always [has_runnable]\n");
+    expect(text).toContain("  PLANNING_WAVE --> BLOCKED : always\n");
   });
 
   it("draws a self transition as a loop", () => {

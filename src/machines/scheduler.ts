@@ -25,6 +25,7 @@ type SchedulerContext = {
   status: SchedulerRunResult["status"] | undefined;
   graph: TaskGraphSnapshot | undefined;
   task_id: string | undefined;
+  agent_id: string | undefined;
   run: WorkerRunOutcome | undefined;
   error: AirError | undefined;
 };
@@ -48,8 +49,8 @@ export const scheduler_machine = setup({
   },
   actors: {
     load_graph: unprovided<TaskGraphSnapshot, void>("load_graph"),
-    dispatch: unprovided<void, { task_id: string }>("dispatch"),
-    run_worker: unprovided<WorkerRunOutcome, { task_id: string }>("run_worker"),
+    dispatch: unprovided<{ agent_id: string }, { task_id: string }>("dispatch"),
+    run_worker: unprovided<WorkerRunOutcome, { task_id: string; agent_id: string }>("run_worker"),
     collect: unprovided<void, { task_id: string; run: WorkerRunOutcome }>("collect"),
     repair: unprovided<void, { task_id: string }>("repair"),
     cancel_task: unprovided<void, { task_id: string | undefined; reason: string }>("cancel_task"),
@@ -63,13 +64,13 @@ export const scheduler_machine = setup({
     remember_error: assign({
       error: ({ event }) => to_air_error((event as unknown as { error: unknown }).error, "scheduler_error"),
     }),
-    pick_next_task: assign({ task_id: ({ context }) => context.graph?.runnable[0], run: undefined }),
+    pick_next_task: assign({ task_id: ({ context }) => context.graph?.runnable[0], agent_id: undefined, run: undefined }),
     settle: assign({ status: (_, status: SchedulerRunResult["status"]) => status }),
   },
 }).createMachine({
   id: "scheduler",
   initial: "IDLE",
-  context: { status: undefined, graph: undefined, task_id: undefined, run: undefined, error: undefined },
+  context: { status: undefined, graph: undefined, task_id: undefined, agent_id: undefined, run: undefined, error: undefined },
   states: {
     IDLE: { on: { "scheduler.run": "LOADING_GRAPH" } },
     LOADING_GRAPH: {
@@ -95,7 +96,7 @@ export const scheduler_machine = setup({
         id: "dispatch",
         src: "dispatch",
         input: ({ context }) => ({ task_id: context.task_id! }),
-        onDone: "MONITORING",
+        onDone: { target: "MONITORING", actions: assign({ agent_id: ({ event }) => event.output.agent_id }) },
         onError: { target: "BLOCKED", actions: "remember_error" },
       },
     },
@@ -103,7 +104,7 @@ export const scheduler_machine = setup({
       invoke: {
         id: "run_worker",
         src: "run_worker",
-        input: ({ context }) => ({ task_id: context.task_id! }),
+        input: ({ context }) => ({ task_id: context.task_id!, agent_id: context.agent_id! }),
         onDone: { target: "COLLECTING_RESULTS", actions: assign({ run: ({ event }) => event.output }) },
         onError: {
           target: "COLLECTING_RESULTS",

@@ -24,9 +24,12 @@ function scripted(loads: TaskGraphSnapshot[], runs: WorkerRunOutcome[], options:
         calls.push("load_graph");
         return next;
       }),
-      dispatch: fromPromise(async ({ input }) => void calls.push(`dispatch ${input.task_id}`)),
+      dispatch: fromPromise(async ({ input }) => {
+        calls.push(`dispatch ${input.task_id}`);
+        return { agent_id: `agt_for_${input.task_id}` };
+      }),
       run_worker: fromPromise(async ({ input }) => {
-        calls.push(`run ${input.task_id}`);
+        calls.push(`run ${input.task_id} by ${input.agent_id}`);
         if (options.hang_worker) await new Promise(() => undefined);
         return runs.shift()!;
       }),
@@ -47,7 +50,7 @@ describe("scheduler machine", () => {
     actor.send({ type: "scheduler.run" });
     const result = await toPromise(actor);
     expect(result.status).toBe("completed");
-    expect(calls).toEqual(["load_graph", "dispatch tsk_a", "run tsk_a", "collect tsk_a failure", "repair tsk_a", "load_graph"]);
+    expect(calls).toEqual(["load_graph", "dispatch tsk_a", "run tsk_a by agt_for_tsk_a", "collect tsk_a failure", "repair tsk_a", "load_graph"]);
   });
 
   it("is blocked when nothing is runnable but work remains", async () => {
@@ -88,7 +91,7 @@ describe("scheduler machine", () => {
       done("load_graph", graph([], { completed: 1 })),
       done("load_graph", graph([], { blocked: 1 })),
       failed("load_graph"),
-      done("dispatch"),
+      done("dispatch", { agent_id: "agt_1" }),
       done("run_worker", lost_run),
       failed("run_worker"),
       done("collect"),

@@ -44,7 +44,7 @@ export const main_agent_machine = setup({
     classify: unprovided<Classification, UserRequest>("classify"),
     answer: unprovided<void, { request: UserRequest; answer: string }>("answer"),
     create_tasks: unprovided<void, { request: UserRequest; spec: TaskSpec }>("create_tasks"),
-    execute: unprovided<SchedulerRunResult, void>("execute"),
+    execute: unprovided<SchedulerRunResult, { autostart: boolean }>("execute"),
     summarize: unprovided<void, { request: UserRequest; outcome: RequestOutcome }>("summarize"),
   },
   guards: {
@@ -121,6 +121,7 @@ export const main_agent_machine = setup({
       invoke: {
         id: "scheduler",
         src: "execute",
+        input: { autostart: true },
         onDone: {
           target: "SUMMARIZING",
           actions: assign({

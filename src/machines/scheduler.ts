@@ -22,6 +22,8 @@ export type SchedulerRunResult = {
 };
 
 type SchedulerContext = {
+  /** Invoked by the Main Agent for one execution request, the Scheduler starts without a `scheduler.run`. */
+  autostart: boolean;
   status: SchedulerRunResult["status"] | undefined;
   graph: TaskGraphSnapshot | undefined;
   task_id: string | undefined;
@@ -46,6 +48,7 @@ export const scheduler_machine = setup({
     context: {} as SchedulerContext,
     events: {} as SchedulerEvent,
     output: {} as SchedulerRunResult,
+    input: {} as { autostart?: boolean } | undefined,
   },
   actors: {
     load_graph: unprovided<TaskGraphSnapshot, void>("load_graph"),
@@ -56,6 +59,7 @@ export const scheduler_machine = setup({
     cancel_task: unprovided<void, { task_id: string | undefined; reason: string }>("cancel_task"),
   },
   guards: {
+    autostart: ({ context }) => context.autostart,
     has_runnable: ({ context }) => (context.graph?.runnable.length ?? 0) > 0,
     all_done: ({ context }) => all_done(context.graph),
   },
@@ -70,9 +74,14 @@ export const scheduler_machine = setup({
 }).createMachine({
   id: "scheduler",
   initial: "IDLE",
-  context: { status: undefined, graph: undefined, task_id: undefined, agent_id: undefined, run: undefined, error: undefined },
+  context: ({ input }) => ({
+    autostart: input?.autostart ?? false,
+    status: undefined, graph: undefined, task_id: undefined, agent_id: undefined, run: undefined, error: undefined }),
   states: {
-    IDLE: { on: { "scheduler.run": "LOADING_GRAPH" } },
+    IDLE: {
+      always: { guard: "autostart", target: "LOADING_GRAPH" },
+      on: { "scheduler.run": "LOADING_GRAPH" },
+    },
     LOADING_GRAPH: {
       invoke: {
         id: "load_graph",

@@ -5,7 +5,7 @@ import { recover_session } from "../../src/actors/runtime/recovery.js";
 import { provide_scheduler } from "../../src/actors/runtime/scheduler-actors.js";
 import { read_task, read_task_graph } from "../../src/actors/runtime/task-graph.js";
 import { make_event } from "../../src/contracts/events/registry.js";
-import { new_id } from "../../src/contracts/ids.js";
+import { new_id, type TaskId } from "../../src/contracts/ids.js";
 import { WorkerResult } from "../../src/contracts/worker-result.js";
 import type { WorkerRunOutcome } from "../../src/machines/scheduler.js";
 import { task_created_event, worker_result } from "../fixtures/events.js";
@@ -17,7 +17,7 @@ afterEach(() => temp?.cleanup());
 function create_task(overrides: Parameters<typeof task_created_event>[1] = {}) {
   const event = task_created_event(temp!.session.origin, overrides);
   temp!.session.ingestor.ingest(event);
-  return event.payload.task.id;
+  return event.payload.task.id as TaskId;
 }
 
 /** Runs the scheduler with a worker that answers each run with the next outcome of `outcomes`. */
@@ -27,7 +27,7 @@ async function run_scheduler(outcomes: ((task_id: string, agent_id: string) => W
     runs.push(input.task_id);
     return outcomes.shift()!(input.task_id, input.agent_id);
   });
-  const actor = createActor(provide_scheduler(temp!.session, worker)).start();
+  const actor = createActor(provide_scheduler(temp!.session, worker), { input: {} }).start();
   actor.send({ type: "scheduler.run" });
   return { result: await toPromise(actor), runs };
 }

@@ -46,7 +46,7 @@ const lost_run: WorkerRunOutcome = { kind: "failure", error: make_air_error({ ki
 describe("scheduler machine", () => {
   it("runs the runnable task, collects, re-reads the graph and completes", async () => {
     const { machine, calls } = scripted([graph(["tsk_a"], { pending: 1 }), graph([], { completed: 1 })], [lost_run]);
-    const actor = createActor(machine).start();
+    const actor = createActor(machine, { input: {} }).start();
     actor.send({ type: "scheduler.run" });
     const result = await toPromise(actor);
     expect(result.status).toBe("completed");
@@ -55,14 +55,14 @@ describe("scheduler machine", () => {
 
   it("is blocked when nothing is runnable but work remains", async () => {
     const { machine } = scripted([graph([], { blocked: 1 })], []);
-    const actor = createActor(machine).start();
+    const actor = createActor(machine, { input: {} }).start();
     actor.send({ type: "scheduler.run" });
     expect((await toPromise(actor)).status).toBe("blocked");
   });
 
   it("is blocked, with the error, when the graph cannot be loaded", async () => {
     const { machine } = scripted([], []);
-    const actor = createActor(machine).start();
+    const actor = createActor(machine, { input: {} }).start();
     actor.send({ type: "scheduler.run" });
     const result = await toPromise(actor);
     expect(result.status).toBe("blocked");
@@ -71,7 +71,7 @@ describe("scheduler machine", () => {
 
   it("cancels the running task when told to while monitoring", async () => {
     const { machine, calls } = scripted([graph(["tsk_a"], { pending: 1 })], [], { hang_worker: true });
-    const actor = createActor(machine).start();
+    const actor = createActor(machine, { input: {} }).start();
     actor.send({ type: "scheduler.run" });
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(actor.getSnapshot().value).toBe("MONITORING");

@@ -1,7 +1,7 @@
 import { assign, sendTo, setup } from "xstate";
 import { to_air_error, type AirError } from "../contracts/errors.js";
 import type { TaskSpec } from "../contracts/task.js";
-import type { SchedulerRunResult } from "./scheduler.js";
+import { scheduler_machine, type SchedulerRunResult } from "./scheduler.js";
 import { unprovided } from "./unprovided.js";
 
 /** What the model made of a user message: a question to answer, or work to delegate as one task. */
@@ -44,7 +44,8 @@ export const main_agent_machine = setup({
     classify: unprovided<Classification, UserRequest>("classify"),
     answer: unprovided<void, { request: UserRequest; answer: string }>("answer"),
     create_tasks: unprovided<void, { request: UserRequest; spec: TaskSpec }>("create_tasks"),
-    execute: unprovided<SchedulerRunResult, { autostart: boolean }>("execute"),
+    // The Scheduler runs as a child machine so that a cancel reaches it; its own actors are provided by the runtime.
+    execute: scheduler_machine,
     summarize: unprovided<void, { request: UserRequest; outcome: RequestOutcome }>("summarize"),
   },
   guards: {

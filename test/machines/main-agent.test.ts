@@ -5,11 +5,12 @@ import { describe, expect, it } from "vitest";
 import { air_failure } from "../../src/contracts/errors.js";
 import { TaskSpec } from "../../src/contracts/task.js";
 import { main_agent_machine, type Classification, type RequestOutcome } from "../../src/machines/main-agent.js";
-import type { SchedulerRunResult } from "../../src/machines/scheduler.js";
+import { scheduler_machine, type SchedulerRunResult } from "../../src/machines/scheduler.js";
 import { minimal_task_spec } from "../fixtures/events.js";
 
 const spec = v.parse(TaskSpec, minimal_task_spec());
-const completed: SchedulerRunResult = { status: "completed", counts: undefined, error: undefined };
+const NO_TASKS = { pending: 0, running: 0, completed: 0, failed: 0, blocked: 0, cancelled: 0, interrupted: 0 };
+const completed: SchedulerRunResult = { status: "completed", counts: NO_TASKS, error: undefined };
 
 function agent(classify: () => Promise<Classification>, execute: () => Promise<SchedulerRunResult> = async () => completed) {
   const calls: string[] = [];
@@ -21,9 +22,13 @@ function agent(classify: () => Promise<Classification>, execute: () => Promise<S
       }),
       answer: fromPromise(async ({ input }) => void calls.push(`answer ${input.answer}`)),
       create_tasks: fromPromise(async ({ input }) => void calls.push(`create ${input.spec.id}`)),
-      execute: fromPromise(async () => {
-        calls.push("execute");
-        return execute();
+      execute: scheduler_machine.provide({
+        actors: {
+          load_graph: fromPromise(async () => {
+            calls.push("execute");
+            return execute().then(() => ({ runnable: [], counts: NO_TASKS }));
+          }),
+        },
       }),
       summarize: fromPromise(async ({ input }) => void calls.push(`summarize ${input.outcome.kind}`)),
     },
@@ -58,13 +63,13 @@ describe("main agent machine", () => {
     expect(outcome).toMatchObject({ kind: "failed", error: { kind: "provider_error", message: "overloaded", retryability: "retryable" } });
   });
 
-  it("summarises a failed execution instead of crashing", async () => {
+  it("summarises an execution the Scheduler could not finish, with its error", async () => {
     const { actor, calls } = agent(async () => ({ intent: "task", spec }), async () => {
-      throw new Error("scheduler crashed");
+      throw new Error("graph unreadable");
     });
     const outcome = await handled(actor, "fix it");
-    expect(outcome).toMatchObject({ kind: "failed", error: { message: "scheduler crashed" } });
-    expect(calls.at(-1)).toBe("summarize failed");
+    expect(outcome).toMatchObject({ kind: "executed", run: { status: "blocked", error: { message: "graph unreadable" } } });
+    expect(calls.at(-1)).toBe("summarize executed");
   });
 
   it("reaches every state (model-based)", () => {

@@ -1,0 +1,92 @@
+import { toJsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
+import { air_failure } from "../../contracts/errors.js";
+import { new_id } from "../../contracts/ids.js";
+import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
+import { TaskSpec } from "../../contracts/task.js";
+import type { Classification, UserRequest } from "../../machines/main-agent.js";
+
+const Line = v.pipe(v.string(), v.minLength(1));
+
+/** What the model must answer through the `classify_request` tool: untrusted until it parses. */
+export const ClassificationReply = v.variant("intent", [
+  v.strictObject({ intent: v.literal("chat"), answer: Line }),
+  v.strictObject({
+    intent: v.literal("task"),
+    title: v.pipe(Line, v.maxLength(200)),
+    description: Line,
+    acceptance_criteria: v.array(Line),
+    verification_commands: v.array(Line),
+    write_area: v.optional(Line),
+  }),
+]);
+export type ClassificationReply = v.InferOutput<typeof ClassificationReply>;
+
+export const CLASSIFY_TOOL = "classify_request";
+
+const SYSTEM = [
+  "You are the Main Agent of air, a coding runtime working in the user's project.",
+  `Decide what the user's message asks for and answer ONLY by calling the ${CLASSIFY_TOOL} tool once:`,
+  '- intent "chat" with an answer, for a question you can answer without touching the project;',
+  '- intent "task" for work on the project: a short title, a description for the engineer who will do it,',
+  "  acceptance criteria, and the shell commands that verify it (build and tests) when there are any.",
+].join("\n");
+
+export type TaskDefaults = { max_turns: number; soft_timeout_ms: number; hard_timeout_ms: number; retry_budget: number };
+
+export function classification_request(request: UserRequest): ModelRequest {
+  return {
+    purpose: "classification",
+    system: SYSTEM,
+    messages: [{ role: "user", content: request.text }],
+    tools: [
+      {
+        name: CLASSIFY_TOOL,
+        description: "Record whether the message is a question (chat) or work on the project (task).",
+        input_schema: toJsonSchema(ClassificationReply) as Record<string, unknown>,
+      },
+    ],
+  };
+}
+
+function reply_of(response: ModelResponse): unknown {
+  const call = response.content.find((block) => block.type === "tool_use" && block.name === CLASSIFY_TOOL);
+  if (call !== undefined) return call.input;
+  const text = response.content
+    .filter((block) => block.type === "text")
+    .map((block) => String(block.text ?? ""))
+    .join("")
+    .trim();
+  // A model that answers in prose instead of calling the tool has answered a question.
+  return text === "" ? undefined : { intent: "chat", answer: text };
+}
+
+/** The model's classification as a `Classification`, with a task request turned into one TaskSpec. */
+export function parse_classification(response: ModelResponse, defaults: TaskDefaults): Classification {
+  const parsed = v.safeParse(ClassificationReply, reply_of(response));
+  if (!parsed.success) {
+    throw air_failure({
+      kind: "provider_error",
+      message: `the model's classification does not fit its schema: ${v.summarize(parsed.issues)}`,
+      retryability: "retryable",
+      user_action: "Retry; if the model keeps answering out of schema, choose a more capable model.",
+    });
+  }
+  const reply = parsed.output;
+  if (reply.intent === "chat") return { intent: "chat", answer: reply.answer };
+  const commands = reply.verification_commands;
+  const spec = v.parse(TaskSpec, {
+    id: new_id("task"),
+    type: "execute",
+    title: reply.title,
+    description: reply.description,
+    acceptance_criteria: reply.acceptance_criteria,
+    scope: reply.write_area === undefined ? {} : { write_area: reply.write_area },
+    dependencies: { hard: [], soft: [] },
+    verification: { commands, required: commands.length > 0, fallback_allowed: commands.length === 0 },
+    constraints: { ...defaults, model_policy: "agent_select" },
+    context_refs: {},
+    output_contract: "ExecutorResult",
+  });
+  return { intent: "task", spec };
+}

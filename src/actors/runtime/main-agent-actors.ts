@@ -1,0 +1,59 @@
+import { fromPromise, type AnyActorLogic } from "xstate";
+import { make_event, type EventType, type PayloadInputOf } from "../../contracts/events/registry.js";
+import { new_id } from "../../contracts/ids.js";
+import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
+import { main_agent_machine, type RequestOutcome } from "../../machines/main-agent.js";
+import type { Session } from "../../project/session-manager.js";
+import { classification_request, parse_classification, type TaskDefaults } from "./classification.js";
+import { provide_scheduler } from "./scheduler-actors.js";
+import { read_task } from "./task-graph.js";
+
+export type CompleteModel = (request: ModelRequest, requester: string) => Promise<ModelResponse>;
+
+export type MainAgentDependencies = {
+  readonly complete: CompleteModel;
+  /** Runs one task's worker: the worker-run machine with its bridge. */
+  readonly run_worker: AnyActorLogic;
+  readonly task_defaults: TaskDefaults;
+};
+
+function emit<T extends EventType>(session: Session, type: T, payload: PayloadInputOf<T>): void {
+  session.ingestor.ingest(make_event(type, payload, { ...session.origin, source: { kind: "main" }, route: ["main"] }));
+}
+
+/** What the user is told when a request ends: the worker's own summary when there is one. */
+export function summary_of(session: Session, outcome: RequestOutcome): string {
+  switch (outcome.kind) {
+    case "answered":
+      return outcome.answer;
+    case "failed":
+      return `The request failed: ${outcome.error.message}${outcome.error.user_action ? ` (${outcome.error.user_action})` : ""}`;
+    case "executed": {
+      const task = read_task(session.connection, outcome.task_id);
+      const result = task.worker_result_json === null ? undefined : (JSON.parse(task.worker_result_json) as { summary?: string });
+      const verdict = `Task "${task.title}" is ${task.status}.`;
+      return result?.summary === undefined ? verdict : `${verdict} ${result.summary}`;
+    }
+  }
+}
+
+/** The I/O of the Main Agent machine: model calls, messages and task creation as durable events. */
+export function provide_main_agent(session: Session, dependencies: MainAgentDependencies) {
+  return main_agent_machine.provide({
+    actors: {
+      classify: fromPromise(async ({ input }) =>
+        parse_classification(await dependencies.complete(classification_request(input), "main"), dependencies.task_defaults),
+      ),
+      answer: fromPromise(async ({ input }) => {
+        emit(session, "assistant.message.created", { message_id: new_id("message"), content: input.answer });
+      }),
+      create_tasks: fromPromise(async ({ input }) => {
+        emit(session, "task.created", { task: input.spec });
+      }),
+      execute: provide_scheduler(session, dependencies.run_worker),
+      summarize: fromPromise(async ({ input }) => {
+        emit(session, "assistant.message.created", { message_id: new_id("message"), content: summary_of(session, input.outcome) });
+      }),
+    },
+  });
+}

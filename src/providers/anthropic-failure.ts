@@ -34,6 +34,15 @@ function error_type_of(body: unknown): string | undefined {
   return undefined;
 }
 
+/** The server's own words: the inner message of an error body, else what the SDK made of it. */
+function server_message_of(error: InstanceType<typeof Anthropic.APIError>): string {
+  const body = error.error as { error?: { message?: unknown } } | undefined;
+  const inner = body?.error?.message;
+  if (typeof inner !== "string") return error.message;
+  const label = [error.status, error_type_of(body)].filter((part) => part !== undefined).join(" ");
+  return label === "" ? inner : `${label}: ${inner}`;
+}
+
 /** `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
 export function retry_after_ms(headers: Headers | undefined, now: () => number): number | undefined {
   if (headers === undefined) return undefined;
@@ -78,7 +87,7 @@ export function failure_from_error(error: unknown, context: FailureContext): Air
     const auth = status === 401 || status === 403 || type === "authentication_error" || type === "permission_error";
     return air_failure({
       kind: "provider_error",
-      message: `the model server refused the request: ${clean(error.message)}`,
+      message: `the model server refused the request: ${clean(server_message_of(error))}`,
       retryability,
       user_action: auth ? KEY_ACTION
         : retryability === "retryable" ? "air retries by itself; if this persists, the provider is overloaded or down."
@@ -93,12 +102,9 @@ export function failure_from_error(error: unknown, context: FailureContext): Air
     }, error);
   }
 
+  // The SDK's MessageStream wraps whatever breaks a stream in an AnthropicError: a cut connection
+  // ("terminated"), an unparseable event, events out of order.
   if (error instanceof IncompleteStream || error instanceof Anthropic.AnthropicError) {
-    return broken_stream(clean(error.message), error);
-  }
-
-  // fetch reports a connection cut mid-body as a plain TypeError ("terminated"); a bad SSE line as a SyntaxError.
-  if (error instanceof TypeError || error instanceof SyntaxError) {
     return broken_stream(clean(error.message), error);
   }
 

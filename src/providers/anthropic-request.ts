@@ -12,8 +12,8 @@ export function to_message_params(
   names: ToolNameMap,
   model_id: string,
   default_max_tokens: number,
-): Anthropic.MessageCreateParamsBase {
-  const params: Anthropic.MessageCreateParamsBase = {
+): Anthropic.MessageStreamParams {
+  const params: Anthropic.MessageStreamParams = {
     model: model_id,
     max_tokens: request.max_tokens ?? default_max_tokens,
     messages: request.messages.map((message) => to_message_param(message, names)),
@@ -37,7 +37,7 @@ function to_message_param(message: CanonicalMessage, names: ToolNameMap): Anthro
   return {
     role: message.role,
     // Canonical blocks are Anthropic blocks kept loose in the contract; they go out as they are.
-    content: message.content.map((block) => to_block_param(block, names)) as Anthropic.ContentBlockParam[],
+    content: message.content.map((block) => to_block_param(block, names)) as unknown as Anthropic.ContentBlockParam[],
   };
 }
 

@@ -47,7 +47,7 @@ export class ResponseStreamReader {
     const stop_reason = v.safeParse(StopReason, message.stop_reason);
     if (!stop_reason.success) {
       throw air_failure({
-        kind: message.stop_reason === "model_context_window_exceeded" ? "context_error" : "provider_error",
+        kind: (message.stop_reason as string | null) === "model_context_window_exceeded" ? "context_error" : "provider_error",
         message: `the model stopped with a reason air does not handle: ${JSON.stringify(message.stop_reason)}`,
         retryability: "not_retryable",
         metadata: { provider_id: "anthropic", stop_reason: String(message.stop_reason) },
@@ -74,7 +74,8 @@ export class ResponseStreamReader {
   #canonical_block(block: Anthropic.ContentBlock, index: number, names: ToolNameMap): ContentBlock {
     switch (block.type) {
       case "text":
-        return block.citations === null || block.citations.length === 0
+        // The SDK types citations as always present; a streamed text block may carry none at all.
+        return (block.citations ?? []).length === 0
           ? { type: "text", text: block.text }
           : { type: "text", text: block.text, citations: block.citations };
       case "tool_use":

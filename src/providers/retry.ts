@@ -57,9 +57,9 @@ export function retry_delay_ms(policy: RetryPolicy, retry: number, retry_after_m
 export type RetryNotice = { readonly attempt: number; readonly delay_ms: number; readonly error: AirError };
 
 export type RetryHooks = {
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
   /** Called before each wait; a retried stream starts over, so listeners drop what they received so far. */
-  readonly on_retry?: (notice: RetryNotice) => void;
+  readonly on_retry?: ((notice: RetryNotice) => void) | undefined;
 };
 
 /** The wait for `retry-after` carried by a failure (see `anthropic-failure.ts`), if the server sent one. */

@@ -1,0 +1,349 @@
+import * as v from "valibot";
+import { ArtifactId, new_id } from "../../contracts/ids.js";
+import { ArtifactRef, type EvidenceRef } from "../../contracts/artifact.js";
+import { AirFailure, type AirError } from "../../contracts/errors.js";
+import type { AgentStartContext } from "../../contracts/ipc.js";
+import type { CanonicalMessage, ContentBlock, ModelDelta } from "../../contracts/provider.js";
+import type { TaskSpec } from "../../contracts/task.js";
+import type { ToolOutcome } from "../../contracts/tool.js";
+import type { Risk, VerificationResult, WorkerResult, WorkerStatus } from "../../contracts/worker-result.js";
+import { is_cancellation, type WorkerRuntime } from "../runtime.js";
+import type { WorkerRole } from "./role.js";
+
+/** Tools whose success means the task changed code (seeds 003 §10.9 rule 5 applies to them). */
+export const CODE_CHANGING_TOOLS: ReadonlySet<string> = new Set(["fs.write", "fs.edit", "fs.patch"]);
+export const SHELL_TOOL = "shell.run";
+
+/** Longest tool output handed back to the model in one tool_result; the rest stays in the tool run's record. */
+const TOOL_RESULT_MAX_CHARS = 64 * 1024;
+const SUMMARY_TEXT_MAX_CHARS = 600;
+
+const DEFAULT_INSTRUCTIONS = [
+  "You are an executor agent of air, working on one task in the user's project.",
+  "Use the tools offered to read, edit and check code. Read a file before you edit it; make exact, minimal edits",
+  "inside the task's scope; do not refactor unrelated code. When a product, interface, architecture, permission or",
+  "environment decision is missing, stop and say what is missing instead of improvising.",
+  "When the task is done, answer without calling a tool and summarise what you changed.",
+].join(" ");
+
+type ToolUse = { readonly id: string; readonly name: string; readonly input: unknown };
+
+type Ending = "end_turn" | "max_turns" | "refusal" | "truncated" | "cancelled" | "error";
+
+function is_object(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function tool_uses_of(content: readonly ContentBlock[]): ToolUse[] {
+  return content
+    .filter((block) => block.type === "tool_use")
+    .map((block) => ({ id: String(block.id ?? ""), name: String(block.name ?? ""), input: block.input }));
+}
+
+function text_of(content: readonly ContentBlock[]): string {
+  return content
+    .filter((block) => block.type === "text" && typeof block.text === "string")
+    .map((block) => block.text as string)
+    .join("\n")
+    .trim();
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+}
+
+function render_outcome(outcome: ToolOutcome): string {
+  if (!outcome.ok) {
+    const { kind, message, user_action } = outcome.error;
+    return `error (${kind}): ${message}${user_action === undefined ? "" : `\n${user_action}`}`;
+  }
+  const text = typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output ?? null, null, 1);
+  return clip(text, TOOL_RESULT_MAX_CHARS);
+}
+
+function string_field(record: Record<string, unknown>, ...keys: string[]): string | undefined {
+  for (const key of keys) {
+    const value = record[key];
+    if (typeof value === "string" && value.length > 0) return value;
+  }
+  return undefined;
+}
+
+function task_prompt(task: TaskSpec, context: AgentStartContext): string {
+  const lines = [`# Task: ${task.title}`, "", task.description];
+  if (task.acceptance_criteria.length > 0) lines.push("", "## Acceptance criteria", ...task.acceptance_criteria.map((c) => `- ${c}`));
+  const { write_area, expected_files, allowed_paths, denied_paths } = task.scope;
+  const scope = [
+    write_area === undefined ? undefined : `- write area: ${write_area}`,
+    expected_files?.length ? `- expected files: ${expected_files.join(", ")}` : undefined,
+    allowed_paths?.length ? `- allowed paths: ${allowed_paths.join(", ")}` : undefined,
+    denied_paths?.length ? `- denied paths: ${denied_paths.join(", ")}` : undefined,
+  ].filter((line) => line !== undefined);
+  if (scope.length > 0) lines.push("", "## Scope", ...scope);
+  const commands = task.verification.commands ?? [];
+  if (commands.length > 0) lines.push("", "## Verification (run by air after you finish)", ...commands.map((c) => `- \`${c}\``));
+  lines.push("", `Project root: ${context.project_root}`);
+  return lines.join("\n");
+}
+
+/**
+ * The executor loop: model ↔ tools until the model ends its turn or the turn budget runs out, then the
+ * TaskSpec's verification commands through `shell.run`, then a WorkerResult whose status follows seeds 003
+ * §10.10 — a code-changing result is `completed` only when its verification passed (or, with no commands,
+ * when the policy allows the fallback, recorded as a risk).
+ */
+class ExecutorRun {
+  readonly #changed_files = new Set<string>();
+  readonly #artifacts = new Map<string, ArtifactRef>();
+  readonly #evidence: EvidenceRef[] = [];
+  readonly #risks: Risk[] = [];
+  readonly #verification: VerificationResult[] = [];
+  readonly #commands_run: string[] = [];
+  #diff_ref: string | undefined;
+  #code_changed = false;
+  #turns = 0;
+  #final_text = "";
+  #failure: AirError | undefined;
+  #verification_blocked = false;
+
+  constructor(
+    private readonly task: TaskSpec,
+    private readonly context: AgentStartContext,
+    private readonly runtime: WorkerRuntime,
+  ) {}
+
+  async run(): Promise<WorkerResult> {
+    let ending = await this.#guard(() => this.#loop());
+    if (ending === "end_turn") {
+      const verified = await this.#guard(async () => {
+        await this.#verify();
+        return "end_turn" as const;
+      });
+      ending = verified;
+    }
+    return this.#result(ending);
+  }
+
+  /** Cancellation and AirFailures (a provider outage, a broken channel) end the run with a result; bugs propagate. */
+  async #guard(work: () => Promise<Ending>): Promise<Ending> {
+    try {
+      return await work();
+    } catch (error) {
+      if (is_cancellation(error) || this.runtime.cancelled) return "cancelled";
+      if (error instanceof AirFailure) {
+        this.#failure = error.error;
+        return "error";
+      }
+      throw error;
+    }
+  }
+
+  async #loop(): Promise<Ending> {
+    const system = this.context.instructions ?? DEFAULT_INSTRUCTIONS;
+    const messages: CanonicalMessage[] = [{ role: "user", content: task_prompt(this.task, this.context) }];
+    const tool_names = new Set(this.context.tools.map((tool) => tool.name));
+    for (let turn = 1; turn <= this.context.max_turns; turn += 1) {
+      this.#turns = turn;
+      const request_id = `${this.runtime.address.agent_id}.turn${turn}`;
+      const response = await this.runtime.complete(
+        { purpose: "task_execution", system, messages: [...messages], tools: this.context.tools },
+        (delta: ModelDelta) => {
+          if (delta.kind === "text" && delta.text.length > 0) {
+            this.runtime.emit("token.delta", { request_id, agent_id: this.runtime.address.agent_id, text: delta.text });
+          }
+        },
+      );
+      messages.push({ role: "assistant", content: response.content });
+      const text = text_of(response.content);
+      if (text.length > 0) this.#final_text = text;
+      const uses = tool_uses_of(response.content);
+      if (uses.length > 0) {
+        const results: ContentBlock[] = [];
+        for (const use of uses) results.push(await this.#run_tool(use, tool_names));
+        messages.push({ role: "user", content: results });
+        continue;
+      }
+      switch (response.stop_reason) {
+        case "end_turn":
+        case "stop_sequence":
+          return "end_turn";
+        case "refusal":
+          return "refusal";
+        case "pause_turn":
+          continue;
+        default:
+          return "truncated";
+      }
+    }
+    return "max_turns";
+  }
+
+  async #run_tool(use: ToolUse, offered: ReadonlySet<string>): Promise<ContentBlock> {
+    const reply = (content: string, is_error: boolean): ContentBlock =>
+      is_error ? { type: "tool_result", tool_use_id: use.id, content, is_error: true } : { type: "tool_result", tool_use_id: use.id, content };
+    if (!offered.has(use.name)) return reply(`error: no tool named "${use.name}" is available to this task`, true);
+    if (!is_object(use.input)) return reply(`error: the input of ${use.name} must be a JSON object`, true);
+    const outcome = await this.runtime.call_tool({ tool_name: use.name, input: use.input });
+    this.#record(use.name, use.input, outcome);
+    return reply(render_outcome(outcome), !outcome.ok);
+  }
+
+  /** What a tool run contributes to the result: changed files, the diff, artifacts, evidence, commands. */
+  #record(tool_name: string, input: Record<string, unknown>, outcome: ToolOutcome): void {
+    if (tool_name === SHELL_TOOL && typeof input.command === "string") this.#commands_run.push(input.command);
+    if (!outcome.ok) return;
+    const output = is_object(outcome.output) ? outcome.output : {};
+    for (const key of ["artifact", "diff_artifact", "artifacts"]) {
+      for (const candidate of ([] as unknown[]).concat(output[key] ?? [])) {
+        const artifact = v.safeParse(ArtifactRef, candidate);
+        if (artifact.success) this.#artifacts.set(artifact.output.id, artifact.output);
+      }
+    }
+    // fs.write reports `changed: false` when the content was already there: nothing to verify then.
+    if (!CODE_CHANGING_TOOLS.has(tool_name) || output.changed === false) return;
+    this.#code_changed = true;
+    const files = Array.isArray(output.changed_files)
+      ? output.changed_files.filter((file): file is string => typeof file === "string")
+      : [string_field(output, "path", "file_path") ?? string_field(input, "path", "file_path")].filter((file): file is string => file !== undefined);
+    for (const file of files) this.#changed_files.add(file);
+    const diff = string_field(output, "diff_artifact_id", "diff_ref", "artifact_id") ?? string_field(is_object(output.diff_artifact) ? output.diff_artifact : {}, "id");
+    if (diff !== undefined) this.#diff_ref = diff;
+    this.#evidence.push({
+      id: new_id("evidence"),
+      kind: "tool_run",
+      ref: outcome.tool_run_id,
+      claim: `${tool_name} changed ${files.length > 0 ? files.join(", ") : "files"}`,
+    });
+  }
+
+  async #verify(): Promise<void> {
+    for (const command of this.task.verification.commands ?? []) {
+      const started = Date.now();
+      const outcome = await this.runtime.call_tool({ tool_name: SHELL_TOOL, input: { command } });
+      this.#commands_run.push(command);
+      const output = outcome.ok && is_object(outcome.output) ? outcome.output : {};
+      const exit_code = typeof output.exit_code === "number" && Number.isInteger(output.exit_code) ? output.exit_code : null;
+      const passed = outcome.ok && exit_code === 0;
+      const artifact = v.safeParse(ArtifactId, string_field(output, "stdout_artifact_id", "artifact_id", "log_artifact_id"));
+      const duration = typeof output.duration_ms === "number" && output.duration_ms >= 0 ? output.duration_ms : Date.now() - started;
+      this.#verification.push({
+        command,
+        exit_code,
+        passed,
+        duration_ms: duration,
+        ...(artifact.success ? { artifact_id: artifact.output } : {}),
+      });
+      if (!outcome.ok && outcome.error.kind === "permission_error") this.#verification_blocked = true;
+      // A command that could not finish (timeout, spawn failure) still names its command run in the error.
+      const failed_run = outcome.ok ? undefined : outcome.error.metadata?.command_run_id;
+      const ref =
+        string_field(output, "command_run_id") ??
+        (typeof failed_run === "string" ? failed_run : undefined) ??
+        outcome.tool_run_id ??
+        `${SHELL_TOOL}: ${command}`;
+      this.#evidence.push({
+        id: new_id("evidence"),
+        kind: "command_run",
+        ref,
+        claim: outcome.ok ? `\`${command}\` exited ${exit_code ?? "without an exit code"}` : `\`${command}\` could not run: ${outcome.error.message}`,
+      });
+    }
+  }
+
+  #status(ending: Ending): WorkerStatus {
+    switch (ending) {
+      case "cancelled":
+        return "cancelled";
+      case "refusal":
+        return "blocked";
+      case "error":
+      case "truncated":
+      case "max_turns":
+        return "failed";
+      case "end_turn":
+        break;
+    }
+    const policy = this.task.verification;
+    const ran = this.#verification.length;
+    const all_passed = ran > 0 && this.#verification.every((result) => result.passed);
+    if (this.#verification_blocked) {
+      this.#risks.push({ severity: "high", description: "A verification command was refused by the permission engine.", mitigation: "Grant the command or change the verification policy." });
+      return "blocked";
+    }
+    if (ran > 0 && !all_passed) {
+      const failing = this.#verification.filter((result) => !result.passed).map((result) => result.command);
+      this.#risks.push({ severity: "high", description: `Verification failed: ${failing.join(", ")}.` });
+      return "failed";
+    }
+    if (!this.#code_changed || all_passed) return "completed";
+    if (policy.fallback_allowed) {
+      this.#risks.push({
+        severity: "medium",
+        description: "The changes were not verified: the task names no verification command.",
+        mitigation: "Review the diff or run the project's checks before merging.",
+      });
+      return "completed";
+    }
+    this.#risks.push({
+      severity: "high",
+      description: "The changes were not verified: the task names no verification command and does not allow skipping verification.",
+      mitigation: "Add verification commands to the task.",
+    });
+    return "failed";
+  }
+
+  #result(ending: Ending): WorkerResult {
+    const status = this.#status(ending);
+    if (ending === "max_turns") {
+      this.#risks.push({
+        severity: "medium",
+        description: `The turn budget of ${this.context.max_turns} ran out before the model finished.`,
+        mitigation: "Split the task or raise max_turns.",
+      });
+    } else if (ending === "refusal") {
+      this.#risks.push({ severity: "high", description: "The model refused to continue the task.", mitigation: "Review the task; a decision may be missing." });
+    } else if (ending === "truncated") {
+      this.#risks.push({ severity: "medium", description: "The model's answer was cut off before it finished." });
+    } else if (ending === "error" && this.#failure !== undefined) {
+      this.#risks.push({ severity: "high", description: `The run stopped on an error: ${this.#failure.message}` });
+    }
+    const notes = this.#final_text.length > 0 ? clip(this.#final_text, SUMMARY_TEXT_MAX_CHARS) : undefined;
+    return {
+      task_id: this.task.id,
+      agent_id: this.runtime.address.agent_id,
+      agent_type: "executor",
+      status,
+      summary: this.#summary(status, ending),
+      changed_files: [...this.#changed_files],
+      ...(this.#diff_ref === undefined ? {} : { diff_ref: this.#diff_ref }),
+      artifacts: [...this.#artifacts.values()],
+      verification: this.#verification,
+      risks: this.#risks,
+      follow_up_tasks: [],
+      evidence_refs: this.#evidence,
+      result: { commands_run: this.#commands_run, tests_added: [], ...(notes === undefined ? {} : { notes }) },
+    };
+  }
+
+  #summary(status: WorkerStatus, ending: Ending): string {
+    const how: Record<Ending, string> = {
+      end_turn: "The model finished the task",
+      max_turns: `The turn budget of ${this.context.max_turns} ran out`,
+      refusal: "The model refused to continue",
+      truncated: "The model's answer was cut off",
+      cancelled: `The run was cancelled (${this.runtime.cancel_reason ?? "by the parent"})`,
+      error: `The run stopped on an error: ${this.#failure?.message ?? "unknown"}`,
+    };
+    const files = this.#changed_files.size === 0 ? "No files were changed." : `Changed ${this.#changed_files.size} file(s): ${[...this.#changed_files].join(", ")}.`;
+    const ran = this.#verification.length;
+    const passed = this.#verification.filter((result) => result.passed).length;
+    const verification = ran === 0 ? "No verification command ran." : `Verification: ${passed} of ${ran} command(s) passed.`;
+    const risks = this.#risks.length === 0 ? "" : ` Risks: ${this.#risks.map((risk) => risk.description).join(" ")}`;
+    return `${how[ending]} after ${this.#turns} turn(s). ${files} ${verification} Status: ${status}.${risks}`;
+  }
+}
+
+export const executor_role: WorkerRole = {
+  agent_type: "executor",
+  run: (task, context, runtime) => new ExecutorRun(task, context, runtime).run(),
+};

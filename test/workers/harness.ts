@@ -1,0 +1,235 @@
+/**
+ * Real worker runs for tests: a temp session, the worker-run machine with the real bridge, real worker
+ * processes (src/workers/main.ts through tsx, or a fixture worker), and a tool caller implemented here —
+ * a scripted `model.complete`, a file-writing `fs.write`, a `text.upper`, and a `shell.run` that runs bash.
+ */
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import * as v from "valibot";
+import { createActor, toPromise } from "xstate";
+import { worker_bridge, type WorkerEntry, type WorkerLogEntry, type WorkerServices, type WorkerToolCaller } from "../../src/actors/worker-bridge.js";
+import { worker_run_input, worker_run_logic } from "../../src/actors/worker-run.js";
+import { make_air_error } from "../../src/contracts/errors.js";
+import { make_event, type RuntimeEvent } from "../../src/contracts/events/registry.js";
+import { new_id, type AgentId } from "../../src/contracts/ids.js";
+import type { AgentStartContext } from "../../src/contracts/ipc.js";
+import { ModelRequest, type ContentBlock, type ModelResponse } from "../../src/contracts/provider.js";
+import { TaskSpec, type TaskSpecInput } from "../../src/contracts/task.js";
+import type { ToolCall, ToolSchema } from "../../src/contracts/tool.js";
+import type { WorkerRunOutput } from "../../src/machines/worker-run.js";
+import { REPO_ROOT, TSX_LOADER } from "../fixtures/cli.js";
+import { minimal_task_spec } from "../fixtures/events.js";
+import { find_row, find_rows, open_temp_session, type Row, type TempSession } from "../fixtures/session.js";
+
+export { worker_bridge };
+
+const exec = promisify(execFile);
+
+// ---------------------------------------------------------------------------------------------------
+// A scripted model
+// ---------------------------------------------------------------------------------------------------
+
+export type ModelTurn = (request: ModelRequest) => ModelResponse;
+
+const USAGE = { input_tokens: 10, output_tokens: 5 };
+
+export function says(text: string): ModelResponse {
+  return { model_id: "scripted", content: [{ type: "text", text }], stop_reason: "end_turn", usage: USAGE };
+}
+
+export function calls(tool: string, input: Record<string, unknown>, text = `calling ${tool}`): ModelResponse {
+  return {
+    model_id: "scripted",
+    content: [
+      { type: "text", text },
+      { type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2, 10)}`, name: tool, input },
+    ],
+    stop_reason: "tool_use",
+    usage: USAGE,
+  };
+}
+
+/** The tool_result blocks the worker sent in the last user message of a request. */
+export function tool_results_of(request: ModelRequest): ContentBlock[] {
+  const last = request.messages.at(-1);
+  return last === undefined || typeof last.content === "string" ? [] : last.content.filter((block) => block.type === "tool_result");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------------------------
+
+export const TOOL_SCHEMAS: ToolSchema[] = [
+  {
+    name: "text.upper",
+    description: "Upper-cases a text.",
+    input_schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  },
+  {
+    name: "fs.write",
+    description: "Writes a file of the project.",
+    input_schema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
+  },
+];
+
+export type ToolLog = { call: ToolCall; model_requests: ModelRequest[] };
+
+/**
+ * A tool caller with real effects in `root`. `model.complete` answers from `script` turn by turn (the last
+ * turn repeats) and streams each text block back as deltas first.
+ */
+export function test_tools(root: string, script: readonly ModelTurn[], log: ToolLog[] = [], model_delay_ms = 0): WorkerToolCaller {
+  const requests: ModelRequest[] = [];
+  return async (call, _context, on_stream) => {
+    log.push({ call, model_requests: requests });
+    const tool_run_id = new_id("tool_run");
+    switch (call.tool_name) {
+      case "model.complete": {
+        const request = v.parse(ModelRequest, call.input);
+        requests.push(request);
+        const turn = script[Math.min(requests.length, script.length) - 1];
+        if (turn === undefined) throw new Error("the model script is empty");
+        if (model_delay_ms > 0) await new Promise((resolve) => setTimeout(resolve, model_delay_ms));
+        const response = turn(request);
+        response.content.forEach((block, index) => {
+          if (block.type === "text" && typeof block.text === "string") on_stream({ kind: "text", index, text: block.text });
+        });
+        return { ok: true, tool_run_id, output: response };
+      }
+      case "text.upper":
+        return { ok: true, tool_run_id, output: String(call.input.text).toUpperCase() };
+      case "fs.write": {
+        const relative = String(call.input.path);
+        fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
+        fs.writeFileSync(path.join(root, relative), String(call.input.content));
+        return { ok: true, tool_run_id, output: { path: relative, bytes: String(call.input.content).length, diff_artifact_id: new_id("artifact") } };
+      }
+      case "shell.run": {
+        const started = Date.now();
+        const command = String(call.input.command);
+        const exit_code = await exec("bash", ["--noprofile", "--norc", "-c", command], { cwd: root }).then(
+          () => 0,
+          (error: { code?: number }) => (typeof error.code === "number" ? error.code : 1),
+        );
+        return { ok: true, tool_run_id, output: { exit_code, duration_ms: Date.now() - started, command_run_id: new_id("command_run") } };
+      }
+      default:
+        return { ok: false, tool_run_id, error: make_air_error({ kind: "tool_error", message: `no tool ${call.tool_name}` }) };
+    }
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Runs
+// ---------------------------------------------------------------------------------------------------
+
+export const FIXTURE_WORKER = path.join(REPO_ROOT, "test", "fixtures", "workers", "misbehaving-worker.ts");
+
+/** A fixture worker in `mode` instead of the real one. */
+export function fixture_entry(mode: string): WorkerEntry {
+  return { command: process.execPath, args: ["--import", pathToFileURL(TSX_LOADER).href, FIXTURE_WORKER, mode] };
+}
+
+export type RunOptions = {
+  task?: Partial<TaskSpecInput>;
+  context?: Partial<AgentStartContext>;
+  script?: readonly ModelTurn[];
+  model_delay_ms?: number;
+  services?: Partial<Omit<WorkerServices, "session">>;
+  /** Called once the actor runs (e.g. to cancel it). */
+  started?: (actor: ReturnType<typeof createActor<typeof worker_run_logic>>) => void;
+};
+
+export type RunReport = {
+  readonly output: WorkerRunOutput;
+  readonly agent_id: AgentId;
+  readonly task: TaskSpec;
+  readonly logs: WorkerLogEntry[];
+  readonly tools: ToolLog[];
+  readonly ephemeral: RuntimeEvent[];
+  /** The agents row, `*_json` columns decoded. */
+  readonly agent: Row;
+  /** Durable events about the agent, in order. */
+  readonly agent_events: Row[];
+  readonly states: string[];
+};
+
+export class WorkerHarness {
+  readonly temp: TempSession;
+  readonly root: string;
+
+  constructor() {
+    this.temp = open_temp_session();
+    this.root = this.temp.project.layout.root;
+  }
+
+  get session() {
+    return this.temp.session;
+  }
+
+  /** Runs one worker to its end: task.created first (so the agent row's task exists), then the machine. */
+  async run(options: RunOptions = {}): Promise<RunReport> {
+    const task = v.parse(TaskSpec, minimal_task_spec({ title: "worker test task", ...options.task }));
+    this.session.ingestor.ingest(make_event("task.created", { task }, this.session.origin));
+    const agent_id = new_id("agent");
+    const logs: WorkerLogEntry[] = [];
+    const tools: ToolLog[] = [];
+    const ephemeral: RuntimeEvent[] = [];
+    const unsubscribe = this.session.bus.subscribe({ agent_id }, (event) => ephemeral.push(event));
+    const context: AgentStartContext = {
+      project_root: this.root,
+      model_id: "scripted",
+      max_turns: 8,
+      tools: TOOL_SCHEMAS,
+      heartbeat_interval_ms: 50,
+      ...options.context,
+    };
+    const services: WorkerServices = {
+      session: this.session,
+      call_tool: test_tools(this.root, options.script ?? [() => says("nothing to do")], tools, options.model_delay_ms),
+      kill_grace_ms: 500,
+      cancel_grace_ms: 500,
+      heartbeat_write_interval_ms: 0,
+      on_log: (entry) => logs.push(entry),
+      ...options.services,
+    };
+    const actor = createActor(worker_run_logic, { input: worker_run_input({ agent_id, task, context, services }) });
+    const states: string[] = [];
+    actor.subscribe((snapshot) => {
+      const value = JSON.stringify(snapshot.value);
+      if (states.at(-1) !== value) states.push(value);
+    });
+    actor.start();
+    options.started?.(actor);
+    const output = await toPromise(actor);
+    this.session.bus.drain();
+    unsubscribe();
+    const connection = this.session.connection;
+    return {
+      output,
+      agent_id,
+      task,
+      logs,
+      tools,
+      ephemeral,
+      agent: find_row(connection, "agents", agent_id) ?? {},
+      agent_events: find_rows(connection, "events", agent_id, "agent_id"),
+      states,
+    };
+  }
+
+  cleanup(): void {
+    this.temp.cleanup();
+  }
+}
+
+export function event_types(rows: readonly Row[]): string[] {
+  return rows.map((row) => String(row.type));
+}
+
+export function payload_of(row: Row | undefined): Record<string, unknown> {
+  return (row?.payload_json ?? {}) as Record<string, unknown>;
+}

@@ -1,0 +1,17 @@
+import type { AnyToolDefinition } from "./define.js";
+import { fs_edit } from "./fs/edit.js";
+import { fs_list } from "./fs/list.js";
+import { fs_read } from "./fs/read.js";
+import { fs_write } from "./fs/write.js";
+import { ToolRegistry, type ToolRegistryOptions } from "./registry.js";
+import { shell_run } from "./shell/run.js";
+
+/** The built-in tools of this version, in the order the model sees them. */
+export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [fs_read, fs_list, fs_write, fs_edit, shell_run];
+
+/** A registry with every built-in tool registered. */
+export function create_tool_registry(options: ToolRegistryOptions = {}): ToolRegistry {
+  const registry = new ToolRegistry(options);
+  for (const tool of BUILTIN_TOOLS) registry.register(tool);
+  return registry;
+}

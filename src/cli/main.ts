@@ -9,6 +9,7 @@ type Command = {
   readonly summary: string;
   readonly usage: string;
   readonly options: NonNullable<ParseArgsConfig["options"]>;
+  readonly positionals?: boolean;
   readonly run: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number>;
 };
 
@@ -24,6 +25,32 @@ const COMMANDS: Record<string, Command> = {
     usage: "air session list [--json]",
     options: { json: { type: "boolean" } },
     run: async (values, _, io) => (await import("./commands/session-list.js")).run_session_list(io, { json: values.json === true }),
+  },
+  run: {
+    summary: "Do a requirement in this project, headless, and print progress and the result",
+    usage: 'air run -p "<requirement>" [--output-format text|json|stream-json] [--max-turns N]',
+    options: { print: { type: "string", short: "p" }, "output-format": { type: "string" }, "max-turns": { type: "string" } },
+    run: async (values, _, io) =>
+      (await import("./commands/run.js")).run_run(io, {
+        ...(typeof values.print === "string" ? { print: values.print } : {}),
+        ...(typeof values["output-format"] === "string" ? { output_format: values["output-format"] } : {}),
+        ...(typeof values["max-turns"] === "string" ? { max_turns: values["max-turns"] } : {}),
+      }),
+  },
+  resume: {
+    summary: "Reopen a session (default: the latest), recover it and finish its tasks",
+    usage: "air resume [--session ID]",
+    options: { session: { type: "string" } },
+    run: async (values, _, io) =>
+      (await import("./commands/resume.js")).run_resume(io, typeof values.session === "string" ? { session: values.session } : {}),
+  },
+  e2e: {
+    summary: "Run a shipped fixture end to end against the scripted model server (no API key needed)",
+    usage: "air e2e <worker-fixture|cpp-fix-fixture> [--keep]",
+    options: { keep: { type: "boolean" } },
+    positionals: true,
+    run: async (values, positionals, io) =>
+      (await import("./commands/e2e.js")).run_e2e(io, positionals[0], { keep: values.keep === true }),
   },
   history: {
     summary: "Show a session's event log (default: the latest session)",
@@ -72,7 +99,7 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
   const command = COMMANDS[found.name]!;
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: found.rest, options: { ...command.options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: false });
+    parsed = parseArgs({ args: found.rest, options: { ...command.options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: command.positionals === true });
   } catch (error) {
     return usage_error(io, `${(error as Error).message} (usage: ${command.usage})`);
   }

@@ -1,0 +1,130 @@
+import * as v from "valibot";
+import { createActor, fromPromise, toPromise, waitFor, type Actor } from "xstate";
+import { make_event } from "../../contracts/events/registry.js";
+import { new_id, type AgentId } from "../../contracts/ids.js";
+import type { ToolSchema } from "../../contracts/tool.js";
+import { AirFailure } from "../../contracts/errors.js";
+import { ModelResponse, type ModelRequest } from "../../contracts/provider.js";
+import type { RequestOutcome } from "../../machines/main-agent.js";
+import type { SchedulerRunResult, WorkerRunOutcome } from "../../machines/scheduler.js";
+import { PermissionEngine } from "../../permissions/engine.js";
+import type { Session } from "../../project/session-manager.js";
+import type { ProviderSession } from "../../providers/manager.js";
+import { create_tool_registry } from "../../tools/builtin.js";
+import { model_complete_tool } from "../../tools/model/complete.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { verdict_of, worker_run_input, worker_run_logic } from "../worker-run.js";
+import type { WorkerEntry, WorkerLogEntry } from "../worker-bridge.js";
+import type { TaskDefaults } from "./classification.js";
+import { provide_main_agent } from "./main-agent-actors.js";
+import { provide_scheduler } from "./scheduler-actors.js";
+import { read_task_spec } from "./task-graph.js";
+
+export type RuntimeOptions = {
+  readonly provider: ProviderSession;
+  /** How permission prompts are answered when nobody can be asked (headless runs). */
+  readonly prompt_policy: "deny" | "allow";
+  readonly task_defaults: TaskDefaults;
+  /** Test seam for the worker command (default: this installation's worker entry). */
+  readonly worker_entry?: WorkerEntry;
+  readonly on_worker_log?: (entry: WorkerLogEntry) => void;
+};
+
+/** The tools a model may be offered: internal ones (model.complete) stay between worker and parent. */
+function model_visible(registry: ToolRegistry): ToolSchema[] {
+  const internal = new Set(registry.list().filter((tool) => tool.category === "internal").map((tool) => tool.name));
+  return registry.schemas().filter((schema) => !internal.has(schema.name));
+}
+
+/** The Main Agent's model calls go through `model.complete` too, so every call is a recorded tool run. */
+async function complete_through_registry(session: Session, registry: ToolRegistry, request: ModelRequest): Promise<ModelResponse> {
+  const outcome = await registry.call({ tool_name: "model.complete", input: request }, { session });
+  if (!outcome.ok) throw new AirFailure(outcome.error);
+  return v.parse(ModelResponse, outcome.output);
+}
+
+/** One task's worker run, as the Scheduler's `run_worker` actor: the worker-run machine with the real bridge. */
+function run_worker_logic(session: Session, registry: ToolRegistry, options: RuntimeOptions) {
+  return fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(async ({ input, signal }) => {
+    const task = read_task_spec(session.connection, input.task_id);
+    const run = createActor(worker_run_logic, {
+      input: worker_run_input({
+        agent_id: input.agent_id as AgentId,
+        task,
+        context: {
+          project_root: session.project.layout.root,
+          model_id: options.provider.model_id,
+          max_turns: task.constraints.max_turns,
+          tools: model_visible(registry),
+        },
+        services: {
+          session,
+          call_tool: (call, context, on_stream) =>
+            registry.call(
+              call,
+              { session, task_id: context.task_id, agent_id: context.agent_id, scope: context.scope, signal: context.signal },
+              on_stream,
+            ),
+          ...(options.worker_entry === undefined ? {} : { entry: options.worker_entry }),
+          ...(options.on_worker_log === undefined ? {} : { on_log: options.on_worker_log }),
+        },
+      }),
+    });
+    signal.addEventListener("abort", () => run.send({ type: "CANCEL", reason: "the scheduler stopped the run" }));
+    run.start();
+    return verdict_of(await toPromise(run));
+  });
+}
+
+export type Runtime = {
+  readonly registry: ToolRegistry;
+  /** Runs the Scheduler over the session's pending tasks (after recovery, `air resume`). */
+  resume(): Promise<SchedulerRunResult>;
+  readonly main_agent: Actor<ReturnType<typeof provide_main_agent>>;
+  /** Records the user's message, hands it to the Main Agent and resolves when it is back to IDLE. */
+  submit(text: string): Promise<RequestOutcome>;
+  cancel(reason: string): void;
+  stop(): void;
+};
+
+/** The runtime of one open session: tool registry, permission engine, Main Agent with its Scheduler. */
+export function start_runtime(session: Session, options: RuntimeOptions): Runtime {
+  const registry = create_tool_registry({ permissions: new PermissionEngine({ prompt_policy: options.prompt_policy }) });
+  registry.register(model_complete_tool(options.provider));
+  const run_worker = run_worker_logic(session, registry, options);
+  const machine = provide_main_agent(session, {
+    complete: (request) => complete_through_registry(session, registry, request),
+    run_worker,
+    task_defaults: options.task_defaults,
+  });
+  const main_agent = createActor(machine, { systemId: "main-agent" });
+  // An actor error with no observer would crash the process (xstate-inspect.md §6); `submit` reports it.
+  main_agent.subscribe({ error: () => undefined });
+  main_agent.start();
+  return {
+    registry,
+    main_agent,
+    resume() {
+      const scheduler = createActor(provide_scheduler(session, run_worker), { input: { autostart: true } });
+      scheduler.start();
+      return toPromise(scheduler);
+    },
+    async submit(text) {
+      const message_id = new_id("message");
+      session.ingestor.ingest(
+        make_event("user.message.created", { message_id, content: text }, { ...session.origin, source: { kind: "user" }, route: ["user"] }),
+      );
+      main_agent.send({ type: "user.message", message_id, text });
+      const idle = await waitFor(main_agent, (snapshot) => snapshot.matches("IDLE") && snapshot.context.request?.message_id === message_id, {
+        timeout: Infinity,
+      });
+      return idle.context.outcome!;
+    },
+    cancel(reason) {
+      main_agent.send({ type: "user.cancel", reason });
+    },
+    stop() {
+      main_agent.stop();
+    },
+  };
+}

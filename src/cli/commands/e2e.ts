@@ -1,0 +1,97 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import * as v from "valibot";
+import { air_failure } from "../../contracts/errors.js";
+import { init_project } from "../../project/project-store.js";
+import { read_history } from "../../project/session-catalog.js";
+import { ProviderManager } from "../../providers/manager.js";
+import { start_scripted_server } from "../../providers/scripted/server.js";
+import type { Io } from "../output.js";
+import { run_requirement } from "../run-requirement.js";
+import { e2e_timing } from "./e2e-timing.js";
+
+const FIXTURES = fileURLToPath(new URL("../../../fixtures/", import.meta.url));
+
+const Fixture = v.strictObject({ requirement: v.string(), verify: v.string(), needs: v.array(v.string()) });
+
+/** The events an end-to-end run must leave: the whole chain from task to evidence. */
+const CHAIN = [
+  "user.message.created",
+  "task.created",
+  "task.started",
+  "agent.started",
+  "tool.started",
+  "tool.completed",
+  "command.started",
+  "command.completed",
+  "artifact.created",
+  "evidence.created",
+  "task.completed",
+  "agent.completed",
+];
+
+function fixture_names(): string[] {
+  return fs.readdirSync(FIXTURES).filter((name) => fs.existsSync(path.join(FIXTURES, name, "fixture.json")));
+}
+
+function shell(command: string, cwd: string) {
+  return spawnSync("bash", ["--noprofile", "--norc", "-c", command], { cwd, encoding: "utf8" });
+}
+
+/**
+ * `air e2e <fixture>`: copies a shipped project into a temp folder, points the real Anthropic SDK at the
+ * scripted model server, runs the fixture's requirement like `air run -p`, then checks the project and the
+ * event log. No API key needed; nothing leaves the machine.
+ */
+export async function run_e2e(io: Io, fixture_name: string | undefined, options: { keep: boolean }): Promise<number> {
+  const names = fixture_names();
+  const name = fixture_name?.replace(/-fixture$/, "");
+  if (name === undefined || !names.includes(name)) {
+    throw air_failure({
+      kind: "user_error",
+      message: fixture_name === undefined ? "air e2e needs a fixture name" : `no fixture "${fixture_name}"`,
+      retryability: "not_retryable",
+      user_action: `Run one of: ${names.map((n) => `air e2e ${n}-fixture`).join(", ")}.`,
+    });
+  }
+  const folder = path.join(FIXTURES, name);
+  const fixture = v.parse(Fixture, JSON.parse(fs.readFileSync(path.join(folder, "fixture.json"), "utf8")));
+  for (const tool of fixture.needs) {
+    if (shell(`command -v ${tool}`, os.tmpdir()).status !== 0) {
+      throw air_failure({ kind: "dependency_error", message: `fixture ${name} needs ${tool}`, retryability: "not_retryable", user_action: `Install ${tool} (Debian: apt-get install cmake g++).` });
+    }
+  }
+
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), `air-e2e-${name}-`));
+  const root = path.join(work, "project");
+  fs.cpSync(path.join(folder, "project"), root, { recursive: true });
+  init_project(root);
+  const server = await start_scripted_server({ script: path.join(folder, "script.yaml") });
+  const started = performance.now();
+  try {
+    const providers = ProviderManager.load({
+      env: { ANTHROPIC_API_KEY: "scripted-e2e-key", ANTHROPIC_BASE_URL: server.url },
+      home: path.join(work, "air-home"),
+    });
+    const report = await run_requirement({ ...io, cwd: root }, { requirement: fixture.requirement, format: "text" }, providers);
+    const wall_ms = performance.now() - started;
+    const layout = init_project(root).project.layout;
+    const types = new Set<string>((await read_history(layout, report.session_id)).map((entry) => entry.type));
+    const missing = CHAIN.filter((type) => !types.has(type));
+    const verified = shell(fixture.verify, root);
+    io.out(`\nfixture ${name}: ${root}\n`);
+    io.out(`  verification (${fixture.verify}): exit ${verified.status}\n`);
+    io.out(`  event chain: ${missing.length === 0 ? "complete" : `missing ${missing.join(", ")}`}\n`);
+    io.out(`  model requests: ${server.requests().length}\n`);
+    io.out(e2e_timing(layout, report.session_id, wall_ms));
+    const ok = report.code === 0 && verified.status === 0 && missing.length === 0;
+    io.out(ok ? "e2e passed\n" : "e2e FAILED\n");
+    return ok ? 0 : 1;
+  } finally {
+    await server.close();
+    if (!options.keep) fs.rmSync(work, { recursive: true, force: true });
+  }
+}

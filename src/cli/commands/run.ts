@@ -1,0 +1,28 @@
+import { air_failure } from "../../contracts/errors.js";
+import { ProviderManager } from "../../providers/manager.js";
+import type { Io } from "../output.js";
+import type { OutputFormat } from "../progress.js";
+import { run_requirement } from "../run-requirement.js";
+
+const FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json"];
+
+export async function run_run(io: Io, options: { print?: string; output_format?: string; max_turns?: string }): Promise<number> {
+  if (options.print === undefined || options.print.trim() === "") {
+    throw air_failure({
+      kind: "user_error",
+      message: "air run needs a requirement with -p",
+      retryability: "not_retryable",
+      user_action: 'Run `air run -p "<what you want done>"`; the interactive TUI is tracked in issue #6.',
+    });
+  }
+  const format = (options.output_format ?? "text") as OutputFormat;
+  if (!FORMATS.includes(format)) {
+    throw air_failure({ kind: "user_error", message: `unknown output format "${format}"`, retryability: "not_retryable", user_action: `Use one of: ${FORMATS.join(", ")}.` });
+  }
+  const max_turns = options.max_turns === undefined ? undefined : Number(options.max_turns);
+  if (max_turns !== undefined && (!Number.isInteger(max_turns) || max_turns < 1)) {
+    throw air_failure({ kind: "user_error", message: `--max-turns must be a positive integer, not "${options.max_turns}"`, retryability: "not_retryable", user_action: "Pass e.g. --max-turns 20." });
+  }
+  const report = await run_requirement(io, { requirement: options.print, format, ...(max_turns === undefined ? {} : { max_turns }) }, ProviderManager.load());
+  return report.code;
+}

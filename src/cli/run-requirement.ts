@@ -1,0 +1,78 @@
+import { start_runtime, type Runtime } from "../actors/runtime/runtime.js";
+import { summary_of } from "../actors/runtime/main-agent-actors.js";
+import type { TaskDefaults } from "../actors/runtime/classification.js";
+import type { RequestOutcome } from "../machines/main-agent.js";
+import { init_project, locate_project_root, read_project } from "../project/project-store.js";
+import { open_session, type Session } from "../project/session-manager.js";
+import type { ProviderManager } from "../providers/manager.js";
+import type { WorkerEntry } from "../actors/worker-bridge.js";
+import type { Io } from "./output.js";
+import { follow, type OutputFormat } from "./progress.js";
+
+export const DEFAULT_TASK_DEFAULTS: TaskDefaults = {
+  max_turns: 30,
+  soft_timeout_ms: 10 * 60_000,
+  hard_timeout_ms: 30 * 60_000,
+  retry_budget: 1,
+};
+
+export type RunRequest = {
+  readonly requirement: string;
+  readonly format: OutputFormat;
+  readonly max_turns?: number;
+  readonly worker_entry?: WorkerEntry;
+};
+
+export type RunReport = { readonly code: number; readonly session_id: string; readonly outcome: RequestOutcome };
+
+/** A request succeeded when it was answered, or when its task graph completed. */
+export function exit_code_of(outcome: RequestOutcome): number {
+  if (outcome.kind === "answered") return 0;
+  return outcome.kind === "executed" && outcome.run.status === "completed" ? 0 : 1;
+}
+
+function project_at(cwd: string) {
+  const root = locate_project_root(cwd);
+  return root === undefined ? init_project(cwd).project : read_project(root);
+}
+
+/** What a runtime needs beyond the session: the session's model and headless prompt answers. */
+export function runtime_for(session: Session, providers: ProviderManager, request: Pick<RunRequest, "max_turns" | "worker_entry">): Runtime {
+  return start_runtime(session, {
+    provider: providers.for_session(),
+    prompt_policy: "deny",
+    task_defaults: { ...DEFAULT_TASK_DEFAULTS, ...(request.max_turns === undefined ? {} : { max_turns: request.max_turns }) },
+    ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
+  });
+}
+
+/**
+ * `air run -p`: one requirement, headless, in the project at (or above) `io.cwd` — initialised when there
+ * is none. The provider is checked before anything is written, so a missing key costs nothing.
+ */
+export async function run_requirement(io: Io, request: RunRequest, providers: ProviderManager): Promise<RunReport> {
+  const provider = providers.require_configured();
+  const project = project_at(io.cwd);
+  const session = open_session(project, {
+    title: request.requirement.slice(0, 120),
+    model_provider_id: provider.provider_id,
+    model_id: provider.model_id,
+  });
+  const unfollow = follow(session.bus, request.format, io.out);
+  const runtime = runtime_for(session, providers, request);
+  try {
+    const outcome = await runtime.submit(request.requirement);
+    const summary = summary_of(session, outcome);
+    const code = exit_code_of(outcome);
+    if (request.format === "text") io.out(`\n${summary}\n`);
+    else {
+      const result = { type: "result", session_id: session.id, code, outcome, summary };
+      io.out(`${request.format === "json" ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`);
+    }
+    return { code, session_id: session.id, outcome };
+  } finally {
+    unfollow();
+    runtime.stop();
+    session.close();
+  }
+}

@@ -1,0 +1,43 @@
+import { eq } from "drizzle-orm";
+import { ModelRequest, ModelResponse, type ModelDelta } from "../../contracts/provider.js";
+import { agents } from "../../db/schema.js";
+import type { Session } from "../../project/session-manager.js";
+import { define_tool } from "../define.js";
+
+/** The slice of a provider session this tool needs (see `ProviderSession`). */
+export type ModelCompleter = {
+  complete(
+    request: ModelRequest,
+    options: { requester: string; on_delta?: (delta: ModelDelta) => void; signal?: AbortSignal },
+  ): Promise<ModelResponse>;
+};
+
+/** Who asks, as the scripted server and the usage records know them: the agent's type, or the Main Agent. */
+function requester_of(session: Session, agent_id: string | undefined): string {
+  if (agent_id === undefined) return "main";
+  const row = session.connection.db.select({ agent_type: agents.agent_type }).from(agents).where(eq(agents.id, agent_id)).get();
+  return row?.agent_type ?? "main";
+}
+
+/**
+ * `model.complete`: the only way a worker reaches the model (DESIGN §5). The parent holds the credentials,
+ * records the call as a tool run (so every token is accounted in one place) and streams deltas back.
+ */
+export function model_complete_tool(model: ModelCompleter) {
+  return define_tool({
+    name: "model.complete",
+    version: 1,
+    description: "Internal: one completion of the session's model. Workers call it; it is never offered to a model.",
+    category: "internal",
+    input: ModelRequest,
+    output: ModelResponse,
+    permissions: {},
+    async execute(input, execution) {
+      return model.complete(input, {
+        requester: requester_of(execution.session, execution.agent_id),
+        on_delta: (delta) => execution.stream(delta),
+        signal: execution.signal,
+      });
+    },
+  });
+}

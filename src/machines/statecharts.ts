@@ -1,10 +1,11 @@
 import { lifecycle_machines } from "./index.js";
 import { main_agent_machine } from "./main-agent.js";
 import { scheduler_machine } from "./scheduler.js";
+import { worker_run_machine } from "./worker-run.js";
 import { to_mermaid } from "./to-mermaid.js";
 
-/** Every machine with a committed chart: the entity lifecycles and the orchestration machines. */
-export const charted_machines = [...Object.values(lifecycle_machines), scheduler_machine, main_agent_machine];
+/** Every machine with a committed chart: the entity lifecycles, the orchestration machines, a worker run. */
+export const charted_machines = [...Object.values(lifecycle_machines), scheduler_machine, main_agent_machine, worker_run_machine];
 
 /**
  * Every committed statechart file (`statecharts/<id>.json` and `statecharts/<id>.mmd`), keyed by

@@ -1,3 +1,4 @@
+import { is_credential_variable } from "../permissions/credentials.js";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -110,16 +111,9 @@ function services_of(value: unknown): WorkerServices {
 // Process start
 // ---------------------------------------------------------------------------------------------------
 
-/** Variables a worker never sees: it holds no credentials (DESIGN.md §5). */
-const CREDENTIAL_NAMES = [/^ANTHROPIC_/i, /^OPENAI_/i, /^OPENROUTER_/i, /(^|_)API_?KEY$/i, /(^|_)TOKEN$/i, /(^|_)SECRET(_|$)/i, /PASSWORD/i, /(^|_)CREDENTIALS?$/i];
-
-export function is_credential_name(name: string): boolean {
-  return CREDENTIAL_NAMES.some((pattern) => pattern.test(name));
-}
-
-/** `base` without credentials. */
+/** `base` without credentials: a worker holds none (DESIGN.md §5). */
 export function worker_environment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(base).filter(([name, value]) => value !== undefined && !is_credential_name(name)));
+  return Object.fromEntries(Object.entries(base).filter(([name, value]) => value !== undefined && !is_credential_variable(name)));
 }
 
 /**

@@ -4,7 +4,8 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { createActor, toPromise } from "xstate";
 import { getShortestPaths } from "xstate/graph";
-import { default_worker_entry, is_credential_name, worker_environment } from "../../src/actors/worker-bridge.js";
+import { default_worker_entry, worker_environment } from "../../src/actors/worker-bridge.js";
+import { is_credential_variable } from "../../src/permissions/credentials.js";
 import { verdict_of } from "../../src/actors/worker-run.js";
 import { make_air_error } from "../../src/contracts/errors.js";
 import { new_id, type AgentId } from "../../src/contracts/ids.js";
@@ -125,8 +126,8 @@ describe("worker process start", () => {
       AIR_HOME: "/air",
     });
     expect(Object.keys(env).sort()).toEqual(["AIR_HOME", "HOME", "PATH", "TOKENIZER_PATH"]);
-    expect(is_credential_name("anthropic_api_key")).toBe(true);
-    expect(is_credential_name("NODE_OPTIONS")).toBe(false);
+    expect(is_credential_variable("anthropic_api_key")).toBe(true);
+    expect(is_credential_variable("NODE_OPTIONS")).toBe(false);
   });
 
   it("finds the worker entry relative to its own module: main.ts through tsx from the sources", () => {

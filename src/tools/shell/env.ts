@@ -1,14 +1,10 @@
+import { is_credential_variable } from "../../permissions/credentials.js";
+
 /**
  * The environment a command gets (DESIGN §6): the parent's, minus credentials and minus variables that
  * inject behaviour into the shell or the tools it runs. Nothing is added.
  */
 const DROPPED_PATTERNS: readonly RegExp[] = [
-  // provider credentials, whatever their suffix
-  /^(ANTHROPIC|OPENAI|OPENROUTER|AZURE_OPENAI|GEMINI|GOOGLE_GENERATIVE_AI|MISTRAL|GROQ|DEEPSEEK|XAI|COHERE|HF|HUGGING_FACE)_/i,
-  // anything that looks like a credential
-  /_(API_KEY|APIKEY|KEY_ID|ACCESS_KEY|SECRET_KEY|PRIVATE_KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$/i,
-  /^(API_KEY|TOKEN|SECRET|PASSWORD)$/i,
-  /^AWS_(SECRET_ACCESS_KEY|SESSION_TOKEN|ACCESS_KEY_ID)$/i,
   // git and npm configuration injected through the environment
   /^GIT_/i,
   /^npm_config_/i,
@@ -40,7 +36,7 @@ const DROPPED_NAMES = new Set([
 ]);
 
 export function is_dropped_variable(name: string): boolean {
-  return DROPPED_NAMES.has(name) || DROPPED_PATTERNS.some((pattern) => pattern.test(name));
+  return is_credential_variable(name) || DROPPED_NAMES.has(name) || DROPPED_PATTERNS.some((pattern) => pattern.test(name));
 }
 
 export function scrub_env(env: NodeJS.ProcessEnv = process.env): Record<string, string> {

@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import * as v from "valibot";
 import { fromCallback } from "xstate";
 import { air_failure, make_air_error, to_air_error, type AirError, type Retryability } from "../contracts/errors.js";
-import { is_durable, make_event, parse_event, type EventOrigin, type RuntimeEvent } from "../contracts/events/registry.js";
+import { is_durable, make_event, parse_event, stamp_event, type EventOrigin, type RuntimeEvent } from "../contracts/events/registry.js";
 import { now_iso, type AgentId, type SessionId, type TaskId } from "../contracts/ids.js";
 import {
   AGENT_TYPE_OF_TASK,
@@ -402,7 +402,7 @@ class WorkerBridge {
     }
     switch (message.kind) {
       case "event":
-        return this.#on_event(message.payload.event);
+        return this.#on_event(message.payload.type, message.payload.payload);
       case "tool.call":
         return this.#on_tool_call(message.payload.call, message.correlation_id);
       case "worker.checkpoint":
@@ -430,11 +430,19 @@ class WorkerBridge {
     this.#send_back({ type: "WORKER.READY", worker_version });
   }
 
-  /** Worker events go through the ingestor like any other; a refused one is logged, never fatal. */
-  #on_event(raw: unknown): void {
+  /**
+   * Worker events go through the ingestor like any other, under an envelope stamped here: the worker names
+   * only type and payload, so it can speak for no one but itself. A refused one is logged, never fatal.
+   */
+  #on_event(type: string, payload: unknown): void {
+    const origin: EventOrigin = {
+      ...this.#services.session.origin,
+      source: { kind: "agent", id: this.#agent_id, agent_type: this.#agent_type },
+      route: ["main", "scheduler", this.#agent_id],
+    };
     let event: RuntimeEvent;
     try {
-      event = parse_event(raw);
+      event = parse_event(stamp_event(type, payload, origin));
       const refusal = this.#refusal(event);
       if (refusal !== undefined) {
         this.#log("bridge", "warn", `refused a worker event: ${refusal}`, { type: event.type });
@@ -448,11 +456,8 @@ class WorkerBridge {
     if (event.type === "agent.heartbeat") this.#heartbeat();
   }
 
-  /** A worker speaks only for itself, and its lifecycle is the parent's to record. */
+  /** A worker's own lifecycle is the parent's to record, and its heartbeats are about itself. */
   #refusal(event: RuntimeEvent): string | undefined {
-    if (event.source.kind !== "agent" || event.source.id !== this.#agent_id) {
-      return `"${event.type}" claims to come from ${event.source.kind}${event.source.id === undefined ? "" : ` ${event.source.id}`}, not agent ${this.#agent_id}`;
-    }
     if (is_durable(event) && event.type.startsWith("agent.")) return `"${event.type}" is recorded by the parent, not by the worker`;
     if (event.type === "agent.heartbeat" && event.payload.agent_id !== this.#agent_id) return `a heartbeat for another agent (${event.payload.agent_id})`;
     return undefined;

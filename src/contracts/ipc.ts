@@ -97,8 +97,15 @@ export const WorkerReadyPayload = v.strictObject({
   protocol_version: v.pipe(v.number(), v.integer(), v.minValue(1)),
   worker_version: v.pipe(v.string(), v.minLength(1)),
 });
-/** A RuntimeEvent; the parent validates it through the EventIngestor, so it is opaque here. */
-export const EventPayload = v.strictObject({ event: v.unknown() });
+/**
+ * An event a worker reports: type and payload only. The parent stamps the envelope (id, version, time,
+ * session, source = this agent, route), so a worker cannot speak for anyone else, and validates it
+ * through the EventIngestor.
+ */
+export const EventPayload = v.strictObject({
+  type: v.pipe(v.string(), v.regex(/^[a-z_]+(\.[a-z_]+)+$/, "expected a dotted event type")),
+  payload: v.unknown(),
+});
 export const LogLevel = v.picklist(["debug", "info", "warn", "error"]);
 export type LogLevel = v.InferOutput<typeof LogLevel>;
 export const LogPayload = v.strictObject({ level: LogLevel, message: v.pipe(v.string(), v.minLength(1)), data: v.optional(v.unknown()) });

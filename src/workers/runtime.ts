@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { air_failure, AirFailure, make_air_error } from "../contracts/errors.js";
-import { make_event, type EventOrigin, type EventType, type PayloadInputOf } from "../contracts/events/registry.js";
+import type { EventType, PayloadInputOf } from "../contracts/events/registry.js";
 import {
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   make_ipc_message,
@@ -69,7 +69,6 @@ export class WorkerRuntime {
   readonly #send: SendMessage;
   readonly #pending = new Map<IpcMessageId, Pending>();
   readonly #controller = new AbortController();
-  readonly #origin: EventOrigin;
   #heartbeat: NodeJS.Timeout | undefined;
   #cancel_reason: string | undefined;
 
@@ -79,11 +78,6 @@ export class WorkerRuntime {
     this.context = options.context;
     this.agent_type = options.agent_type;
     this.#send = options.send;
-    this.#origin = {
-      session_id: options.address.session_id,
-      source: { kind: "agent", id: options.address.agent_id, agent_type: options.agent_type },
-      route: ["worker", options.address.agent_id],
-    };
   }
 
   /** Aborted when the parent cancels the run. */
@@ -99,9 +93,9 @@ export class WorkerRuntime {
     return this.#cancel_reason;
   }
 
-  /** Sends a RuntimeEvent to the parent, which validates it through its EventIngestor. */
+  /** Reports an event to the parent, which stamps its envelope and validates it through its EventIngestor. */
   emit<T extends EventType>(type: T, payload: PayloadInputOf<T>): void {
-    this.#post("event", { event: make_event(type, payload, this.#origin) });
+    this.#post("event", { type, payload });
   }
 
   log(level: LogLevel, message: string, data?: unknown): void {

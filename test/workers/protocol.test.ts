@@ -88,7 +88,7 @@ describe("encode / decode", () => {
     ];
     const worker_side = [
       make_ipc_message("worker.ready", { protocol_version: PROTOCOL_VERSION, worker_version: "0.1.0" }, address),
-      make_ipc_message("event", { event: { anything: "the ingestor validates it" } }, address),
+      make_ipc_message("event", { type: "anything.goes", payload: { the: "ingestor validates it" } }, address),
       make_ipc_message("log", { level: "warn", message: "careful", data: { n: 1 } }, address),
       make_ipc_message("tool.call", { call: { tool_name: "text.upper", input: { text: "hi" } } }, address, correlation),
       make_ipc_message("worker.checkpoint", { data: { turn: 3 } }, address),

@@ -126,10 +126,18 @@ export type EventOrigin = {
 
 /** Builds an envelope for a new event at the current version; validation still happens on ingest. */
 export function make_event<T extends EventType>(type: T, payload: PayloadInputOf<T>, origin: EventOrigin) {
+  return { ...stamp_event(type, payload, origin), type, payload };
+}
+
+/**
+ * The envelope around a type and payload someone else named (a worker's report): the current version when
+ * the type is known — an unknown type is left for `parse_event` to refuse.
+ */
+export function stamp_event(type: string, payload: unknown, origin: EventOrigin) {
   return {
     id: new_id("event"),
     type,
-    version: EVENT_REGISTRY[type].version,
+    version: is_event_type(type) ? EVENT_REGISTRY[type].version : 1,
     timestamp: now_iso(),
     ...origin,
     payload,

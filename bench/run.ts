@@ -2,13 +2,20 @@
  * `npm run bench`: air's figures against ceilings measured in the same run.
  *   1. durable ingest, 1 and 100 events per transaction — air's write path vs hand-written libsql
  *   2. cold `air session list` over 200 sessions — the built CLI vs `node -e 0`
+ *   3. worker spawn → `worker.ready` — dist/workers/main.js over its stdio protocol vs a one-line `node -e` child
+ *   4. `tool.call` round trip of `fs.list` through the real bridge and ToolRegistry — vs a bare NDJSON echo
+ *   5. `air e2e cpp-fix-fixture` wall time split into runtime overhead, cmake/ctest and scripted model
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
+import { bench_e2e_split } from "./e2e-split.js";
 import { bench_ingest, type IngestMode } from "./ingest.js";
 import { format_line, ms, rate, type Line } from "./report.js";
+import { format_goal_line, format_info_line, format_skip_line, format_split_line, us } from "./report-info.js";
 import { bench_session_list } from "./session-list.js";
 import { remove_all, temp_dir } from "./temp.js";
+import { bench_tool_call } from "./tool-call.js";
+import { bench_worker_spawn } from "./worker-spawn.js";
 
 /** `--quick`: a smoke run of the same code at a tenth of the size (figures not meaningful). */
 const QUICK = process.argv.includes("--quick");
@@ -19,16 +26,22 @@ const MODES: IngestMode[] = [
 const ROUNDS = QUICK ? 1 : 5;
 const LIST_SESSIONS = QUICK ? 20 : 200;
 const LIST_RUNS = QUICK ? 3 : 15;
+const SPAWN_RUNS = QUICK ? 3 : 21;
+const TOOL_ROUNDS = QUICK ? 1 : 9;
+const TOOL_WARMUP = QUICK ? 5 : 20;
+const TOOL_CALLS = QUICK ? 20 : 200;
+const E2E_RUNS = QUICK ? 1 : 3;
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-function main(): number {
+async function main(): Promise<number> {
   const started = performance.now();
   const air_home = temp_dir("home");
   process.env.AIR_HOME = air_home;
   const lines: Line[] = [];
+  const printed: string[] = [];
 
   log(`ingest: warm-up + ${ROUNDS} rounds (${MODES.map((m) => `${m.events.toLocaleString("en-US")} events at ${m.per_tx}/tx`).join(", ")})`);
   for (const result of bench_ingest(MODES, ROUNDS, log)) {
@@ -54,10 +67,57 @@ function main(): number {
     goal: { kind: "at_most", value: 2, unit: "×" },
   });
 
+  printed.push(...lines.map(format_line));
+
+  let section = performance.now();
+  const took = () => {
+    const seconds = (performance.now() - section) / 1000;
+    section = performance.now();
+    return `${seconds.toFixed(1)} s`;
+  };
+  log(`worker spawn: ${SPAWN_RUNS} interleaved runs each of dist/workers/main.js (agent.start → worker.ready) and a one-line node -e`);
+  const spawn = await bench_worker_spawn(SPAWN_RUNS, temp_dir("spawn"));
+  log(`  worker spawn: ${took()}`);
+  printed.push(
+    format_goal_line({
+      name: "worker spawn → ready",
+      ours: ms(spawn.worker_ms),
+      ceiling_name: "node -e (1 line)",
+      ceiling: ms(spawn.node_ms),
+      ratio: spawn.ratio,
+      goal: { kind: "at_most", value: 1.5, unit: "×" },
+    }),
+  );
+
+  log(`tool.call: ${TOOL_ROUNDS} interleaved rounds of ${TOOL_CALLS} fs.list round trips (after ${TOOL_WARMUP} warm-up) and ${TOOL_CALLS} bare NDJSON echoes`);
+  const tool = await bench_tool_call(TOOL_ROUNDS, TOOL_WARMUP, TOOL_CALLS);
+  log(`  tool.call: ${took()}`);
+  printed.push(
+    format_info_line({
+      name: "tool.call round trip",
+      ours: us(tool.air_us),
+      ceiling_name: "bare NDJSON",
+      ceiling: us(tool.bare_us),
+      ratio: tool.ratio,
+      note: "fs.list through bridge + ToolRegistry + session DB",
+    }),
+  );
+
+  log(`e2e: ${E2E_RUNS} runs of air e2e cpp-fix-fixture`);
+  const e2e = bench_e2e_split(E2E_RUNS);
+  log(`  e2e: ${took()}`);
+  printed.push(
+    e2e.kind === "skipped"
+      ? format_skip_line("e2e cpp-fix-fixture", e2e.reason)
+      : format_split_line({ name: "e2e cpp-fix-fixture", ...e2e.split }),
+  );
+
   console.log("");
-  for (const line of lines) console.log(format_line(line));
+  for (const line of printed) console.log(line);
   console.log(
-    `\nmedians of ${ROUNDS} rounds (ingest) and ${LIST_RUNS} runs (session list); ratios are medians of paired ratios; ` +
+    `\nmedians of ${ROUNDS} rounds (ingest), ${LIST_RUNS} runs (session list), ${SPAWN_RUNS} runs (worker spawn), ` +
+      `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ${E2E_RUNS} runs (e2e); ` +
+      `ratios are medians of paired ratios; ` +
       `total ${((performance.now() - started) / 1000).toFixed(1)} s, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
   );
   return 0;
@@ -65,7 +125,7 @@ function main(): number {
 
 let code: number;
 try {
-  code = main();
+  code = await main();
 } catch (error) {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   code = 1;

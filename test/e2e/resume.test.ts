@@ -189,9 +189,11 @@ describe("a runtime SIGKILLed mid-task, then air resume", () => {
     expect(agents[0]).toMatchObject({ id: running.agent.id, status: "lost" });
     expect(agents[1]).toMatchObject({ id: attempts[1]!.agent_id, status: "completed" });
 
-    // The command that was cut off stays a started command of attempt 1; nothing pretends it finished.
+    // The command that was cut off is closed as cancelled by recovery: no exit code, nothing pretends it passed.
     const [cut] = query(after, "SELECT * FROM command_runs WHERE id = ?", running.command.id);
-    expect(cut).toMatchObject({ agent_id: running.agent.id, completed_at: null, exit_code: null });
+    expect(cut).toMatchObject({ agent_id: running.agent.id, exit_code: null });
+    expect(cut!.completed_at).not.toBeNull();
+    expect(cut!.cancelled_at).not.toBeNull();
 
     // No durable event lost or duplicated: the log before the kill is an exact prefix of the log after.
     const events = events_of(after);
@@ -204,7 +206,7 @@ describe("a runtime SIGKILLed mid-task, then air resume", () => {
 
     // What resume added: recovery first, then the second attempt to completion.
     const added = events.slice(committed.length).map((event) => event.type);
-    expect(added.slice(0, 3)).toEqual(["agent.lost", "task.interrupted", "task.resumed"]);
+    expect(added.slice(0, 5)).toEqual(["command.failed", "tool.cancelled", "agent.lost", "task.interrupted", "task.resumed"]);
     expect(added).toContain("task.started");
     expect(added.at(-1)).toBe("task.completed");
     expect(events.filter((event) => event.type === "task.started")).toHaveLength(2);

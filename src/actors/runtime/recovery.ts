@@ -1,22 +1,34 @@
-import { inArray } from "drizzle-orm";
+import { eq, inArray, isNull } from "drizzle-orm";
+import { make_air_error } from "../../contracts/errors.js";
 import { make_event } from "../../contracts/events/registry.js";
-import { agents, tasks } from "../../db/schema.js";
+import { agents, command_runs, tasks, tool_runs } from "../../db/schema.js";
 import type { Session } from "../../project/session-manager.js";
 
-export type RecoveryReport = { readonly lost_agents: string[]; readonly requeued_tasks: string[] };
+export type RecoveryReport = {
+  readonly lost_agents: string[];
+  readonly requeued_tasks: string[];
+  /** Tool and command runs the dead runtime left open, now closed as cancelled. */
+  readonly closed_runs: number;
+};
 
 const RUNTIME_STOPPED = "the runtime that ran it stopped before it finished";
 
 /**
- * Startup recovery of a session whose runtime died (seeds 000 §16.3), from rows only: agents still marked
- * live are lost, running tasks are interrupted, and interrupted tasks go back to pending to run again.
+ * Startup recovery of a session whose runtime died (seeds 000 §16.3), from rows only: tool and command runs
+ * left open are closed as cancelled, agents still marked live are lost, running tasks are interrupted, and
+ * interrupted tasks go back to pending to run again.
  */
 export function recover_session(session: Session): RecoveryReport {
   const origin = { ...session.origin, source: { kind: "scheduler" as const }, route: ["runtime", "recovery"] };
   const db = session.connection.db;
   const live_agents = db.select({ id: agents.id }).from(agents).where(inArray(agents.status, ["starting", "running"])).all();
   const running = db.select({ id: tasks.id }).from(tasks).where(inArray(tasks.status, ["running"])).all();
+  const open_tools = db.select({ id: tool_runs.id }).from(tool_runs).where(eq(tool_runs.status, "running")).all();
+  const open_commands = db.select({ id: command_runs.id }).from(command_runs).where(isNull(command_runs.completed_at)).all();
+  const stopped = make_air_error({ kind: "command_error", message: RUNTIME_STOPPED, retryability: "retryable" });
   const events = [
+    ...open_commands.map(({ id }) => make_event("command.failed", { command_run_id: id, error: stopped, cancelled: true }, origin)),
+    ...open_tools.map(({ id }) => make_event("tool.cancelled", { tool_run_id: id, reason: RUNTIME_STOPPED }, origin)),
     ...live_agents.map(({ id }) => make_event("agent.lost", { agent_id: id, reason: RUNTIME_STOPPED }, origin)),
     ...running.map(({ id }) => make_event("task.interrupted", { task_id: id, reason: RUNTIME_STOPPED }, origin)),
   ];
@@ -25,5 +37,9 @@ export function recover_session(session: Session): RecoveryReport {
   const interrupted = db.select({ id: tasks.id }).from(tasks).where(inArray(tasks.status, ["interrupted"])).all();
   const resumes = interrupted.map(({ id }) => make_event("task.resumed", { task_id: id, reason: "resumed after restart" }, origin));
   if (resumes.length > 0) session.store.append_many(resumes);
-  return { lost_agents: live_agents.map(({ id }) => id), requeued_tasks: interrupted.map(({ id }) => id) };
+  return {
+    lost_agents: live_agents.map(({ id }) => id),
+    requeued_tasks: interrupted.map(({ id }) => id),
+    closed_runs: open_tools.length + open_commands.length,
+  };
 }

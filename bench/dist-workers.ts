@@ -8,7 +8,7 @@ import { DIST } from "./dist.js";
  */
 type Ipc = typeof import("../src/contracts/ipc.js");
 type Protocol = typeof import("../src/workers/protocol.js");
-type Bridge = typeof import("../src/actors/worker-bridge.js");
+type Bridge = typeof import("../src/actors/worker-bridge/index.js");
 type WorkerRun = typeof import("../src/actors/worker-run.js");
 type Task = typeof import("../src/contracts/task.js");
 type Builtin = typeof import("../src/tools/builtin.js");
@@ -23,7 +23,7 @@ async function load<T>(path: string): Promise<T> {
 export const workers = {
   ipc: await load<Ipc>("contracts/ipc.js"),
   protocol: await load<Protocol>("workers/protocol.js"),
-  bridge: await load<Bridge>("actors/worker-bridge.js"),
+  bridge: await load<Bridge>("actors/worker-bridge/index.js"),
   worker_run: await load<WorkerRun>("actors/worker-run.js"),
   task: await load<Task>("contracts/task.js"),
   builtin: await load<Builtin>("tools/builtin.js"),

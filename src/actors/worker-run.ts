@@ -4,7 +4,7 @@ import type { AgentStartContext } from "../contracts/ipc.js";
 import type { TaskSpec } from "../contracts/task.js";
 import type { WorkerResult } from "../contracts/worker-result.js";
 import { worker_run_machine, type WorkerRunInput, type WorkerRunOutput } from "../machines/worker-run.js";
-import { worker_bridge, type WorkerServices } from "./worker-bridge.js";
+import { worker_bridge, type WorkerServices } from "./worker-bridge/index.js";
 
 /** The worker-run machine with the real bridge: one worker process per run. */
 export const worker_run_logic = worker_run_machine.provide({ actors: { bridge: worker_bridge } });

@@ -5,7 +5,7 @@ import type { RequestOutcome } from "../machines/main-agent.js";
 import { init_project, locate_project_root, read_project } from "../project/project-store.js";
 import { open_session, type Session } from "../project/session-manager.js";
 import type { ProviderManager } from "../providers/manager.js";
-import type { WorkerEntry } from "../actors/worker-bridge.js";
+import type { WorkerEntry } from "../actors/worker-bridge/index.js";
 import type { Io } from "./output.js";
 import { follow, type OutputFormat } from "./progress.js";
 

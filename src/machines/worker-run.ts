@@ -79,7 +79,7 @@ const unprovided_bridge = fromCallback<WorkerBridgeCommand, WorkerBridgeInput>((
 
 /**
  * One worker process, from spawn to its end (DESIGN.md §5): spawning → handshaking → running →
- * done | failed | lost | cancelled. All I/O is the invoked `bridge` actor (src/actors/worker-bridge.ts),
+ * done | failed | lost | cancelled. All I/O is the invoked `bridge` actor (src/actors/worker-bridge/),
  * which also ingests the durable `agent.*` events; this machine only follows what it reports.
  */
 export const worker_run_machine = setup({

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import * as v from "valibot";
 import { createActor, toPromise } from "xstate";
-import { worker_bridge, type WorkerEntry, type WorkerLogEntry, type WorkerServices, type WorkerToolCaller } from "../../src/actors/worker-bridge.js";
+import { worker_bridge, type WorkerEntry, type WorkerLogEntry, type WorkerServices, type WorkerToolCaller } from "../../src/actors/worker-bridge/index.js";
 import { worker_run_input, worker_run_logic } from "../../src/actors/worker-run.js";
 import { make_air_error } from "../../src/contracts/errors.js";
 import { make_event, type RuntimeEvent } from "../../src/contracts/events/registry.js";

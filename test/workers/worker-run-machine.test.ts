@@ -4,7 +4,7 @@ import * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { createActor, toPromise } from "xstate";
 import { getShortestPaths } from "xstate/graph";
-import { default_worker_entry, worker_environment } from "../../src/actors/worker-bridge.js";
+import { default_worker_entry, worker_environment } from "../../src/actors/worker-bridge/index.js";
 import { is_credential_variable } from "../../src/permissions/credentials.js";
 import { verdict_of } from "../../src/actors/worker-run.js";
 import { make_air_error } from "../../src/contracts/errors.js";

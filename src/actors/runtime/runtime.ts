@@ -14,7 +14,7 @@ import { create_tool_registry } from "../../tools/builtin.js";
 import { model_complete_tool } from "../../tools/model/complete.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { verdict_of, worker_run_input, worker_run_logic } from "../worker-run.js";
-import type { WorkerEntry, WorkerLogEntry } from "../worker-bridge.js";
+import type { WorkerEntry, WorkerLogEntry } from "../worker-bridge/index.js";
 import type { TaskDefaults } from "./classification.js";
 import { provide_main_agent } from "./main-agent-actors.js";
 import { provide_scheduler } from "./scheduler-actors.js";

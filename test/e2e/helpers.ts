@@ -1,3 +1,4 @@
+import type { TurnInput } from "../../src/providers/scripted/script.js";
 /**
  * Shared pieces of the end-to-end tests: the built `air` binary as a child process, projects copied from
  * the shipped fixtures, a scripted model server in this process, and read-only views of a session DB.
@@ -255,3 +256,23 @@ export function chain_positions(types: readonly string[], chain: readonly string
   }
   return positions;
 }
+
+/** The Main Agent's turn that classifies the worker fixture's request as one task (its shipped script's first turn). */
+export const CLASSIFY_GREETING: TurnInput = {
+  expect: { last_user_contains: "greeting", tools: ["classify_request"] },
+  reply: {
+    content: [
+      {
+        type: "tool_use",
+        name: "classify_request",
+        input: {
+          intent: "task",
+          title: "Add the greeting file",
+          description: 'Create greeting.txt at the project root containing exactly "hello from air".',
+          acceptance_criteria: ["greeting.txt holds 'hello from air'"],
+          verification_commands: ['grep -qx "hello from air" greeting.txt'],
+        },
+      },
+    ],
+  },
+};

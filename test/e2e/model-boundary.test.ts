@@ -31,26 +31,10 @@ import {
   session_ids,
   temp_dir,
   wait_until,
+  CLASSIFY_GREETING,
 } from "./helpers.js";
 
-const CLASSIFY: TurnInput = {
-  expect: { last_user_contains: "greeting", tools: ["classify_request"] },
-  reply: {
-    content: [
-      {
-        type: "tool_use",
-        name: "classify_request",
-        input: {
-          intent: "task",
-          title: "Add the greeting file",
-          description: 'Create greeting.txt at the project root containing exactly "hello from air".',
-          acceptance_criteria: ["greeting.txt holds 'hello from air'"],
-          verification_commands: ['grep -qx "hello from air" greeting.txt'],
-        },
-      },
-    ],
-  },
-};
+const CLASSIFY = CLASSIFY_GREETING;
 const WRITE_GREETING: TurnInput = { reply: { content: [{ type: "tool_use", name: "fs.write", input: { path: "greeting.txt", content: "hello from air" } }] } };
 const DONE: TurnInput = { reply: { content: [{ type: "text", text: "Wrote greeting.txt." }] } };
 

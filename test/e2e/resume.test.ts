@@ -27,6 +27,7 @@ import {
   session_ids,
   temp_dir,
   wait_until,
+  CLASSIFY_GREETING,
 } from "./helpers.js";
 
 const KEY = "sk-e2e-resume";
@@ -38,26 +39,7 @@ const KEY = "sk-e2e-resume";
 function crash_script(marker: string): ScriptInput {
   return {
     turns: {
-      main: [
-        {
-          expect: { last_user_contains: "greeting" },
-          reply: {
-            content: [
-              {
-                type: "tool_use",
-                name: "classify_request",
-                input: {
-                  intent: "task",
-                  title: "Add the greeting file",
-                  description: 'Create greeting.txt at the project root containing exactly "hello from air".',
-                  acceptance_criteria: ["greeting.txt holds 'hello from air'"],
-                  verification_commands: ['grep -qx "hello from air" greeting.txt'],
-                },
-              },
-            ],
-          },
-        },
-      ],
+      main: [CLASSIFY_GREETING],
       executor: [
         {
           reply: { content: [{ type: "text", text: "First, a slow look around." }, { type: "tool_use", name: "shell.run", input: { command: `sleep 60 && echo ${marker}` } }] },

@@ -29,6 +29,27 @@ export type ToolRegistryOptions = {
 
 type Registered = { definition: AnyToolDefinition; schema: ToolSchema };
 
+/** Either what a step of `call` produced, or the error that ends the call there. */
+type Step<T> = ({ ok: true } & T) | { ok: false; error: AirError };
+
+/** A call that passed validation: a registered tool and an input that fits its schema. */
+type ValidCall = { tool_name: string; definition: AnyToolDefinition; input: unknown };
+
+/** One run of a tool: what every step after validation shares. */
+type ToolRun = ValidCall & {
+  tool_run_id: ToolRunId;
+  context: ToolCallContext;
+  signal: AbortSignal;
+  /** The tool, under the session's route: stamped on every event of the run. */
+  origin: EventOrigin;
+  ingest(event: unknown): unknown;
+};
+
+/** What a run created besides its output; the ids join `tool.completed`. */
+type RunProducts = { artifact_ids: ArtifactId[]; evidence_ids: EvidenceId[] };
+
+type Issues = [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]];
+
 function failure(error: AirError, tool_run_id?: ToolRunId): ToolOutcome {
   return tool_run_id === undefined ? { ok: false, error } : { ok: false, tool_run_id, error };
 }
@@ -48,6 +69,49 @@ function abort_reason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   if (reason instanceof Error) return reason.message || "aborted";
   return typeof reason === "string" && reason !== "" ? reason : "aborted";
+}
+
+function elapsed_ms(since: number): number {
+  return Math.max(0, performance.now() - since);
+}
+
+function malformed_call_error(issues: Issues): AirError {
+  return make_air_error({
+    kind: "tool_error",
+    message: `malformed tool call: ${v.summarize(issues)}`,
+    retryability: "not_retryable",
+    user_action: "Send { tool_name, input } with a dotted tool name and an object input.",
+  });
+}
+
+function unknown_tool_error(tool_name: string, registered_names: string[]): AirError {
+  return make_air_error({
+    kind: "tool_error",
+    message: `unknown tool "${tool_name}"`,
+    retryability: "not_retryable",
+    user_action: `Call one of: ${registered_names.join(", ") || "(no tools registered)"}.`,
+    metadata: { tool_name },
+  });
+}
+
+function invalid_input_error(tool_name: string, issues: Issues): AirError {
+  return make_air_error({
+    kind: "tool_error",
+    message: `input of ${tool_name} fails its schema: ${v.summarize(issues)}`,
+    retryability: "not_retryable",
+    user_action: `Fix the input to match the input schema of ${tool_name}.`,
+    metadata: { tool_name, issues: issues.map((issue) => ({ path: v.getDotPath(issue), message: issue.message })) },
+  });
+}
+
+function invalid_output_error(tool_name: string, issues: Issues): AirError {
+  return make_air_error({
+    kind: "tool_error",
+    message: `output of ${tool_name} fails its schema: ${v.summarize(issues)}`,
+    retryability: "unknown",
+    user_action: "This is a bug in the tool; its side effects (if any) happened, check them before retrying.",
+    metadata: { tool_name },
+  });
 }
 
 /**
@@ -95,110 +159,128 @@ export class ToolRegistry {
   }
 
   async call(call: ToolCall, context: ToolCallContext, on_stream?: (chunk: unknown) => void): Promise<ToolOutcome> {
-    const parsed_call = v.safeParse(ToolCall, call);
-    if (!parsed_call.success) {
-      return failure(
-        make_air_error({
-          kind: "tool_error",
-          message: `malformed tool call: ${v.summarize(parsed_call.issues)}`,
-          retryability: "not_retryable",
-          user_action: "Send { tool_name, input } with a dotted tool name and an object input.",
-        }),
-      );
-    }
-    const { tool_name } = parsed_call.output;
-    const registered = this.#tools.get(tool_name);
-    if (registered === undefined) {
-      return failure(
-        make_air_error({
-          kind: "tool_error",
-          message: `unknown tool "${tool_name}"`,
-          retryability: "not_retryable",
-          user_action: `Call one of: ${[...this.#tools.keys()].join(", ") || "(no tools registered)"}.`,
-          metadata: { tool_name },
-        }),
-      );
-    }
-    const { definition } = registered;
-    const input = v.safeParse(definition.input, parsed_call.output.input);
-    if (!input.success) {
-      return failure(
-        make_air_error({
-          kind: "tool_error",
-          message: `input of ${tool_name} fails its schema: ${v.summarize(input.issues)}`,
-          retryability: "not_retryable",
-          user_action: `Fix the input to match the input schema of ${tool_name}.`,
-          metadata: { tool_name, issues: input.issues.map((issue) => ({ path: v.getDotPath(issue), message: issue.message })) },
-        }),
-      );
-    }
+    const valid = this.#validated(call);
+    if (!valid.ok) return failure(valid.error);
     const signal = context.signal ?? new AbortController().signal;
-    if (signal.aborted) return failure(cancelled_error(tool_name, abort_reason(signal)));
+    if (signal.aborted) return failure(cancelled_error(valid.tool_name, abort_reason(signal)));
 
-    const { session } = context;
-    const tool_run_id = new_id("tool_run");
-    const origin: EventOrigin = {
-      ...session.origin,
-      source: { kind: "tool", id: tool_name },
-      route: [...session.origin.route, "tools", tool_name],
-    };
-    const ingest = (event: unknown) => session.ingestor.ingest(event);
-
-    // Permission: request from the declaration + validated input, evaluate, record.
-    let request: PermissionRequest;
-    let decision: PermissionDecision;
-    try {
-      request = this.#request_of(definition, input.output, context, tool_run_id);
-      decision = await this.permissions.evaluate(request, { ingestor: session.ingestor, origin });
-      this.permissions.record(decision, request, { ingestor: session.ingestor, origin });
-    } catch (error) {
-      return failure(to_air_error(error, "tool_error"));
-    }
-    if (!is_allowed(decision.action)) return failure(this.#refusal(tool_name, decision, tool_run_id));
+    const run = this.#run_of(valid, context, signal);
+    const authorized = await this.#authorized(run);
+    if (!authorized.ok) return failure(authorized.error);
+    const { decision } = authorized;
 
     const started_at = performance.now();
+    const not_started = this.#record_started(run);
+    if (not_started !== undefined) return failure(not_started);
+    if (decision.action === "announce_then_run") this.#announce(run, decision);
+
+    const products: RunProducts = { artifact_ids: [], evidence_ids: [] };
+    const executed = await this.#executed(run, this.#execution_for(run, decision, products, on_stream));
+    if (!executed.ok) return this.#failed_outcome(run, executed.error, started_at);
+    const output = this.#validated_output(run, executed.raw_output);
+    if (!output.ok) return this.#failed_outcome(run, output.error, started_at);
+    return this.#completed_outcome(run, output.output, products, started_at);
+  }
+
+  /** The tool a call names and its input — or why the call cannot run: malformed, unknown tool, or input off its schema. */
+  #validated(call: ToolCall): Step<ValidCall> {
+    const parsed_call = v.safeParse(ToolCall, call);
+    if (!parsed_call.success) return { ok: false, error: malformed_call_error(parsed_call.issues) };
+    const { tool_name } = parsed_call.output;
+    const registered = this.#tools.get(tool_name);
+    if (registered === undefined) return { ok: false, error: unknown_tool_error(tool_name, [...this.#tools.keys()]) };
+    const { definition } = registered;
+    const input = v.safeParse(definition.input, parsed_call.output.input);
+    if (!input.success) return { ok: false, error: invalid_input_error(tool_name, input.issues) };
+    return { ok: true, tool_name, definition, input: input.output };
+  }
+
+  /** Gives the run its id and its origin: the tool, under the session's route. */
+  #run_of({ tool_name, definition, input }: ValidCall, context: ToolCallContext, signal: AbortSignal): ToolRun {
+    const { session } = context;
+    return {
+      tool_name,
+      definition,
+      input,
+      tool_run_id: new_id("tool_run"),
+      context,
+      signal,
+      origin: {
+        ...session.origin,
+        source: { kind: "tool", id: tool_name },
+        route: [...session.origin.route, "tools", tool_name],
+      },
+      ingest: (event) => session.ingestor.ingest(event),
+    };
+  }
+
+  /** Permission: request from the declaration + validated input, evaluate, record; anything not allowed is a refusal. */
+  async #authorized(run: ToolRun): Promise<Step<{ decision: PermissionDecision }>> {
+    const { session } = run.context;
+    let decision: PermissionDecision;
     try {
-      ingest(
+      const request = this.#request_of(run.definition, run.input, run.context, run.tool_run_id);
+      decision = await this.permissions.evaluate(request, { ingestor: session.ingestor, origin: run.origin });
+      this.permissions.record(decision, request, { ingestor: session.ingestor, origin: run.origin });
+    } catch (error) {
+      return { ok: false, error: to_air_error(error, "tool_error") };
+    }
+    if (!is_allowed(decision.action)) return { ok: false, error: this.#refusal(run.tool_name, decision, run.tool_run_id) };
+    return { ok: true, decision };
+  }
+
+  /** Records `tool.started`, or says why it could not: then the tool does not run. */
+  #record_started(run: ToolRun): AirError | undefined {
+    const { tool_run_id, tool_name, definition, context } = run;
+    try {
+      run.ingest(
         make_event(
           "tool.started",
           {
             tool_run_id,
             tool_name,
             tool_version: definition.version,
-            input: input.output as JsonObject,
+            input: run.input as JsonObject,
             task_id: context.task_id,
             agent_id: context.agent_id,
             origin_message_id: context.origin_message_id,
           },
-          origin,
+          run.origin,
         ),
       );
     } catch (error) {
-      return failure(to_air_error(error, "system_error"));
+      return to_air_error(error, "system_error");
     }
-    if (decision.action === "announce_then_run") {
-      try {
-        ingest(make_event("tool.progress", { tool_run_id, message: `${tool_name}: ${decision.reason}` }, origin));
-      } catch {
-        // The notice is live-only; failing to show it must not fail the call.
-      }
-    }
+    return undefined;
+  }
 
-    const artifact_ids: ArtifactId[] = [];
-    const evidence_ids: EvidenceId[] = [];
-    const links = { tool_run_id, task_id: context.task_id, agent_id: context.agent_id };
-    const execution: ToolExecution = {
+  /** Shows why an `announce_then_run` decision let the tool run. */
+  #announce(run: ToolRun, decision: PermissionDecision): void {
+    const { tool_run_id, tool_name, origin } = run;
+    try {
+      run.ingest(make_event("tool.progress", { tool_run_id, message: `${tool_name}: ${decision.reason}` }, origin));
+    } catch {
+      // The notice is live-only; failing to show it must not fail the call.
+    }
+  }
+
+  /** What the running tool may use; the artifacts and evidence it creates are linked to the run and collected in `products`. */
+  #execution_for(run: ToolRun, decision: PermissionDecision, products: RunProducts, on_stream?: (chunk: unknown) => void): ToolExecution {
+    const { session, task_id, agent_id } = run.context;
+    const { tool_run_id, origin, ingest } = run;
+    const links = { tool_run_id, task_id, agent_id };
+    return {
       session,
       project_root: session.project.layout.root,
       tool_run_id,
-      tool_name,
-      task_id: context.task_id,
-      agent_id: context.agent_id,
-      origin_message_id: context.origin_message_id,
-      scope: context.scope,
-      signal,
+      tool_name: run.tool_name,
+      task_id,
+      agent_id,
+      origin_message_id: run.context.origin_message_id,
+      scope: run.context.scope,
+      signal: run.signal,
       permission: decision,
-      observations: this.observations.scope({ session_id: session.id, agent_id: context.agent_id, task_id: context.task_id }),
+      observations: this.observations.scope({ session_id: session.id, agent_id, task_id }),
       origin,
       emit: (type, payload) => void ingest(make_event(type, payload, origin)),
       stream: (chunk) => {
@@ -210,7 +292,7 @@ export class ToolRegistry {
       },
       artifact: (artifact_input) => {
         const artifact = session.artifacts.create({ ...artifact_input, ...links });
-        artifact_ids.push(artifact.id);
+        products.artifact_ids.push(artifact.id);
         return artifact;
       },
       evidence: ({ kind, ref, claim, artifact_id, command_run_id }) => {
@@ -218,56 +300,57 @@ export class ToolRegistry {
         ingest(
           make_event("evidence.created", { evidence: { id, kind, ref, claim }, artifact_id, command_run_id, ...links }, origin),
         );
-        evidence_ids.push(id);
+        products.evidence_ids.push(id);
         return id;
       },
     };
+  }
 
-    const duration = () => Math.max(0, performance.now() - started_at);
-    const end_failed = (error: AirError): ToolOutcome => {
-      try {
-        if (signal.aborted) {
-          ingest(make_event("tool.cancelled", { tool_run_id, reason: abort_reason(signal) }, origin));
-          return failure(cancelled_error(tool_name, abort_reason(signal)), tool_run_id);
-        }
-        ingest(make_event("tool.failed", { tool_run_id, error, duration_ms: duration() }, origin));
-        return failure(error, tool_run_id);
-      } catch (record_error) {
-        return failure(to_air_error(record_error, "system_error"), tool_run_id);
-      }
-    };
-
+  /** Runs the tool; a run aborted meanwhile is cancelled even if the tool returned. */
+  async #executed(run: ToolRun, execution: ToolExecution): Promise<Step<{ raw_output: unknown }>> {
     let raw_output: unknown;
     try {
-      raw_output = await definition.execute(input.output, execution);
+      raw_output = await run.definition.execute(run.input, execution);
     } catch (error) {
-      return end_failed(to_air_error(error, "tool_error"));
+      return { ok: false, error: to_air_error(error, "tool_error") };
     }
-    if (signal.aborted) return end_failed(cancelled_error(tool_name, abort_reason(signal)));
-    const output = v.safeParse(definition.output, raw_output);
-    if (!output.success) {
-      return end_failed(
-        make_air_error({
-          kind: "tool_error",
-          message: `output of ${tool_name} fails its schema: ${v.summarize(output.issues)}`,
-          retryability: "unknown",
-          user_action: "This is a bug in the tool; its side effects (if any) happened, check them before retrying.",
-          metadata: { tool_name },
-        }),
-      );
-    }
+    if (run.signal.aborted) return { ok: false, error: cancelled_error(run.tool_name, abort_reason(run.signal)) };
+    return { ok: true, raw_output };
+  }
+
+  #validated_output(run: ToolRun, raw_output: unknown): Step<{ output: unknown }> {
+    const output = v.safeParse(run.definition.output, raw_output);
+    if (!output.success) return { ok: false, error: invalid_output_error(run.tool_name, output.issues) };
+    return { ok: true, output: output.output };
+  }
+
+  /** Ends a run that did not complete: `tool.cancelled` if the caller aborted, else `tool.failed`. */
+  #failed_outcome(run: ToolRun, error: AirError, started_at: number): ToolOutcome {
+    const { tool_run_id, signal, origin } = run;
     try {
-      ingest(
-        make_event(
-          "tool.completed",
-          { tool_run_id, output: output.output, artifact_ids, evidence_ids, duration_ms: duration() },
-          origin,
-        ),
+      if (signal.aborted) {
+        run.ingest(make_event("tool.cancelled", { tool_run_id, reason: abort_reason(signal) }, origin));
+        return failure(cancelled_error(run.tool_name, abort_reason(signal)), tool_run_id);
+      }
+      run.ingest(make_event("tool.failed", { tool_run_id, error, duration_ms: elapsed_ms(started_at) }, origin));
+      return failure(error, tool_run_id);
+    } catch (record_error) {
+      return failure(to_air_error(record_error, "system_error"), tool_run_id);
+    }
+  }
+
+  /** Records `tool.completed`; a run whose completion cannot be recorded ends as failed. */
+  #completed_outcome(run: ToolRun, output: unknown, products: RunProducts, started_at: number): ToolOutcome {
+    const { tool_run_id } = run;
+    const { artifact_ids, evidence_ids } = products;
+    try {
+      run.ingest(
+        make_event("tool.completed", { tool_run_id, output, artifact_ids, evidence_ids, duration_ms: elapsed_ms(started_at) }, run.origin),
       );
     } catch (error) {
-      return end_failed(to_air_error(error, "system_error"));
+      return this.#failed_outcome(run, to_air_error(error, "system_error"), started_at);
     }
-    return { ok: true, tool_run_id, output: output.output };
+    return { ok: true, tool_run_id, output };
   }
 
   #request_of(definition: AnyToolDefinition, input: unknown, context: ToolCallContext, tool_run_id: ToolRunId): PermissionRequest {

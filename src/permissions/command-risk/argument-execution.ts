@@ -1,0 +1,147 @@
+import type { CommandCategory, CommandFinding, ShellWord } from "./types.js";
+
+/** Code and commands a program runs because of its arguments (`find -exec`, `git -c`, `sed e`, `tar --to-command` …). */
+export type ArgumentExecution = {
+  findings: CommandFinding[];
+  categories: CommandCategory[];
+  /** Shell strings the program hands to a shell. */
+  code: { word: ShellWord; via: string }[];
+  /** Argument vectors the program executes directly. */
+  argv: { words: ShellWord[]; via: string }[];
+  writes: string[];
+};
+
+const GIT_EXEC_KEYS = /^(core\.(pager|sshcommand|fsmonitor|editor|askpass|gitproxy|hookspath)|sequence\.editor|pager\..*|diff\..*\.(command|textconv)|diff\.external|filter\..*|merge\..*\.driver|credential\..*|gpg\..*program|alias\..*|uploadpack\..*|receivepack\..*|remote\..*\.(uploadpack|receivepack|proxy)|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|include\..*|includeif\..*)$/i;
+const word = (value: string): ShellWord => ({ value, literal: true, glob: false });
+const unknown = (reason: string): CommandFinding => ({ action: "ask_user", category: "unknown_execution", reason });
+
+export function argument_execution(name: string, args: readonly ShellWord[]): ArgumentExecution {
+  const out: ArgumentExecution = { findings: [], categories: [], code: [], argv: [], writes: [] };
+  const values = args.map((arg) => arg.value);
+  if (name === "find") {
+    for (let index = 0; index < args.length; index += 1) {
+      const value = values[index]!;
+      if (["-exec", "-execdir", "-ok", "-okdir"].includes(value)) {
+        const end = values.findIndex((v, i) => i > index && (v === ";" || v === "+"));
+        const inner = args.slice(index + 1, end === -1 ? undefined : end).filter((arg) => arg.value !== "{}");
+        out.argv.push({ words: inner, via: `find ${value}` });
+        index = end === -1 ? args.length : end;
+      } else if (value === "-delete") out.categories.push("destructive");
+      else if (["-fprint", "-fprint0", "-fprintf", "-fls"].includes(value) && values[index + 1] !== undefined) out.writes.push(values[index + 1]!);
+    }
+  } else if (name === "git") {
+    for (let index = 0; index < args.length; index += 1) {
+      const value = values[index]!;
+      if (!value.startsWith("-")) break;
+      if (value === "-c" || value === "--config-env" || value.startsWith("--config-env=")) {
+        const setting = value.startsWith("--config-env=") ? value.slice("--config-env=".length) : (values[index + 1] ?? "");
+        if (!value.startsWith("--config-env=")) index += 1;
+        const key = setting.split("=")[0] ?? "";
+        out.findings.push(unknown(`git ${value} ${setting} sets configuration for this run, which can make git run programs`));
+        if (value === "-c" && GIT_EXEC_KEYS.test(key) && args[index]?.literal === true && setting.includes("=")) {
+          out.code.push({ word: word(setting.slice(setting.indexOf("=") + 1)), via: `git -c ${key}` });
+        }
+      } else if (value === "-C" || value === "--git-dir" || value === "--work-tree" || value === "--exec-path") index += 1;
+    }
+  } else if (name === "sed") {
+    const scripts: ShellWord[] = [];
+    let explicit = false;
+    for (let index = 0; index < args.length; index += 1) {
+      const value = values[index]!;
+      if (value === "-e" || value === "--expression") {
+        explicit = true;
+        if (args[index + 1] !== undefined) scripts.push(args[index + 1]!);
+        index += 1;
+      } else if (value.startsWith("--expression=")) {
+        explicit = true;
+        scripts.push(word(value.slice("--expression=".length)));
+      } else if (value === "-f" || value.startsWith("--file")) out.findings.push(unknown("sed -f runs a script file this analyzer does not read"));
+      else if (!value.startsWith("-") && !explicit && scripts.length === 0) scripts.push(args[index]!);
+    }
+    for (const script of scripts) {
+      if (!script.literal) out.findings.push(unknown(`the sed script ${script.value} is only known at run time`));
+      else sed_script(script.value, out);
+    }
+  } else if (name === "tar") {
+    for (let index = 0; index < args.length; index += 1) {
+      const value = values[index]!;
+      const option = value.split("=")[0]!;
+      if (["--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command", "-F"].includes(option)) {
+        out.findings.push(unknown(`tar ${option} runs a program`));
+      } else if (option === "--use-compress-program" || option === "-I") {
+        const program = value.includes("=") ? value.slice(value.indexOf("=") + 1) : values[index + 1];
+        out.findings.push(unknown(`tar ${option} runs a compression program`));
+        if (program !== undefined) out.code.push({ word: word(program), via: `tar ${option}` });
+      }
+    }
+  } else if (name === "rg") {
+    for (const [index, value] of values.entries()) {
+      if (value === "--pre" || value.startsWith("--pre=")) {
+        const program = value === "--pre" ? values[index + 1] : value.slice("--pre=".length);
+        out.findings.push(unknown(`rg --pre runs ${program ?? "a program"} on every file`));
+      }
+    }
+  } else if (name === "awk" || name === "gawk" || name === "mawk" || name === "nawk") {
+    if (values.includes("-f") || values.some((value) => value.startsWith("--file"))) out.findings.push(unknown(`${name} -f runs a program file`));
+    const program = args.find((arg, index) => !arg.value.startsWith("-") && !["-F", "-v"].includes(values[index - 1] ?? ""));
+    if (program !== undefined && (!program.literal || /system\s*\(|\||>|getline|@load|ENVIRON/.test(program.value))) {
+      out.findings.push(unknown(`the ${name} program runs commands or writes files`));
+    }
+  } else if (name === "dd") {
+    for (const value of values) if (value.startsWith("of=")) out.writes.push(value.slice(3));
+  }
+  return out;
+}
+
+/** Finds `e` commands, `s///e`, `w`/`W` files and `r`/`R` reads in a sed script. */
+function sed_script(script: string, out: ArgumentExecution): void {
+  let i = 0;
+  const n = script.length;
+  const skip_space = () => {
+    while (i < n && /[\s;{}!]/.test(script[i]!)) i += 1;
+  };
+  const rest_of_line = () => {
+    const end = script.indexOf("\n", i);
+    const text = script.slice(i, end === -1 ? n : end).trim();
+    i = end === -1 ? n : end + 1;
+    return text;
+  };
+  while (i < n) {
+    skip_space();
+    // address: numbers, $, /re/, \cREc, ranges, steps
+    while (i < n && /[0-9$,~+/\\]/.test(script[i]!)) {
+      if (script[i] === "/" || script[i] === "\\") {
+        const delim = script[i] === "\\" ? script[i + 1]! : "/";
+        i += script[i] === "\\" ? 2 : 1;
+        while (i < n && script[i] !== delim) i += script[i] === "\\" ? 2 : 1;
+        i += 1;
+      } else i += 1;
+      while (i < n && /[IM]/.test(script[i]!)) i += 1;
+    }
+    while (i < n && /[\s!]/.test(script[i]!)) i += 1;
+    const command = script[i];
+    if (command === undefined) break;
+    i += 1;
+    if (command === "s" || command === "y") {
+      const delim = script[i]!;
+      i += 1;
+      for (let section = 0; section < 2; section += 1) {
+        while (i < n && script[i] !== delim) i += script[i] === "\\" ? 2 : 1;
+        i += 1;
+      }
+      const flags = /^[gpiImMe0-9]*/.exec(script.slice(i))![0];
+      i += flags.length;
+      if (command === "s" && flags.includes("e")) out.findings.push(unknown("sed s///e runs the pattern space as a shell command"));
+      if (command === "s" && script[i] === "w") {
+        i += 1;
+        out.writes.push(rest_of_line());
+      }
+    } else if (command === "e") {
+      out.findings.push(unknown("sed e runs a shell command"));
+      rest_of_line();
+    } else if (command === "w" || command === "W") out.writes.push(rest_of_line());
+    else if (command === "r" || command === "R") rest_of_line();
+    else if (/[aic:btTvlqQ]/.test(command)) rest_of_line();
+    else if (command === "#") rest_of_line();
+  }
+}

@@ -1,0 +1,49 @@
+/** Command risk categories of seeds 003 §12. */
+export const COMMAND_CATEGORIES = [
+  "read_only",
+  "build",
+  "test",
+  "static_analysis",
+  "git_read",
+  "git_write",
+  "destructive",
+  "network",
+  "system_sensitive",
+  "credential_sensitive",
+] as const;
+export type CommandCategory = (typeof COMMAND_CATEGORIES)[number];
+
+/** What a finding is about: a command category, or something the analyzer could not see through. */
+export type FindingCategory = CommandCategory | "unparseable" | "unknown_execution" | "outside_project" | "air_internal";
+
+export type AnalyzerAction = "allow" | "announce_then_run" | "ask_user" | "deny" | "refuse";
+
+export type CommandFinding = {
+  readonly action: AnalyzerAction;
+  readonly category: FindingCategory;
+  readonly reason: string;
+};
+
+export type AnalyzedCommand = {
+  /** The command bash runs once wrappers are stripped; dynamic words keep their source text (`$X`). */
+  readonly argv: readonly string[];
+  readonly categories: readonly CommandCategory[];
+  /** How it is reached when not directly: `bash -c`, `eval`, `find -exec`, `xargs`, `sudo` … */
+  readonly executes_via?: string;
+};
+
+export type CommandAnalysis = {
+  readonly commands: readonly AnalyzedCommand[];
+  /** Real paths the command writes through redirections and write arguments (`tee`, `sed w`, `cp` targets …). */
+  readonly writes: readonly string[];
+  readonly findings: readonly CommandFinding[];
+  /** The strictest finding's action (`allow` when nothing runs). */
+  readonly verdict: AnalyzerAction;
+};
+
+export type AnalyzerContext = { readonly cwd_real: string; readonly root_real: string; readonly home?: string };
+
+export const STRICTNESS: Record<AnalyzerAction, number> = { allow: 0, announce_then_run: 1, ask_user: 2, deny: 4, refuse: 5 };
+
+/** A word as bash would see it before running: its literal value, or `literal: false` when it expands at run time. */
+export type ShellWord = { readonly value: string; readonly literal: boolean; readonly glob: boolean };

@@ -5,7 +5,7 @@ import { is_air_failure } from "../contracts/errors.js";
 import { new_id, type AgentId, type PermissionDecisionId, type PermissionPromptId, type TaskId, type ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
 import type { ToolCategory } from "../contracts/tool.js";
-import { check_command } from "./command.js";
+import { analyze_command, type AnalyzerAction, type CommandFinding } from "./command-risk/index.js";
 import { classify_path, real_root_of, resolve_real, within, type PathClassification } from "./paths.js";
 import { DEFAULT_PROFILE, type PermissionProfile } from "./profile.js";
 
@@ -86,6 +86,10 @@ const STRICTNESS: Record<PermissionAction, number> = {
   refuse: 5,
 };
 const RISK: Record<RiskLevel, number> = { none: 0, low: 1, medium: 2, high: 3, critical: 4 };
+/** The risk of an analyzer finding, by its action. */
+const COMMAND_RISK: Record<AnalyzerAction, RiskLevel> = { refuse: "critical", deny: "high", ask_user: "medium", announce_then_run: "low", allow: "none" };
+/** Analyzer finding categories judged by the credential/system override (layer 5), not by layer 4. */
+const OVERRIDE_CATEGORIES = new Set<CommandFinding["category"]>(["credential_sensitive", "system_sensitive"]);
 
 /** Whether the call may run (after a prompt has been answered). */
 export function is_allowed(action: PermissionAction): boolean {
@@ -171,23 +175,26 @@ export class PermissionEngine {
 
     // 3. task scope: allowed/denied paths and the write area. Project-level allows never override it.
     const scope = request.scope;
+    const denied = (c: PathClassification) =>
+      scope !== undefined && c.relative !== undefined && (scope.denied_paths ?? []).some((entry) => within(c.relative!, entry));
+    /** A write (by a tool or by a command) against the task scope. */
+    const scope_write = (c: PathClassification, how: string) => {
+      if (scope === undefined) return;
+      const where = describe_path(c);
+      if (denied(c)) add("task_scope", "deny", "medium", `${how}${where} is in the task's denied paths`);
+      else if (scope.write_area !== undefined && (c.relative === undefined || !within(c.relative, scope.write_area))) {
+        add("task_scope", "block", "medium", `${how}${where} is outside the task's write area ${scope.write_area}`);
+      } else if (scope.allowed_paths !== undefined && (c.relative === undefined || !scope.allowed_paths.some((entry) => within(c.relative!, entry)))) {
+        add("task_scope", "block", "medium", `${how}${where} is not in the task's allowed paths`);
+      } else {
+        add("task_scope", "allow", "none", `${how}${where} is inside the task scope`);
+      }
+    };
     if (scope !== undefined) {
-      const denied = (c: PathClassification) =>
-        c.relative !== undefined && (scope.denied_paths ?? []).some((entry) => within(c.relative!, entry));
       for (const c of reads) {
         if (denied(c)) add("task_scope", "deny", "medium", `${describe_path(c)} is in the task's denied paths`);
       }
-      for (const c of writes) {
-        const where = describe_path(c);
-        if (denied(c)) add("task_scope", "deny", "medium", `${where} is in the task's denied paths`);
-        else if (scope.write_area !== undefined && (c.relative === undefined || !within(c.relative, scope.write_area))) {
-          add("task_scope", "block", "medium", `${where} is outside the task's write area ${scope.write_area}`);
-        } else if (scope.allowed_paths !== undefined && (c.relative === undefined || !scope.allowed_paths.some((entry) => within(c.relative!, entry)))) {
-          add("task_scope", "block", "medium", `${where} is not in the task's allowed paths`);
-        } else {
-          add("task_scope", "allow", "none", `${where} is inside the task scope`);
-        }
-      }
+      for (const c of writes) scope_write(c, "");
     }
 
     // 4. path / command risk
@@ -202,19 +209,23 @@ export class PermissionEngine {
       else if (c.category === "project_air_shared" || c.category === "project_air_local") add("path_command_risk", "refuse", "high", `${where} is inside air's own .air folder`);
       else add("path_command_risk", "allow", c.category === "project_build_output" ? "none" : "low", `writing ${where} (${c.category})`);
     }
-    let command_findings: ReturnType<typeof check_command>["findings"] = [];
+    // The command: every finding of the CommandRiskAnalyzer, credential/system ones in layer 5; its writes against the scope.
+    let override_findings: CommandFinding[] = [];
     if (request.command !== undefined) {
       const cwd = classify(request.command.cwd);
       if (cwd !== undefined) {
         if (!cwd.inside_project) add("path_command_risk", "ask_user", "medium", `the command would run in ${cwd.real}, outside the project`);
         try {
-          const check = check_command(request.command.command, { cwd_real: resolve_real(cwd.real), root_real: real_root, home: this.#home });
-          command_findings = check.findings;
-          for (const finding of check.findings) {
-            if (finding.kind === "credential" || finding.kind === "system" || finding.kind === "privilege") continue;
-            add("path_command_risk", "ask_user", finding.risk, finding.reason);
+          const analysis = analyze_command(request.command.command, { cwd_real: resolve_real(cwd.real), root_real: real_root, home: this.#home });
+          override_findings = analysis.findings.filter((finding) => OVERRIDE_CATEGORIES.has(finding.category));
+          for (const finding of analysis.findings) {
+            if (!OVERRIDE_CATEGORIES.has(finding.category)) add("path_command_risk", finding.action, COMMAND_RISK[finding.action], finding.reason);
           }
-          if (check.plainly_inside && cwd.inside_project) add("path_command_risk", "allow", "low", "the command stays plainly inside the project");
+          if (analysis.commands.length === 0 && analysis.findings.length === 0) add("path_command_risk", "allow", "none", "the command runs nothing");
+          for (const written of analysis.writes) {
+            const c = classify(written);
+            if (c !== undefined) scope_write(c, "the command writes ");
+          }
         } catch (error) {
           add("path_command_risk", "ask_user", "medium", `the command cannot be checked: ${(error as Error).message}`);
         }
@@ -233,9 +244,10 @@ export class PermissionEngine {
         add("credential_system_override", "refuse", "critical", `${c.real} is a system path`);
       }
     }
-    for (const finding of command_findings) {
-      if (finding.kind === "credential") add("credential_system_override", "deny", "critical", finding.reason);
-      else if (finding.kind === "system" || finding.kind === "privilege") add("credential_system_override", "ask_user", "high", finding.reason);
+    for (const finding of override_findings) {
+      // Credential and system findings are never allowed here, whatever the analyzer's action says.
+      const action = STRICTNESS[finding.action] < STRICTNESS.ask_user ? "ask_user" : finding.action;
+      add("credential_system_override", action, COMMAND_RISK[action], finding.reason);
     }
 
     return this.#decide(findings, paths);

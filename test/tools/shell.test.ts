@@ -175,7 +175,9 @@ describe("stopping commands", () => {
   it("a command that ignores SIGTERM gets SIGKILL after the grace period", async () => {
     const started = Date.now();
     const stubborn = "require('fs').writeFileSync('stubborn.pid', process.pid + '\\n'); process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)";
-    const outcome = await h.call("shell.run", { command: `node -e "${stubborn}"`, timeout_ms: 1_000 });
+    // a project script, not `node -e`: the CommandRiskAnalyzer asks before inline code it cannot read
+    fs.writeFileSync(path.join(h.root, "stubborn.js"), `${stubborn}\n`);
+    const outcome = await h.call("shell.run", { command: "node stubborn.js", timeout_ms: 1_000 });
     expect(error_of(outcome).message).toMatch(/timed out/);
     expect(Date.now() - started).toBeLessThan(15_000);
     const node = Number(fs.readFileSync(path.join(h.root, "stubborn.pid"), "utf8"));

@@ -6,6 +6,7 @@ import { argument_execution } from "./argument-execution.js";
 import type { AnalyzedCommand, AnalyzerAction, AnalyzerContext, CommandAnalysis, CommandCategory, CommandFinding, FindingCategory, ShellWord } from "./types.js";
 import { STRICTNESS } from "./types.js";
 import { unwrap } from "./wrappers.js";
+import { awk_arguments, git_arguments, sed_arguments, type FileArguments } from "./file-arguments.js";
 
 const MAX_DEPTH = 8;
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
@@ -16,7 +17,16 @@ const EXECUTING_VARIABLES = /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|
 /** Commands whose every path argument is written (`tee`, `rm` …) or whose last one is (`cp`, `mv` …). */
 const WRITES_ALL = new Set(["rm", "rmdir", "unlink", "shred", "touch", "mkdir", "truncate", "tee", "chmod", "chown", "chgrp"]);
 const WRITES_LAST = new Set(["cp", "mv", "ln", "install", "rsync"]);
-const NO_PATH_ARGS = new Set(["echo", "printf", "git", "sed", "awk", "gawk", "mawk", "test", "[", "export", "declare", "local"]);
+const NO_PATH_ARGS = new Set(["echo", "printf", "test", "[", "export", "declare", "local"]);
+/** Commands with a script or program word among their arguments: their file arguments are found by `file_arguments`. */
+const FILE_ARGUMENTS: Record<string, (args: readonly ShellWord[]) => FileArguments> = {
+  sed: sed_arguments,
+  awk: awk_arguments,
+  gawk: awk_arguments,
+  mawk: awk_arguments,
+  nawk: awk_arguments,
+  git: git_arguments,
+};
 
 const BASE_ACTION: Record<CommandCategory, AnalyzerAction> = {
   read_only: "allow",
@@ -165,6 +175,7 @@ class Analysis {
       for (const code of borne.code) this.code(code.word, code.via, depth);
       for (const nested of borne.argv) this.simple({ words: nested.words, assignments: [], redirects: [], piped_stdin: false }, nested.via, depth + 1, functions);
       for (const target of borne.writes) this.write(target);
+      for (const source of borne.reads) this.read(source);
       this.paths(name, args, categories);
     }
     record();
@@ -219,9 +230,35 @@ class Analysis {
     this.add("ask_user", "unknown_execution", `${runner} runs code from its standard input${command.piped_stdin ? " (a pipe)" : ""}`);
   }
 
+  /** A dynamic word starting with `$HOME` is a path in the home folder: judged as one (or asked when the rest is dynamic too). */
+  home_relative(word: ShellWord): void {
+    const match = /^(?:\$HOME|\$\{HOME\}|"\$HOME"|"\$\{HOME\}")(?=\/|"|$)"?(.*)$/.exec(word.value);
+    if (match === null) return;
+    const rest = match[1]!.replace(/^"|"$/g, "");
+    if (/[$`"'\\*?[]/.test(rest)) this.add("ask_user", "outside_project", `${word.value} is in the home folder`);
+    else this.read(`~${rest}`);
+  }
+
+  read(word: string): void {
+    const verdict = judge_read(word, this.context);
+    if (verdict !== undefined) this.add(verdict.action, verdict.category, verdict.reason);
+  }
+
   /** Path arguments: credentials and outside reads; writes for the commands that write their arguments. */
   paths(name: string, args: readonly ShellWord[], categories: Set<CommandCategory>): void {
     if (NO_PATH_ARGS.has(name)) return;
+    const file_arguments = FILE_ARGUMENTS[name];
+    if (file_arguments !== undefined) {
+      const found = file_arguments(args);
+      const literal = (word: ShellWord) => (word.glob ? glob_base(word.value) : word.value);
+      for (const word of [...found.program_files, ...found.reads]) if (word.literal) this.read(literal(word));
+      for (const word of found.writes) {
+        if (word.literal) this.write(literal(word));
+        else this.add("ask_user", "unknown_execution", `${name} writes ${word.value}, which is only known at run time`);
+      }
+      return;
+    }
+    for (const word of args) if (!word.literal) this.home_relative(word);
     const operands = args.filter((word) => word.literal && !(word.value.startsWith("-") && word.value.length > 1));
     const destructive = categories.has("destructive");
     operands.forEach((word, index) => {
@@ -229,7 +266,7 @@ class Analysis {
       const written = WRITES_ALL.has(name) || (WRITES_LAST.has(name) && index === operands.length - 1 && operands.length > 1);
       if (written && !(name === "chmod" && index === 0) && !((name === "chown" || name === "chgrp") && index === 0)) {
         const verdict = judge_write(value, this.context, destructive);
-        if (!this.writes.includes(verdict.real)) this.writes.push(verdict.real);
+        if (verdict.reason !== "device" && !this.writes.includes(verdict.real)) this.writes.push(verdict.real);
         if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
       } else {
         const verdict = judge_read(value, this.context);

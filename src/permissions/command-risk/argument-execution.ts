@@ -1,3 +1,4 @@
+import { awk_arguments, sed_arguments } from "./file-arguments.js";
 import type { CommandCategory, CommandFinding, ShellWord } from "./types.js";
 
 /** Code and commands a program runs because of its arguments (`find -exec`, `git -c`, `sed e`, `tar --to-command` …). */
@@ -9,6 +10,8 @@ export type ArgumentExecution = {
   /** Argument vectors the program executes directly. */
   argv: { words: ShellWord[]; via: string }[];
   writes: string[];
+  /** Files the program reads because of its arguments (`sed r FILE`). */
+  reads: string[];
 };
 
 const GIT_EXEC_KEYS = /^(core\.(pager|sshcommand|fsmonitor|editor|askpass|gitproxy|hookspath)|sequence\.editor|pager\..*|diff\..*\.(command|textconv)|diff\.external|filter\..*|merge\..*\.driver|credential\..*|gpg\..*program|alias\..*|uploadpack\..*|receivepack\..*|remote\..*\.(uploadpack|receivepack|proxy)|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|include\..*|includeif\..*)$/i;
@@ -16,7 +19,7 @@ const word = (value: string): ShellWord => ({ value, literal: true, glob: false 
 const unknown = (reason: string): CommandFinding => ({ action: "ask_user", category: "unknown_execution", reason });
 
 export function argument_execution(name: string, args: readonly ShellWord[]): ArgumentExecution {
-  const out: ArgumentExecution = { findings: [], categories: [], code: [], argv: [], writes: [] };
+  const out: ArgumentExecution = { findings: [], categories: [], code: [], argv: [], writes: [], reads: [] };
   const values = args.map((arg) => arg.value);
   if (name === "find") {
     for (let index = 0; index < args.length; index += 1) {
@@ -44,21 +47,9 @@ export function argument_execution(name: string, args: readonly ShellWord[]): Ar
       } else if (value === "-C" || value === "--git-dir" || value === "--work-tree" || value === "--exec-path") index += 1;
     }
   } else if (name === "sed") {
-    const scripts: ShellWord[] = [];
-    let explicit = false;
-    for (let index = 0; index < args.length; index += 1) {
-      const value = values[index]!;
-      if (value === "-e" || value === "--expression") {
-        explicit = true;
-        if (args[index + 1] !== undefined) scripts.push(args[index + 1]!);
-        index += 1;
-      } else if (value.startsWith("--expression=")) {
-        explicit = true;
-        scripts.push(word(value.slice("--expression=".length)));
-      } else if (value === "-f" || value.startsWith("--file")) out.findings.push(unknown("sed -f runs a script file this analyzer does not read"));
-      else if (!value.startsWith("-") && !explicit && scripts.length === 0) scripts.push(args[index]!);
-    }
-    for (const script of scripts) {
+    const parsed = sed_arguments(args);
+    if (parsed.program_files.length > 0) out.findings.push(unknown("sed -f runs a script file this analyzer does not read"));
+    for (const script of parsed.scripts) {
       if (!script.literal) out.findings.push(unknown(`the sed script ${script.value} is only known at run time`));
       else sed_script(script.value, out);
     }
@@ -82,8 +73,9 @@ export function argument_execution(name: string, args: readonly ShellWord[]): Ar
       }
     }
   } else if (name === "awk" || name === "gawk" || name === "mawk" || name === "nawk") {
-    if (values.includes("-f") || values.some((value) => value.startsWith("--file"))) out.findings.push(unknown(`${name} -f runs a program file`));
-    const program = args.find((arg, index) => !arg.value.startsWith("-") && !["-F", "-v"].includes(values[index - 1] ?? ""));
+    const parsed = awk_arguments(args);
+    if (parsed.program_files.length > 0) out.findings.push(unknown(`${name} -f runs a program file`));
+    const program = parsed.scripts[0];
     if (program !== undefined && (!program.literal || /system\s*\(|\||>|getline|@load|ENVIRON/.test(program.value))) {
       out.findings.push(unknown(`the ${name} program runs commands or writes files`));
     }
@@ -140,7 +132,7 @@ function sed_script(script: string, out: ArgumentExecution): void {
       out.findings.push(unknown("sed e runs a shell command"));
       rest_of_line();
     } else if (command === "w" || command === "W") out.writes.push(rest_of_line());
-    else if (command === "r" || command === "R") rest_of_line();
+    else if (command === "r" || command === "R") out.reads.push(rest_of_line());
     else if (/[aic:btTvlqQ]/.test(command)) rest_of_line();
     else if (command === "#") rest_of_line();
   }

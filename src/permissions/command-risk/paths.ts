@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { classify_path } from "../paths.js";
+import { classify_path, resolve_physical } from "../paths.js";
 import type { AnalyzerAction, AnalyzerContext, FindingCategory } from "./types.js";
 
 /** Redirection targets and path arguments, judged with the PathClassifier. */
@@ -23,8 +23,12 @@ function is_inside(real: string, base: string): boolean {
   return real === base || real.startsWith(base.endsWith(path.sep) ? base : base + path.sep);
 }
 
+/** Where bash would find `word`: resolved physically (`link/..` leaves the link's target), credentials also judged by name. */
 function classify(word: string, context: AnalyzerContext) {
-  return classify_path(word, context.cwd_real, { real_root: context.root_real, home: context.home ?? os.homedir() });
+  const options = { real_root: context.root_real, home: context.home ?? os.homedir() };
+  const lexical = classify_path(word, context.cwd_real, options);
+  const physical = classify_path(resolve_physical(context.cwd_real, word, options.home), context.cwd_real, options);
+  return lexical.category === "credential_or_secret" ? { ...physical, category: lexical.category } : physical;
 }
 
 export function judge_read(word: string, context: AnalyzerContext): PathVerdict {

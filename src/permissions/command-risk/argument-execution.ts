@@ -1,5 +1,6 @@
 import { awk_arguments, sed_arguments } from "./file-arguments.js";
 import type { CommandCategory, CommandFinding, ShellWord } from "./types.js";
+import { literal_word } from "./words.js";
 
 /** Code and commands a program runs because of its arguments (`find -exec`, `git -c`, `sed e`, `tar --to-command` …). */
 export type ArgumentExecution = {
@@ -15,7 +16,6 @@ export type ArgumentExecution = {
 };
 
 const GIT_EXEC_KEYS = /^(core\.(pager|sshcommand|fsmonitor|editor|askpass|gitproxy|hookspath)|sequence\.editor|pager\..*|diff\..*\.(command|textconv)|diff\.external|filter\..*|merge\..*\.driver|credential\..*|gpg\..*program|alias\..*|uploadpack\..*|receivepack\..*|remote\..*\.(uploadpack|receivepack|proxy)|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|include\..*|includeif\..*)$/i;
-const word = (value: string): ShellWord => ({ value, literal: true, glob: false });
 const unknown = (reason: string): CommandFinding => ({ action: "ask_user", category: "unknown_execution", reason });
 
 export function argument_execution(name: string, args: readonly ShellWord[]): ArgumentExecution {
@@ -42,7 +42,7 @@ export function argument_execution(name: string, args: readonly ShellWord[]): Ar
         const key = setting.split("=")[0] ?? "";
         out.findings.push(unknown(`git ${value} ${setting} sets configuration for this run, which can make git run programs`));
         if (value === "-c" && GIT_EXEC_KEYS.test(key) && args[index]?.literal === true && setting.includes("=")) {
-          out.code.push({ word: word(setting.slice(setting.indexOf("=") + 1)), via: `git -c ${key}` });
+          out.code.push({ word: literal_word(setting.slice(setting.indexOf("=") + 1)), via: `git -c ${key}` });
         }
       } else if (value === "-C" || value === "--git-dir" || value === "--work-tree" || value === "--exec-path") index += 1;
     }
@@ -62,7 +62,7 @@ export function argument_execution(name: string, args: readonly ShellWord[]): Ar
       } else if (option === "--use-compress-program" || option === "-I") {
         const program = value.includes("=") ? value.slice(value.indexOf("=") + 1) : values[index + 1];
         out.findings.push(unknown(`tar ${option} runs a compression program`));
-        if (program !== undefined) out.code.push({ word: word(program), via: `tar ${option}` });
+        if (program !== undefined) out.code.push({ word: literal_word(program), via: `tar ${option}` });
       }
     }
   } else if (name === "rg") {

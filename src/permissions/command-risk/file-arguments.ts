@@ -1,4 +1,5 @@
 import type { ShellWord } from "./types.js";
+import { literal_word, split_option } from "./words.js";
 
 /**
  * The file arguments of `sed`, `awk` and `git`, which the generic path check cannot read because one
@@ -15,7 +16,6 @@ export type FileArguments = {
 };
 
 const empty = (): FileArguments => ({ scripts: [], program_files: [], reads: [], writes: [] });
-const word = (value: string): ShellWord => ({ value, literal: true, glob: false });
 
 /** sed options that take a value as the next word (or attached). */
 const SED_VALUED_LONG = new Set(["--expression", "--file", "--line-length"]);
@@ -44,9 +44,7 @@ export function sed_arguments(args: readonly ShellWord[]): FileArguments {
       continue;
     }
     if (value.startsWith("--")) {
-      const equals = value.indexOf("=");
-      const option = equals === -1 ? value : value.slice(0, equals);
-      const attached = equals === -1 ? undefined : word(value.slice(equals + 1));
+      const { option, attached } = split_option(value);
       const next = () => {
         if (attached !== undefined) return attached;
         index += 1;
@@ -73,7 +71,7 @@ export function sed_arguments(args: readonly ShellWord[]): FileArguments {
         break;
       }
       if (flag === "e" || flag === "f" || flag === "l") {
-        const taken = rest !== "" ? word(rest) : args[index + 1];
+        const taken = rest !== "" ? literal_word(rest) : args[index + 1];
         if (rest === "") index += 1;
         if (flag === "e") {
           explicit = true;
@@ -119,11 +117,10 @@ export function awk_arguments(args: readonly ShellWord[]): FileArguments {
       continue;
     }
     if (value.startsWith("--")) {
-      const equals = value.indexOf("=");
-      const option = equals === -1 ? value : value.slice(0, equals);
+      const { option, attached } = split_option(value);
       let taken: ShellWord | undefined;
       if (AWK_VALUED_LONG.has(option)) {
-        taken = equals === -1 ? args[++index] : word(value.slice(equals + 1));
+        taken = attached ?? args[++index];
       }
       if ((option === "--file" || option === "--exec" || option === "--include") && taken !== undefined) {
         if (option !== "--include") program_files = true;
@@ -133,7 +130,7 @@ export function awk_arguments(args: readonly ShellWord[]): FileArguments {
     }
     const flag = value[1]!;
     if (!AWK_VALUED_SHORT.has(flag)) continue;
-    const taken = value.length > 2 ? word(value.slice(2)) : args[++index];
+    const taken = value.length > 2 ? literal_word(value.slice(2)) : args[++index];
     if ((flag === "f" || flag === "E" || flag === "i") && taken !== undefined) {
       if (flag !== "i") program_files = true;
       out.program_files.push(taken);
@@ -166,12 +163,11 @@ export function git_arguments(args: readonly ShellWord[]): FileArguments {
     const arg = args[index]!;
     const value = arg.value;
     if (!arg.literal || !value.startsWith("-")) break;
-    const equals = value.indexOf("=");
-    const option = equals === -1 ? value : value.slice(0, equals);
+    const { option, attached } = split_option(value);
     if (GIT_GLOBAL_PATHS.has(option)) {
-      const taken = equals === -1 ? args[++index] : word(value.slice(equals + 1));
+      const taken = attached ?? args[++index];
       if (taken !== undefined) out.reads.push(taken);
-    } else if (GIT_GLOBAL_VALUED.has(option) && equals === -1) index += 1;
+    } else if (GIT_GLOBAL_VALUED.has(option) && attached === undefined) index += 1;
   }
   const subcommand = args[index]?.value;
   for (index += 1; index < args.length; index += 1) {
@@ -181,7 +177,7 @@ export function git_arguments(args: readonly ShellWord[]): FileArguments {
       const taken = args[++index];
       if (taken !== undefined) out.writes.push(taken);
     } else if (arg.literal && (value.startsWith("--output=") || value.startsWith("--output-directory="))) {
-      out.writes.push(word(value.slice(value.indexOf("=") + 1)));
+      out.writes.push(literal_word(value.slice(value.indexOf("=") + 1)));
     } else if (arg.literal && value.startsWith("-")) continue;
     else out.reads.push(arg);
   }

@@ -58,7 +58,7 @@ function count(session: Session, sql: string, ...params: string[]): number {
 async function air_round(setup: Setup, warmup: number, calls: number): Promise<number[]> {
   const { session, root } = setup;
   const { worker_run, builtin, engine } = workers;
-  const registry = builtin.create_tool_registry({ permissions: new engine.PermissionEngine({ prompt_policy: "deny" }) });
+  const registry = builtin.create_tool_registry({ permissions: new engine.PermissionEngine({ policy: { mode: "accept-edits", rules: [] } }) });
   const task = bench_task("bench tool.call round trips");
   session.ingestor.ingest(air.registry.make_event("task.created", { task }, session.origin));
   const agent_id = air.ids.new_id("agent");

@@ -13,6 +13,16 @@ type Command = {
   readonly run: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number>;
 };
 
+/** `--permission-mode default|accept-edits|plan|bypass` and `--prompts auto|stdin|policy`, for commands that run agents. */
+const PERMISSION_FLAGS = { "permission-mode": { type: "string" }, prompts: { type: "string" } } as const;
+
+function permission_values(values: Record<string, unknown>): { permission_mode?: string; prompts?: string } {
+  return {
+    ...(typeof values["permission-mode"] === "string" ? { permission_mode: values["permission-mode"] } : {}),
+    ...(typeof values.prompts === "string" ? { prompts: values.prompts } : {}),
+  };
+}
+
 const COMMANDS: Record<string, Command> = {
   init: {
     summary: "Make the current folder an air project (.air/shared, .air/local)",
@@ -28,21 +38,30 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: "Do a requirement in this project, headless, and print progress and the result",
-    usage: 'air run -p "<requirement>" [--output-format text|json|stream-json] [--max-turns N]',
-    options: { print: { type: "string", short: "p" }, "output-format": { type: "string" }, "max-turns": { type: "string" } },
+    usage: 'air run -p "<requirement>" [--output-format text|json|stream-json] [--max-turns N] [--permission-mode MODE] [--prompts auto|stdin|policy]',
+    options: {
+      print: { type: "string", short: "p" },
+      "output-format": { type: "string" },
+      "max-turns": { type: "string" },
+      ...PERMISSION_FLAGS,
+    },
     run: async (values, _, io) =>
       (await import("./commands/run.js")).run_run(io, {
         ...(typeof values.print === "string" ? { print: values.print } : {}),
         ...(typeof values["output-format"] === "string" ? { output_format: values["output-format"] } : {}),
         ...(typeof values["max-turns"] === "string" ? { max_turns: values["max-turns"] } : {}),
+        ...permission_values(values),
       }),
   },
   resume: {
     summary: "Reopen a session (default: the latest), recover it and finish its tasks",
-    usage: "air resume [--session ID]",
-    options: { session: { type: "string" } },
+    usage: "air resume [--session ID] [--permission-mode MODE] [--prompts auto|stdin|policy]",
+    options: { session: { type: "string" }, ...PERMISSION_FLAGS },
     run: async (values, _, io) =>
-      (await import("./commands/resume.js")).run_resume(io, typeof values.session === "string" ? { session: values.session } : {}),
+      (await import("./commands/resume.js")).run_resume(io, {
+        ...(typeof values.session === "string" ? { session: values.session } : {}),
+        ...permission_values(values),
+      }),
   },
   e2e: {
     summary: "Run a shipped fixture end to end against the scripted model server (no API key needed)",

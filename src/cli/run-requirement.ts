@@ -8,6 +8,9 @@ import type { ProviderManager } from "../providers/manager.js";
 import type { WorkerEntry } from "../actors/worker-bridge/index.js";
 import type { Io } from "./output.js";
 import { follow, type OutputFormat } from "./progress.js";
+import type { PermissionEngine } from "../permissions/engine.js";
+import { permissions_for_project } from "../permissions/session-permissions.js";
+import { prompt_answerer, type PermissionOptions } from "./permission-options.js";
 
 export const DEFAULT_TASK_DEFAULTS: TaskDefaults = {
   max_turns: 30,
@@ -21,6 +24,7 @@ export type RunRequest = {
   readonly format: OutputFormat;
   readonly max_turns?: number;
   readonly worker_entry?: WorkerEntry;
+  readonly permissions?: PermissionOptions;
 };
 
 export type RunReport = { readonly code: number; readonly session_id: string; readonly outcome: RequestOutcome };
@@ -37,10 +41,15 @@ function project_at(cwd: string) {
 }
 
 /** What a runtime needs beyond the session: the session's model and headless prompt answers. */
-export function runtime_for(session: Session, providers: ProviderManager, request: Pick<RunRequest, "max_turns" | "worker_entry">): Runtime {
+export function runtime_for(
+  session: Session,
+  providers: ProviderManager,
+  request: Pick<RunRequest, "max_turns" | "worker_entry">,
+  permissions: PermissionEngine,
+): Runtime {
   return start_runtime(session, {
     provider: providers.for_session(),
-    prompt_policy: "deny",
+    permissions,
     task_defaults: { ...DEFAULT_TASK_DEFAULTS, ...(request.max_turns === undefined ? {} : { max_turns: request.max_turns }) },
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
   });
@@ -53,13 +62,22 @@ export function runtime_for(session: Session, providers: ProviderManager, reques
 export async function run_requirement(io: Io, request: RunRequest, providers: ProviderManager): Promise<RunReport> {
   const provider = providers.require_configured();
   const project = project_at(io.cwd);
+  const mode = request.permissions?.mode;
+  const prompts = prompt_answerer(request.permissions?.prompts ?? "auto");
+  let permissions: PermissionEngine;
+  try {
+    permissions = permissions_for_project(project.layout, { answerer: prompts.answerer, ...(mode === undefined ? {} : { mode }) });
+  } catch (error) {
+    prompts.close();
+    throw error;
+  }
   const session = open_session(project, {
     title: request.requirement.slice(0, 120),
     model_provider_id: provider.provider_id,
     model_id: provider.model_id,
   });
   const unfollow = follow(session.bus, request.format, io.out);
-  const runtime = runtime_for(session, providers, request);
+  const runtime = runtime_for(session, providers, request, permissions);
   try {
     const outcome = await runtime.submit(request.requirement);
     const summary = summary_of(session, outcome);
@@ -72,6 +90,7 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
     return { code, session_id: session.id, outcome };
   } finally {
     unfollow();
+    prompts.close();
     runtime.stop();
     session.close();
   }

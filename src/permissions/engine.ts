@@ -1,51 +1,15 @@
 import type { EventOrigin } from "../contracts/events/registry.js";
 import { make_event } from "../contracts/events/registry.js";
-import type { PermissionAction, PermissionGrantScope, RiskLevel } from "../contracts/events/permission.js";
-import { is_air_failure } from "../contracts/errors.js";
-import { new_id, type AgentId, type PermissionDecisionId, type PermissionPromptId, type TaskId, type ToolRunId } from "../contracts/ids.js";
-import type { TaskScope } from "../contracts/task.js";
-import type { ToolCategory } from "../contracts/tool.js";
-import { analyze_command, type AnalyzerAction, type CommandFinding } from "./command-risk/index.js";
-import { classify_path, real_root_of, resolve_real, within, type PathClassification } from "./paths.js";
-import { DEFAULT_PROFILE, type PermissionProfile } from "./profile.js";
+import type { PermissionAction, PermissionGrantScope, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
+import { new_id, type PermissionDecisionId, type PermissionPromptId } from "../contracts/ids.js";
+import type { CommandAnalysis } from "./command-risk/index.js";
+import { GrantStore } from "./grants.js";
+import { layered_findings, type PermissionFinding, type PermissionLayer, type PermissionRequest } from "./layers.js";
+import type { PathClassification } from "./paths.js";
+import { DEFAULT_POLICY, rule_effect, type PermissionPolicy } from "./policy.js";
+import { DENY_PROMPTS, type PermissionPrompt, type PromptAnswerer } from "./prompts.js";
 
-/** The six layers of seeds 000 §9.2, in evaluation order. */
-export const PERMISSION_LAYERS = [
-  "tool_declaration",
-  "profile",
-  "task_scope",
-  "path_command_risk",
-  "credential_system_override",
-  "user_prompt",
-] as const;
-export type PermissionLayer = (typeof PERMISSION_LAYERS)[number];
-
-/** What a tool call wants to touch, built by the ToolRegistry from the tool's declaration and input. */
-export type PermissionRequest = {
-  readonly tool_name: string;
-  readonly category: ToolCategory;
-  /** The kinds of access the tool declares (layer 1). */
-  readonly declared: { readonly reads: boolean; readonly writes: boolean; readonly executes: boolean; readonly network: boolean };
-  /** Paths this call reads, relative to the project root or absolute. */
-  readonly reads: readonly string[];
-  /** Paths this call writes, relative to the project root or absolute. */
-  readonly writes: readonly string[];
-  /** The command this call runs and its working folder (relative to the root or absolute). */
-  readonly command?: { readonly command: string; readonly cwd: string };
-  readonly project_root: string;
-  readonly scope?: TaskScope;
-  readonly tool_run_id?: ToolRunId;
-  readonly task_id?: TaskId;
-  readonly agent_id?: AgentId;
-};
-
-/** One layer's verdict; the strictest verdict decides (ties: the earlier layer). */
-export type PermissionFinding = {
-  readonly layer: PermissionLayer;
-  readonly action: PermissionAction;
-  readonly risk_level: RiskLevel;
-  readonly reason: string;
-};
+export { PERMISSION_LAYERS, type PermissionFinding, type PermissionLayer, type PermissionRequest } from "./layers.js";
 
 export type PermissionDecision = {
   readonly decision_id: PermissionDecisionId;
@@ -54,15 +18,17 @@ export type PermissionDecision = {
   readonly risk_level: RiskLevel;
   readonly reason: string;
   readonly layer: PermissionLayer;
+  readonly mode: PermissionMode;
   readonly prompt_id?: PermissionPromptId;
   /** Every layer's verdict, in layer order (for the audit and for debugging a decision). */
   readonly findings: readonly PermissionFinding[];
   /** How each read/write path was classified. */
   readonly paths: readonly PathClassification[];
+  /** What the CommandRiskAnalyzer found in the command, if there was one. */
+  readonly analysis?: CommandAnalysis;
+  /** The subjects an answer to this decision's prompt covers (empty unless the action is `ask_user`). */
+  readonly ask_subjects: readonly PermissionSubject[];
 };
-
-/** How `ask_user` is answered while there is no interactive prompt: `"deny"` (default) or `"allow"`. */
-export type PromptPolicy = "deny" | "allow";
 
 /** Where permission events go: a `Session` is one. */
 export type PermissionRecorder = {
@@ -71,25 +37,18 @@ export type PermissionRecorder = {
 };
 
 export type PermissionEngineOptions = {
-  profile?: PermissionProfile;
-  prompt_policy?: PromptPolicy;
+  policy?: PermissionPolicy;
+  grants?: GrantStore;
+  /** Who answers `ask_user`; default: headless, every prompt denied. */
+  answerer?: PromptAnswerer;
   /** The home folder for `~` and home credentials (default `os.homedir()`). */
   home?: string;
 };
 
-const STRICTNESS: Record<PermissionAction, number> = {
-  allow: 0,
-  announce_then_run: 1,
-  ask_user: 2,
-  block: 3,
-  deny: 4,
-  refuse: 5,
-};
+const STRICTNESS: Record<PermissionAction, number> = { allow: 0, announce_then_run: 1, ask_user: 2, block: 3, deny: 4, refuse: 5 };
 const RISK: Record<RiskLevel, number> = { none: 0, low: 1, medium: 2, high: 3, critical: 4 };
-/** The risk of an analyzer finding, by its action. */
-const COMMAND_RISK: Record<AnalyzerAction, RiskLevel> = { refuse: "critical", deny: "high", ask_user: "medium", announce_then_run: "low", allow: "none" };
-/** Analyzer finding categories judged by the credential/system override (layer 5), not by layer 4. */
-const OVERRIDE_CATEGORIES = new Set<CommandFinding["category"]>(["credential_sensitive", "system_sensitive"]);
+/** Layers whose `ask_user` a rule, a grant or `bypass` mode may settle in advance. */
+const PRE_APPROVABLE = new Set<PermissionLayer>(["profile", "path_command_risk"]);
 
 /** Whether the call may run (after a prompt has been answered). */
 export function is_allowed(action: PermissionAction): boolean {
@@ -100,202 +59,83 @@ function clip(text: string, max = 4000): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
-function describe_path(classification: PathClassification): string {
-  return classification.relative !== undefined && classification.relative !== "" ? classification.relative : classification.real;
+function describe_subject(subject: PermissionSubject): string {
+  if (subject.kind === "path") return `${subject.op} ${subject.path}`;
+  if (subject.kind === "network") return `network for ${subject.tool_name}`;
+  return subject.command;
 }
 
 /**
- * PermissionEngine, first version (seeds 000 §9.2, DESIGN §6). `evaluate` runs the six layers in their
- * fixed order; every layer may only make the verdict stricter, so a broad allow never overrides task
- * scope, and credential/system rules override everything before them. `ask_user` is answered by the
- * headless prompt policy, recorded as `permission.prompt.requested` + `permission.prompt.resolved`.
+ * PermissionEngine (seeds 000 §9.2, DESIGN §6). `classify` runs layers 1–5 in their fixed order; each may
+ * only make the verdict stricter, so a broad allow never overrides task scope, and credential/system rules
+ * override everything before them. Then the permissions files' rules and the user's grants may settle an
+ * `ask_user` of layers 2 and 4 in advance — never a block, a deny or a credential/system finding — and the
+ * mode has the last word (`bypass` answers the rest). `evaluate` asks what is left (layer 6).
  */
 export class PermissionEngine {
-  readonly profile: PermissionProfile;
-  readonly prompt_policy: PromptPolicy;
+  readonly policy: PermissionPolicy;
+  readonly grants: GrantStore;
+  readonly #answerer: PromptAnswerer;
   readonly #home: string | undefined;
 
   constructor(options: PermissionEngineOptions = {}) {
-    this.profile = options.profile ?? DEFAULT_PROFILE;
-    this.prompt_policy = options.prompt_policy ?? "deny";
+    this.policy = options.policy ?? DEFAULT_POLICY;
+    this.grants = options.grants ?? new GrantStore();
+    this.#answerer = options.answerer ?? DENY_PROMPTS;
     this.#home = options.home;
   }
 
-  /** Layers 1–5: the verdict before any prompt. Pure apart from reading the file system (realpath). */
-  classify(request: PermissionRequest): PermissionDecision {
-    const findings: PermissionFinding[] = [];
-    const add = (layer: PermissionLayer, action: PermissionAction, risk_level: RiskLevel, reason: string) =>
-      findings.push({ layer, action, risk_level, reason });
-    const paths: PathClassification[] = [];
-
-    // 1. tool declaration
-    const { declared } = request;
-    const undeclared: string[] = [];
-    if (request.reads.length > 0 && !declared.reads) undeclared.push("reads");
-    if (request.writes.length > 0 && !declared.writes) undeclared.push("writes");
-    if (request.command !== undefined && !declared.executes) undeclared.push("executes");
-    if (undeclared.length > 0) {
-      add("tool_declaration", "refuse", "high", `${request.tool_name} ${undeclared.join(", ")} without declaring it`);
-    } else {
-      add("tool_declaration", "allow", "none", `${request.tool_name} declares what it touches`);
-    }
-
-    // 2. profile
-    const profile = this.profile;
-    const wants: [string, PermissionAction][] = [];
-    if (request.reads.length > 0) wants.push(["read", profile.read]);
-    if (request.writes.length > 0) wants.push(["write", profile.write]);
-    if (request.command !== undefined) wants.push(["execute", profile.execute]);
-    if (declared.network) wants.push(["network", profile.network]);
-    for (const [kind, action] of wants) {
-      add("profile", action, action === "allow" ? "none" : "low", `profile "${profile.name}": ${kind} → ${action}`);
-    }
-    if (wants.length === 0) add("profile", "allow", "none", `profile "${profile.name}": nothing to touch`);
-
-    let real_root: string;
-    try {
-      real_root = real_root_of(request.project_root);
-    } catch (error) {
-      add("path_command_risk", "deny", "high", `the project root ${request.project_root} cannot be resolved: ${(error as Error).message}`);
-      return this.#decide(findings, paths);
-    }
-    const classify = (input: string): PathClassification | undefined => {
-      try {
-        const classification = classify_path(input, request.project_root, { real_root, home: this.#home });
-        paths.push(classification);
-        return classification;
-      } catch (error) {
-        const message = is_air_failure(error) ? error.error.message : (error as Error).message;
-        add("path_command_risk", "deny", "medium", `the path ${JSON.stringify(input)} cannot be checked: ${message}`);
-        return undefined;
-      }
-    };
-    const reads = request.reads.map(classify).filter((c): c is PathClassification => c !== undefined);
-    const writes = request.writes.map(classify).filter((c): c is PathClassification => c !== undefined);
-
-    // 3. task scope: allowed/denied paths and the write area. Project-level allows never override it.
-    const scope = request.scope;
-    const denied = (c: PathClassification) =>
-      scope !== undefined && c.relative !== undefined && (scope.denied_paths ?? []).some((entry) => within(c.relative!, entry));
-    /** A write (by a tool or by a command) against the task scope. */
-    const scope_write = (c: PathClassification, how: string) => {
-      if (scope === undefined) return;
-      const where = describe_path(c);
-      if (denied(c)) add("task_scope", "deny", "medium", `${how}${where} is in the task's denied paths`);
-      else if (scope.write_area !== undefined && (c.relative === undefined || !within(c.relative, scope.write_area))) {
-        add("task_scope", "block", "medium", `${how}${where} is outside the task's write area ${scope.write_area}`);
-      } else if (scope.allowed_paths !== undefined && (c.relative === undefined || !scope.allowed_paths.some((entry) => within(c.relative!, entry)))) {
-        add("task_scope", "block", "medium", `${how}${where} is not in the task's allowed paths`);
-      } else {
-        add("task_scope", "allow", "none", `${how}${where} is inside the task scope`);
-      }
-    };
-    if (scope !== undefined) {
-      for (const c of reads) {
-        if (denied(c)) add("task_scope", "deny", "medium", `${describe_path(c)} is in the task's denied paths`);
-      }
-      for (const c of writes) scope_write(c, "");
-    }
-
-    // 4. path / command risk
-    for (const c of reads) {
-      if (!c.inside_project) add("path_command_risk", "ask_user", c.category === "system_sensitive" ? "high" : "medium", `reading ${c.real}, outside the project`);
-      else add("path_command_risk", "allow", "none", `reading ${describe_path(c)} (${c.category})`);
-    }
-    for (const c of writes) {
-      const where = describe_path(c);
-      if (!c.inside_project) add("path_command_risk", "ask_user", "high", `writing ${c.real}, outside the project`);
-      else if (c.category === "project_git_internal") add("path_command_risk", "refuse", "high", `${where} is inside git internals; git operations go through the git tools`);
-      else if (c.category === "project_air_shared" || c.category === "project_air_local") add("path_command_risk", "refuse", "high", `${where} is inside air's own .air folder`);
-      else add("path_command_risk", "allow", c.category === "project_build_output" ? "none" : "low", `writing ${where} (${c.category})`);
-    }
-    // The command: every finding of the CommandRiskAnalyzer, credential/system ones in layer 5; its writes against the scope.
-    let override_findings: CommandFinding[] = [];
-    if (request.command !== undefined) {
-      const cwd = classify(request.command.cwd);
-      if (cwd !== undefined) {
-        if (!cwd.inside_project) add("path_command_risk", "ask_user", "medium", `the command would run in ${cwd.real}, outside the project`);
-        try {
-          const analysis = analyze_command(request.command.command, { cwd_real: resolve_real(cwd.real), root_real: real_root, home: this.#home });
-          override_findings = analysis.findings.filter((finding) => OVERRIDE_CATEGORIES.has(finding.category));
-          for (const finding of analysis.findings) {
-            if (!OVERRIDE_CATEGORIES.has(finding.category)) add("path_command_risk", finding.action, COMMAND_RISK[finding.action], finding.reason);
-          }
-          if (analysis.commands.length === 0 && analysis.findings.length === 0) add("path_command_risk", "allow", "none", "the command runs nothing");
-          for (const written of analysis.writes) {
-            const c = classify(written);
-            if (c !== undefined) scope_write(c, "the command writes ");
-          }
-        } catch (error) {
-          add("path_command_risk", "ask_user", "medium", `the command cannot be checked: ${(error as Error).message}`);
-        }
-      }
-    }
-
-    // 5. credential / system-sensitive override
-    for (const c of reads) {
-      if (c.category === "credential_or_secret") add("credential_system_override", "deny", "critical", `${describe_path(c)} holds credentials`);
-    }
-    for (const c of writes) {
-      if (c.category === "credential_or_secret") {
-        if (c.inside_project) add("credential_system_override", "ask_user", "high", `${describe_path(c)} holds credentials`);
-        else add("credential_system_override", "refuse", "critical", `${c.real} holds credentials`);
-      } else if (c.category === "system_sensitive") {
-        add("credential_system_override", "refuse", "critical", `${c.real} is a system path`);
-      }
-    }
-    for (const finding of override_findings) {
-      // Credential and system findings are never allowed here, whatever the analyzer's action says.
-      const action = STRICTNESS[finding.action] < STRICTNESS.ask_user ? "ask_user" : finding.action;
-      add("credential_system_override", action, COMMAND_RISK[action], finding.reason);
-    }
-
-    return this.#decide(findings, paths);
+  get mode(): PermissionMode {
+    return this.policy.mode;
   }
 
-  /**
-   * All six layers: `classify`, then (layer 6) a prompt when the verdict is `ask_user`. With a recorder
-   * the prompt is recorded as `permission.prompt.requested` + `permission.prompt.resolved`.
-   */
-  async evaluate(request: PermissionRequest, recorder?: PermissionRecorder): Promise<PermissionDecision> {
+  /** Layers 1–5 plus rules and grants: the verdict before any prompt. Reads the file system, asks nobody. */
+  classify(request: PermissionRequest): PermissionDecision {
+    const layered = layered_findings(request, this.mode, this.#home);
+    const findings = [...this.#rule_findings(layered.subjects), ...layered.findings].map((finding) => this.#settled(finding));
+    return this.#decide(findings.sort((a, b) => LAYER_ORDER[a.layer] - LAYER_ORDER[b.layer]), layered.paths, layered.analysis);
+  }
+
+  /** All six layers: `classify`, then a prompt when the verdict is still `ask_user`. */
+  async evaluate(request: PermissionRequest, recorder?: PermissionRecorder, signal?: AbortSignal): Promise<PermissionDecision> {
     const decision = this.classify(request);
-    if (decision.action !== "ask_user") return decision;
-    const prompt_id = new_id("permission_prompt");
-    const subject = { tool_run_id: request.tool_run_id, task_id: request.task_id, agent_id: request.agent_id, tool_name: request.tool_name };
+    if (decision.action !== "ask_user") {
+      if (is_allowed(decision.action)) this.grants.consume(decision.findings.flatMap((finding) => finding.subjects ?? []));
+      return decision;
+    }
+    const prompt = this.#prompt_of(request, decision);
     recorder?.ingestor.ingest(
       make_event(
         "permission.prompt.requested",
         {
-          prompt_id,
-          question: clip(`Allow ${request.tool_name}? ${decision.reason}`),
-          risk_level: decision.risk_level,
-          offered_scopes: ["once"],
-          ...subject,
+          prompt_id: prompt.prompt_id,
+          question: prompt.question,
+          risk_level: prompt.risk_level,
+          offered_scopes: [...prompt.offered_scopes],
+          subjects: [...prompt.subjects],
+          categories: [...prompt.categories],
+          commands: [...prompt.commands],
+          mode: this.mode,
+          tool_run_id: request.tool_run_id,
+          task_id: request.task_id,
+          agent_id: request.agent_id,
+          tool_name: request.tool_name,
         },
         recorder.origin,
       ),
     );
-    const answer = this.prompt_policy;
-    recorder?.ingestor.ingest(
-      make_event(
-        "permission.prompt.resolved",
-        { prompt_id, answer, grant_scope: "once", resolved_by: "policy", note: `headless prompt policy: ${answer}` },
-        recorder.origin,
-      ),
-    );
-    const finding: PermissionFinding = {
-      layer: "user_prompt",
-      action: answer,
-      risk_level: decision.risk_level,
-      reason: `${decision.reason} — answered "${answer}" by the headless prompt policy`,
-    };
+    const answer = await this.#answerer.answer(prompt, signal);
+    recorder?.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id: prompt.prompt_id, ...answer }, recorder.origin));
+    if (answer.answer === "allow" && answer.grant_scope !== "once") this.grants.add("allow", answer.grant_scope, prompt.subjects);
+    const reason = clip(`${decision.reason} — answered "${answer.answer}" (${answer.grant_scope}) by the ${answer.resolved_by === "user" ? "user" : "headless prompt policy"}`);
+    const finding: PermissionFinding = { layer: "user_prompt", action: answer.answer, risk_level: decision.risk_level, reason };
     return {
       ...decision,
-      action: answer,
-      grant_scope: "once",
+      action: answer.answer,
+      grant_scope: answer.grant_scope,
       layer: "user_prompt",
-      reason: clip(finding.reason),
-      prompt_id,
+      reason,
+      prompt_id: prompt.prompt_id,
       findings: [...decision.findings, finding],
     };
   }
@@ -323,7 +163,75 @@ export class PermissionEngine {
     );
   }
 
-  #decide(findings: PermissionFinding[], paths: PathClassification[]): PermissionDecision {
+  /**
+   * Asks again every prompt a stopped runtime left unanswered, records the answers, and keeps each as a grant
+   * for exactly its subjects — so the call, made again by the resumed task, goes ahead (or not) without a
+   * second question. Session grants answered before the stop are restored too.
+   */
+  async resume_prompts(pending: readonly PendingPrompt[], answered: readonly AnsweredPrompt[], recorder: PermissionRecorder): Promise<number> {
+    for (const prompt of answered) {
+      if (prompt.answer === "allow" && prompt.grant_scope === "session") this.grants.add("allow", "session", prompt.subjects);
+    }
+    for (const prompt of pending) {
+      const answer = await this.#answerer.answer(prompt);
+      recorder.ingestor.ingest(
+        make_event("permission.prompt.resolved", { prompt_id: prompt.prompt_id, ...answer, note: answer.note ?? "asked again after a restart" }, recorder.origin),
+      );
+      this.grants.add(answer.answer, answer.grant_scope, prompt.subjects);
+    }
+    return pending.length;
+  }
+
+  /** `deny`/`ask` rules of the permissions files, as layer-2 findings for the subjects they cover. */
+  #rule_findings(subjects: readonly PermissionSubject[]): PermissionFinding[] {
+    const findings: PermissionFinding[] = [];
+    for (const subject of subjects) {
+      const matched = rule_effect(this.policy, subject);
+      if (matched === undefined || matched.effect === "allow") continue;
+      const reason = `${describe_subject(subject)}: ${matched.effect} rule in ${matched.source}`;
+      if (matched.effect === "deny") findings.push({ layer: "profile", action: "deny", risk_level: "medium", reason });
+      else findings.push({ layer: "profile", action: "ask_user", risk_level: "medium", reason, subjects: [subject], approval: "grant" });
+    }
+    return findings;
+  }
+
+  /** An `ask_user` settled in advance by a grant, an allow rule or the mode; any other finding unchanged. */
+  #settled(finding: PermissionFinding): PermissionFinding {
+    if (finding.action !== "ask_user") return finding;
+    const subjects = finding.subjects ?? [];
+    const grants = subjects.map((subject) => this.grants.find(subject));
+    const denied = grants.find((grant) => grant?.effect === "deny");
+    if (denied !== undefined) return { layer: "user_prompt", action: "deny", risk_level: finding.risk_level, reason: `${finding.reason} — denied by your earlier answer (${denied.scope})` };
+    const covered = subjects.length > 0 && grants.every((grant) => grant !== undefined && (finding.approval !== "once" || grant.scope === "once"));
+    if (covered) return { ...finding, action: "allow", reason: `${finding.reason} — allowed by your earlier answer (${grants.map((grant) => grant!.scope).join(", ")})` };
+    if (!PRE_APPROVABLE.has(finding.layer)) {
+      return this.mode === "bypass" ? { layer: finding.layer, action: "refuse", risk_level: "critical", reason: `${finding.reason} — bypass mode never allows credential or system access` } : finding;
+    }
+    if (finding.approval === "rule" && subjects.length > 0 && subjects.every((subject) => rule_effect(this.policy, subject)?.effect === "allow")) {
+      return { ...finding, action: "allow", reason: `${finding.reason} — allowed by a rule` };
+    }
+    if (this.mode === "bypass") return { ...finding, action: "allow", reason: `${finding.reason} — bypass mode` };
+    return finding;
+  }
+
+  #prompt_of(request: PermissionRequest, decision: PermissionDecision): PermissionPrompt {
+    const asks = decision.findings.filter((finding) => finding.action === "ask_user");
+    const only_once = asks.some((finding) => finding.approval !== "rule" && finding.approval !== "grant");
+    const analysis = decision.analysis;
+    return {
+      prompt_id: new_id("permission_prompt"),
+      tool_name: request.tool_name,
+      question: clip(`Allow ${request.tool_name}? ${decision.reason}`),
+      reason: decision.reason,
+      risk_level: decision.risk_level,
+      offered_scopes: only_once ? ["once"] : ["once", "session", "project", "global"],
+      subjects: decision.ask_subjects,
+      categories: [...new Set(analysis?.commands.flatMap((run) => run.categories) ?? [])],
+      commands: analysis?.commands.map((run) => run.argv.join(" ")) ?? [],
+    };
+  }
+
+  #decide(findings: PermissionFinding[], paths: PathClassification[], analysis: CommandAnalysis | undefined): PermissionDecision {
     let deciding = findings[0]!;
     let risk: RiskLevel = "none";
     for (const finding of findings) {
@@ -333,7 +241,12 @@ export class PermissionEngine {
       if (RISK[finding.risk_level] > RISK[risk]) risk = finding.risk_level;
     }
     const same = findings.filter((finding) => finding.action === deciding.action && finding.layer === deciding.layer);
-    const reason = deciding.action === "allow" ? deciding.reason : same.map((finding) => finding.reason).join("; ");
+    const reason = deciding.action === "allow" ? deciding.reason : [...new Set(same.map((finding) => finding.reason))].join("; ");
+    const asks = deciding.action === "ask_user" ? findings.filter((finding) => finding.action === "ask_user") : [];
+    const ask_subjects: PermissionSubject[] = [];
+    for (const subject of asks.flatMap((finding) => finding.subjects ?? [])) {
+      if (!ask_subjects.some((known) => JSON.stringify(known) === JSON.stringify(subject))) ask_subjects.push(subject);
+    }
     return {
       decision_id: new_id("permission_decision"),
       action: deciding.action,
@@ -341,8 +254,25 @@ export class PermissionEngine {
       risk_level: risk,
       reason: clip(reason),
       layer: deciding.layer,
+      mode: this.mode,
       findings,
       paths,
+      ask_subjects,
+      ...(analysis === undefined ? {} : { analysis }),
     };
   }
 }
+
+const LAYER_ORDER: Record<PermissionLayer, number> = {
+  tool_declaration: 0,
+  profile: 1,
+  task_scope: 2,
+  path_command_risk: 3,
+  credential_system_override: 4,
+  user_prompt: 5,
+};
+
+/** A `permission.prompt.requested` with no answer yet, as read back from a session's events. */
+export type PendingPrompt = PermissionPrompt;
+/** A prompt and the answer it got, as read back from a session's events. */
+export type AnsweredPrompt = { readonly subjects: readonly PermissionSubject[]; readonly answer: "allow" | "deny"; readonly grant_scope: PermissionGrantScope };

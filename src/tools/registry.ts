@@ -22,7 +22,7 @@ export type ToolCallContext = {
 };
 
 export type ToolRegistryOptions = {
-  /** Default: a `PermissionEngine` with the default profile and the `"deny"` prompt policy. */
+  /** Default: a `PermissionEngine` in `default` mode, no rules, every prompt denied (headless). */
   permissions?: PermissionEngine;
   observations?: ReadObservations;
 };
@@ -220,7 +220,7 @@ export class ToolRegistry {
     let decision: PermissionDecision;
     try {
       const request = this.#request_of(run.definition, run.input, run.context, run.tool_run_id);
-      decision = await this.permissions.evaluate(request, { ingestor: session.ingestor, origin: run.origin });
+      decision = await this.permissions.evaluate(request, { ingestor: session.ingestor, origin: run.origin }, run.signal);
       this.permissions.record(decision, request, { ingestor: session.ingestor, origin: run.origin });
     } catch (error) {
       return { ok: false, error: to_air_error(error, "tool_error") };

@@ -10,7 +10,7 @@ import type { PermissionAction } from "../../src/contracts/events/permission.js"
 import { new_id } from "../../src/contracts/ids.js";
 import type { TaskScope } from "../../src/contracts/task.js";
 import { PermissionEngine, type PermissionRequest } from "../../src/permissions/engine.js";
-import { READ_ONLY_PROFILE } from "../../src/permissions/profile.js";
+import { ACCEPT_EDITS, ALLOW_ONCE } from "../fixtures/permissions.js";
 import { open_temp_session, type TempSession } from "../fixtures/session.js";
 
 let temp: TempSession;
@@ -43,11 +43,12 @@ function request({ reads = [], writes = [], command, cwd = ".", scope }: Access)
   };
 }
 
-const engine = new PermissionEngine();
+/** Edits allowed, so these tests see layers 3–5 at work; the modes have their own tests. */
+const engine = new PermissionEngine({ policy: ACCEPT_EDITS });
 const action_of = (access: Access, on: PermissionEngine = engine): PermissionAction => on.classify(request(access)).action;
 
 describe("layer order and strictness", () => {
-  it("plain reads and writes inside the project are allowed by the default profile", () => {
+  it("plain reads and writes inside the project are allowed in accept-edits mode", () => {
     expect(action_of({ reads: ["src/parser/index.ts"] })).toBe("allow");
     expect(action_of({ writes: ["src/parser/new.ts"] })).toBe("allow");
     expect(action_of({ writes: ["build/out.o"] })).toBe("allow");
@@ -59,11 +60,12 @@ describe("layer order and strictness", () => {
     expect(decision).toMatchObject({ action: "refuse", layer: "tool_declaration" });
   });
 
-  it("layer 2: a read-only profile denies writes and commands but allows reads", () => {
-    const read_only = new PermissionEngine({ profile: READ_ONLY_PROFILE });
+  it("layer 2: plan mode denies writes and commands that act, but allows reads", () => {
+    const read_only = new PermissionEngine({ policy: { mode: "plan", rules: [] } });
     expect(action_of({ reads: ["src/parser/index.ts"] }, read_only)).toBe("allow");
     expect(read_only.classify(request({ writes: ["src/a.ts"] }))).toMatchObject({ action: "deny", layer: "profile" });
-    expect(action_of({ command: "ls" }, read_only)).toBe("deny");
+    expect(action_of({ command: "ls" }, read_only)).toBe("announce_then_run");
+    expect(action_of({ command: "make" }, read_only)).toBe("deny");
   });
 
   it("layer 3: writes outside the write area are blocked, denied paths denied, allowed paths enforced", () => {
@@ -212,11 +214,11 @@ describe("commands (CommandRiskAnalyzer)", () => {
     expect(engine.classify(request({ command: "bash -c 'ls'" })).findings.some((finding) => finding.layer === "path_command_risk" && finding.risk_level === "none")).toBe(true);
   });
 
-  it("credential and system findings go to the override layer, which no profile or prompt loosens", async () => {
+  it("credential and system findings go to the override layer, which neither bypass mode nor a prompt loosens", async () => {
     const decision = engine.classify(request({ command: "sudo make install" }));
     expect(decision.findings).toEqual(expect.arrayContaining([expect.objectContaining({ layer: "credential_system_override", action: "ask_user" })]));
     expect(decision.findings.filter((finding) => finding.layer === "path_command_risk" && /system/.test(finding.reason))).toEqual([]);
-    const loose = new PermissionEngine({ profile: { name: "loose", read: "allow", write: "allow", execute: "allow", network: "allow" }, prompt_policy: "allow" });
+    const loose = new PermissionEngine({ policy: { mode: "bypass", rules: [] }, answerer: ALLOW_ONCE });
     expect(loose.classify(request({ command: "cat ~/.ssh/id_rsa" }))).toMatchObject({ action: "deny", layer: "credential_system_override" });
     expect((await loose.evaluate(request({ command: "echo x >> ~/.bashrc" }))).action).toBe("deny");
     expect(loose.classify(request({ command: "sed -i 's/a/b/' ~/.profile" }))).toMatchObject({ action: "deny", layer: "credential_system_override" });
@@ -265,21 +267,27 @@ describe("ask_user is answered by the headless policy and recorded", () => {
       "permission.decision.recorded",
     ]);
     const [requested, resolved, final] = recorded;
-    expect(requested!.payload).toMatchObject({ prompt_id: decision.prompt_id, tool_name: "fs.read", offered_scopes: ["once"], tool_run_id: req.tool_run_id });
+    expect(requested!.payload).toMatchObject({
+      prompt_id: decision.prompt_id,
+      tool_name: "fs.read",
+      offered_scopes: ["once", "session", "project", "global"],
+      subjects: [{ kind: "path", op: "read", path: path.join(outside, "notes.txt") }],
+      tool_run_id: req.tool_run_id,
+    });
     expect(resolved!.payload).toMatchObject({ prompt_id: decision.prompt_id, answer: "deny", resolved_by: "policy" });
     expect(final!.payload).toMatchObject({ decision_id: decision.decision_id, action: "deny", layer: "user_prompt", prompt_id: decision.prompt_id });
   });
 
-  it("allow policy: the prompt is answered allow", async () => {
-    const permissive = new PermissionEngine({ prompt_policy: "allow" });
+  it("a user who allows: the prompt is answered allow, by the user", async () => {
+    const permissive = new PermissionEngine({ policy: ACCEPT_EDITS, answerer: ALLOW_ONCE });
     const decision = await permissive.evaluate(request({ reads: ["../notes.txt"] }), temp.session);
     expect(decision).toMatchObject({ action: "allow", layer: "user_prompt" });
-    expect(events().find((event) => event.type === "permission.prompt.resolved")?.payload).toMatchObject({ answer: "allow", resolved_by: "policy" });
+    expect(events().find((event) => event.type === "permission.prompt.resolved")?.payload).toMatchObject({ answer: "allow", resolved_by: "user" });
   });
 
-  it("the allow policy never reaches denials: a credential read stays denied, with no prompt", async () => {
+  it("an allowing user is never asked about denials: a credential read stays denied, with no prompt", async () => {
     fs.writeFileSync(path.join(root, ".env"), "KEY=1\n");
-    const permissive = new PermissionEngine({ prompt_policy: "allow" });
+    const permissive = new PermissionEngine({ policy: ACCEPT_EDITS, answerer: ALLOW_ONCE });
     const decision = await permissive.evaluate(request({ reads: [".env"] }), temp.session);
     expect(decision.action).toBe("deny");
     expect(events()).toEqual([]);

@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { error_of, files_under, output_of, tool_harness, write, type ToolHarness } from "./helpers.js";
+import { ALLOW_ONCE } from "../fixtures/permissions.js";
 
 let h: ToolHarness;
 let elsewhere: string;
@@ -197,10 +198,10 @@ describe("reads", () => {
   });
 });
 
-describe("with the allow prompt policy", () => {
+describe("with a user who allows every prompt once", () => {
   let permissive: ToolHarness;
   beforeEach(() => {
-    permissive = tool_harness({ prompt_policy: "allow" });
+    permissive = tool_harness({ answerer: ALLOW_ONCE });
     write(permissive.outside, "elsewhere/target.txt", "outside\n");
   });
   afterEach(() => permissive.cleanup());

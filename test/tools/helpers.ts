@@ -11,6 +11,7 @@ import type { TaskScope } from "../../src/contracts/task.js";
 import { PermissionEngine, type PermissionEngineOptions } from "../../src/permissions/engine.js";
 import { create_tool_registry } from "../../src/tools/builtin.js";
 import type { ToolRegistry } from "../../src/tools/registry.js";
+import { ACCEPT_EDITS } from "../fixtures/permissions.js";
 import { decode_json_columns, open_temp_session, rows_of, type Row, type TempSession } from "../fixtures/session.js";
 
 export type ToolHarness = {
@@ -40,9 +41,10 @@ export type CallOptions = {
   on_stream?: (chunk: unknown) => void;
 };
 
+/** A harness whose engine is in `accept-edits` mode unless `options.policy` says otherwise. */
 export function tool_harness(options: PermissionEngineOptions = {}): ToolHarness {
   const temp = open_temp_session();
-  const registry = create_tool_registry({ permissions: new PermissionEngine(options) });
+  const registry = create_tool_registry({ permissions: new PermissionEngine({ policy: ACCEPT_EDITS, ...options }) });
   const root = temp.project.layout.root;
   const bus_events: RuntimeEvent[] = [];
   const unsubscribe = temp.session.bus.subscribe({}, (event) => bus_events.push(event));

@@ -230,10 +230,10 @@ describe("no run is left running", () => {
 });
 
 describe("a registry of its own", () => {
-  it("defaults: the default profile and the deny prompt policy", () => {
+  it("defaults: default mode, no rules", () => {
     const registry = new ToolRegistry();
-    expect(registry.permissions.profile.name).toBe("default");
-    expect(registry.permissions.prompt_policy).toBe("deny");
+    expect(registry.permissions.mode).toBe("default");
+    expect(registry.permissions.policy.rules).toEqual([]);
     expect(registry.schemas()).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { AirFailure } from "../../contracts/errors.js";
 import { ModelResponse, type ModelRequest } from "../../contracts/provider.js";
 import type { RequestOutcome } from "../../machines/main-agent.js";
 import type { SchedulerRunResult, WorkerRunOutcome } from "../../machines/scheduler.js";
-import { PermissionEngine } from "../../permissions/engine.js";
+import type { PermissionEngine } from "../../permissions/engine.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ProviderSession } from "../../providers/manager.js";
 import { create_tool_registry } from "../../tools/builtin.js";
@@ -22,8 +22,8 @@ import { read_task_spec } from "./task-graph.js";
 
 export type RuntimeOptions = {
   readonly provider: ProviderSession;
-  /** How permission prompts are answered when nobody can be asked (headless runs). */
-  readonly prompt_policy: "deny" | "allow";
+  /** The session's permission engine: its mode, rules, grants and whoever answers its prompts. */
+  readonly permissions: PermissionEngine;
   readonly task_defaults: TaskDefaults;
   /** Test seam for the worker command (default: this installation's worker entry). */
   readonly worker_entry?: WorkerEntry;
@@ -89,7 +89,7 @@ export type Runtime = {
 
 /** The runtime of one open session: tool registry, permission engine, Main Agent with its Scheduler. */
 export function start_runtime(session: Session, options: RuntimeOptions): Runtime {
-  const registry = create_tool_registry({ permissions: new PermissionEngine({ prompt_policy: options.prompt_policy }) });
+  const registry = create_tool_registry({ permissions: options.permissions });
   registry.register(model_complete_tool(options.provider));
   const run_worker = run_worker_logic(session, registry, options);
   const machine = provide_main_agent(session, {

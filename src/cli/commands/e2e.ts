@@ -76,7 +76,7 @@ export async function run_e2e(io: Io, fixture_name: string | undefined, options:
       env: { ANTHROPIC_API_KEY: "scripted-e2e-key", ANTHROPIC_BASE_URL: server.url },
       home: path.join(work, "air-home"),
     });
-    const report = await run_requirement({ ...io, cwd: root }, { requirement: fixture.requirement, format: "text" }, providers);
+    const report = await run_requirement({ ...io, cwd: root }, { requirement: fixture.requirement, format: "text", permissions: { mode: "accept-edits", prompts: "policy" } }, providers);
     const wall_ms = performance.now() - started;
     const layout = init_project(root).project.layout;
     const types = new Set<string>((await read_history(layout, report.session_id)).map((entry) => entry.type));

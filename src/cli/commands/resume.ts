@@ -8,12 +8,16 @@ import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
 import { follow } from "../progress.js";
 import { runtime_for } from "../run-requirement.js";
+import type { PermissionEngine } from "../../permissions/engine.js";
+import { permissions_for_project, prompts_of } from "../../permissions/session-permissions.js";
+import { parse_permission_options, prompt_answerer } from "../permission-options.js";
 
 /**
  * `air resume`: reopen a session whose runtime stopped, recover it from its rows (tasks left running are
  * interrupted, their agents lost, then re-queued) and run its pending tasks to the end.
  */
-export async function run_resume(io: Io, options: { session?: string }): Promise<number> {
+export async function run_resume(io: Io, options: { session?: string; permission_mode?: string; prompts?: string }): Promise<number> {
+  const permission_options = parse_permission_options(options);
   const providers = ProviderManager.load();
   providers.require_configured();
   const project = open_project(io.cwd);
@@ -27,17 +31,29 @@ export async function run_resume(io: Io, options: { session?: string }): Promise
       user_action: "List the sessions with `air session list`.",
     });
   }
+  const prompts = prompt_answerer(permission_options.prompts);
+  let permissions: PermissionEngine;
+  try {
+    permissions = permissions_for_project(layout, { answerer: prompts.answerer, ...(permission_options.mode === undefined ? {} : { mode: permission_options.mode }) });
+  } catch (error) {
+    prompts.close();
+    throw error;
+  }
   const session = open_session(project, { session_id: session_id as SessionId });
   const unfollow = follow(session.bus, "text", io.out);
-  const runtime = runtime_for(session, providers, {});
+  const runtime = runtime_for(session, providers, {}, permissions);
   try {
     const recovered = recover_session(session);
     io.out(`Resumed ${session.id}: ${recovered.lost_agents.length} lost agent(s), ${recovered.requeued_tasks.length} task(s) re-queued\n`);
+    const { pending, answered } = prompts_of(session);
+    if (pending.length > 0) io.out(`${pending.length} permission prompt(s) were waiting when the session stopped; asking again\n`);
+    await permissions.resume_prompts(pending, answered, session);
     const result = await runtime.resume();
     io.out(`\nScheduler ${result.status}${result.error === undefined ? "" : `: ${result.error.message}`}\n`);
     return result.status === "completed" ? 0 : 1;
   } finally {
     unfollow();
+    prompts.close();
     runtime.stop();
     session.close();
   }

@@ -2,11 +2,15 @@ import { air_failure } from "../../contracts/errors.js";
 import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
 import type { OutputFormat } from "../progress.js";
+import { parse_permission_options } from "../permission-options.js";
 import { run_requirement } from "../run-requirement.js";
 
 const FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json"];
 
-export async function run_run(io: Io, options: { print?: string; output_format?: string; max_turns?: string }): Promise<number> {
+export async function run_run(
+  io: Io,
+  options: { print?: string; output_format?: string; max_turns?: string; permission_mode?: string; prompts?: string },
+): Promise<number> {
   if (options.print === undefined || options.print.trim() === "") {
     throw air_failure({
       kind: "user_error",
@@ -23,6 +27,8 @@ export async function run_run(io: Io, options: { print?: string; output_format?:
   if (max_turns !== undefined && (!Number.isInteger(max_turns) || max_turns < 1)) {
     throw air_failure({ kind: "user_error", message: `--max-turns must be a positive integer, not "${options.max_turns}"`, retryability: "not_retryable", user_action: "Pass e.g. --max-turns 20." });
   }
-  const report = await run_requirement(io, { requirement: options.print, format, ...(max_turns === undefined ? {} : { max_turns }) }, ProviderManager.load());
+  const permissions = parse_permission_options(options);
+  const request = { requirement: options.print, format, permissions, ...(max_turns === undefined ? {} : { max_turns }) };
+  const report = await run_requirement(io, request, ProviderManager.load());
   return report.code;
 }

@@ -13,6 +13,27 @@ export type PermissionGrantScope = v.InferOutput<typeof PermissionGrantScope>;
 export const RiskLevel = v.picklist(["none", "low", "medium", "high", "critical"]);
 export type RiskLevel = v.InferOutput<typeof RiskLevel>;
 
+/**
+ * How much the user lets air do without asking (the modes users know from other coding agents):
+ * `default` asks before editing source files and before risky commands; `accept-edits` edits the project
+ * without asking; `plan` only looks; `bypass` asks nothing but still refuses credential and system access.
+ */
+export const PermissionMode = v.picklist(["default", "accept-edits", "plan", "bypass"]);
+export type PermissionMode = v.InferOutput<typeof PermissionMode>;
+
+/**
+ * What an `ask_user` finding is about, so an answer or a rule can cover it exactly: one command the shell
+ * would run (argv joined by spaces), a whole command line the analyzer could not see through, a path, or a
+ * tool's network access.
+ */
+export const PermissionSubject = v.variant("kind", [
+  v.strictObject({ kind: v.literal("command"), command: NonEmpty }),
+  v.strictObject({ kind: v.literal("command_line"), command: NonEmpty }),
+  v.strictObject({ kind: v.literal("path"), op: v.picklist(["read", "write"]), path: NonEmpty }),
+  v.strictObject({ kind: v.literal("network"), tool_name: NonEmpty }),
+]);
+export type PermissionSubject = v.InferOutput<typeof PermissionSubject>;
+
 const subject = {
   tool_run_id: v.optional(ToolRunId),
   task_id: v.optional(TaskId),
@@ -40,6 +61,12 @@ export const permission_events = {
       question: NonEmpty,
       risk_level: RiskLevel,
       offered_scopes: v.pipe(v.array(PermissionGrantScope), v.minLength(1)),
+      /** What an answer covers; a resumed session asks again and applies the answer to exactly these. */
+      subjects: v.optional(v.array(PermissionSubject)),
+      /** The command categories the analyzer found, and every command the shell would run. */
+      categories: v.optional(v.array(NonEmpty)),
+      commands: v.optional(v.array(NonEmpty)),
+      mode: v.optional(PermissionMode),
       ...subject,
     }),
     "A tool call waits for the user; appended so a pending prompt survives a restart.",

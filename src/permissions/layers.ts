@@ -1,0 +1,268 @@
+import type { PermissionAction, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
+import { is_air_failure } from "../contracts/errors.js";
+import type { AgentId, TaskId, ToolRunId } from "../contracts/ids.js";
+import type { TaskScope } from "../contracts/task.js";
+import type { ToolCategory } from "../contracts/tool.js";
+import { analyze_command, type AnalyzerAction, type CommandAnalysis, type CommandCategory, type CommandFinding } from "./command-risk/index.js";
+import { classify_path, real_root_of, resolve_real, within, type PathClassification } from "./paths.js";
+
+/** The six layers of seeds 000 §9.2, in evaluation order. */
+export const PERMISSION_LAYERS = ["tool_declaration", "profile", "task_scope", "path_command_risk", "credential_system_override", "user_prompt"] as const;
+export type PermissionLayer = (typeof PERMISSION_LAYERS)[number];
+
+/** What a tool call wants to touch, built by the ToolRegistry from the tool's declaration and input. */
+export type PermissionRequest = {
+  readonly tool_name: string;
+  readonly category: ToolCategory;
+  /** The kinds of access the tool declares (layer 1). */
+  readonly declared: { readonly reads: boolean; readonly writes: boolean; readonly executes: boolean; readonly network: boolean };
+  /** Paths this call reads, relative to the project root or absolute. */
+  readonly reads: readonly string[];
+  /** Paths this call writes, relative to the project root or absolute. */
+  readonly writes: readonly string[];
+  /** The command this call runs and its working folder (relative to the root or absolute). */
+  readonly command?: { readonly command: string; readonly cwd: string };
+  readonly project_root: string;
+  readonly scope?: TaskScope;
+  readonly tool_run_id?: ToolRunId;
+  readonly task_id?: TaskId;
+  readonly agent_id?: AgentId;
+};
+
+/**
+ * Who may turn an `ask_user` finding into an allow before anyone is asked: `rule` — an allow rule or a grant
+ * of any scope; `grant` — a grant only (the finding comes from an `ask` rule); `once` — only a one-time
+ * answer to this very prompt (credential and system findings).
+ */
+export type Approval = "rule" | "grant" | "once";
+
+/** One layer's verdict; the strictest verdict decides (ties: the earlier layer). */
+export type PermissionFinding = {
+  readonly layer: PermissionLayer;
+  readonly action: PermissionAction;
+  readonly risk_level: RiskLevel;
+  readonly reason: string;
+  /** For `ask_user`: what an answer would cover, and who may answer it in advance. */
+  readonly subjects?: readonly PermissionSubject[];
+  readonly approval?: Approval;
+};
+
+/** Everything the layers found, before rules, grants and the mode's last word. */
+export type LayeredFindings = {
+  readonly findings: PermissionFinding[];
+  readonly paths: PathClassification[];
+  readonly analysis?: CommandAnalysis;
+  /** Every subject of the request, for `deny`/`ask` rules: each command run, each path read or written. */
+  readonly subjects: PermissionSubject[];
+};
+
+const COMMAND_RISK: Record<AnalyzerAction, RiskLevel> = { refuse: "critical", deny: "high", ask_user: "medium", announce_then_run: "low", allow: "none" };
+/** Analyzer finding categories judged by the credential/system override (layer 5), not by layer 4. */
+const OVERRIDE_CATEGORIES = new Set<CommandFinding["category"]>(["credential_sensitive", "system_sensitive"]);
+/** Commands that only look: all that `plan` mode runs. */
+const LOOKING = new Set<CommandCategory>(["read_only", "git_read", "static_analysis"]);
+/** Commands whose every category is here need no answer of their own. */
+const ROUTINE = new Set<CommandCategory>([...LOOKING, "build", "test"]);
+
+type ModeBaseline = { readonly write_source: PermissionAction; readonly write_build: PermissionAction; readonly network: PermissionAction };
+const MODE_BASELINE: Record<PermissionMode, ModeBaseline> = {
+  default: { write_source: "ask_user", write_build: "allow", network: "ask_user" },
+  "accept-edits": { write_source: "allow", write_build: "allow", network: "ask_user" },
+  plan: { write_source: "deny", write_build: "deny", network: "deny" },
+  bypass: { write_source: "allow", write_build: "allow", network: "allow" },
+};
+
+function describe_path(classification: PathClassification): string {
+  return classification.relative !== undefined && classification.relative !== "" ? classification.relative : classification.real;
+}
+
+function path_subject(c: PathClassification, op: "read" | "write"): PermissionSubject {
+  return { kind: "path", op, path: c.relative !== undefined && c.relative !== "" ? c.relative : c.real };
+}
+
+function command_text(argv: readonly string[]): string {
+  return argv.join(" ") || "(empty)";
+}
+
+/** Collects findings layer by layer; knows the request and the classifications made so far. */
+class Layers {
+  readonly findings: PermissionFinding[] = [];
+  readonly paths: PathClassification[] = [];
+  readonly subjects: PermissionSubject[] = [];
+
+  constructor(
+    readonly request: PermissionRequest,
+    readonly mode: PermissionMode,
+    readonly home: string | undefined,
+  ) {}
+
+  add(layer: PermissionLayer, action: PermissionAction, risk_level: RiskLevel, reason: string, ask?: { subjects: readonly PermissionSubject[]; approval: Approval }): void {
+    this.findings.push(action === "ask_user" && ask !== undefined ? { layer, action, risk_level, reason, ...ask } : { layer, action, risk_level, reason });
+  }
+
+  classify(input: string, real_root: string): PathClassification | undefined {
+    try {
+      const classification = classify_path(input, this.request.project_root, { real_root, home: this.home });
+      this.paths.push(classification);
+      return classification;
+    } catch (error) {
+      const message = is_air_failure(error) ? error.error.message : (error as Error).message;
+      this.add("path_command_risk", "deny", "medium", `the path ${JSON.stringify(input)} cannot be checked: ${message}`);
+      return undefined;
+    }
+  }
+
+  denied_by_scope(c: PathClassification): boolean {
+    const scope = this.request.scope;
+    return scope !== undefined && c.relative !== undefined && (scope.denied_paths ?? []).some((entry) => within(c.relative!, entry));
+  }
+
+  /** Layer 3 for one write, by a tool or by a command. */
+  scope_write(c: PathClassification, how: string): void {
+    const scope = this.request.scope;
+    if (scope === undefined) return;
+    const where = describe_path(c);
+    if (this.denied_by_scope(c)) this.add("task_scope", "deny", "medium", `${how}${where} is in the task's denied paths`);
+    else if (scope.write_area !== undefined && (c.relative === undefined || !within(c.relative, scope.write_area))) {
+      this.add("task_scope", "block", "medium", `${how}${where} is outside the task's write area ${scope.write_area}`);
+    } else if (scope.allowed_paths !== undefined && (c.relative === undefined || !scope.allowed_paths.some((entry) => within(c.relative!, entry)))) {
+      this.add("task_scope", "block", "medium", `${how}${where} is not in the task's allowed paths`);
+    } else this.add("task_scope", "allow", "none", `${how}${where} is inside the task scope`);
+  }
+
+  /** Layer 2 for one write inside the project: the mode's baseline for source and for build output. */
+  mode_write(c: PathClassification, how: string): void {
+    const baseline = MODE_BASELINE[this.mode];
+    if (!c.inside_project) {
+      // Outside the project, only the path's own risk (layer 4) and the credential layer speak, except in plan mode.
+      const action = this.mode === "plan" ? "deny" : "allow";
+      this.add("profile", action, action === "allow" ? "none" : "low", `${how}${c.real}, outside the project: ${this.mode} mode → ${action}`);
+      return;
+    }
+    const action = c.category === "project_build_output" ? baseline.write_build : baseline.write_source;
+    this.add("profile", action, action === "allow" ? "none" : "low", `${how}${describe_path(c)}: ${this.mode} mode → ${action}`, {
+      subjects: [path_subject(c, "write")],
+      approval: "rule",
+    });
+  }
+}
+
+function declaration_layer(layers: Layers): void {
+  const { request } = layers;
+  const { declared } = request;
+  const undeclared: string[] = [];
+  if (request.reads.length > 0 && !declared.reads) undeclared.push("reads");
+  if (request.writes.length > 0 && !declared.writes) undeclared.push("writes");
+  if (request.command !== undefined && !declared.executes) undeclared.push("executes");
+  if (undeclared.length > 0) layers.add("tool_declaration", "refuse", "high", `${request.tool_name} ${undeclared.join(", ")} without declaring it`);
+  else layers.add("tool_declaration", "allow", "none", `${request.tool_name} declares what it touches`);
+}
+
+/** Layer 4 (and 5 for credential/system findings) for the command; its writes against layers 2 and 3. */
+function command_layer(layers: Layers, real_root: string, override: PermissionFinding[]): CommandAnalysis | undefined {
+  const command = layers.request.command;
+  if (command === undefined) return undefined;
+  const cwd = layers.classify(command.cwd, real_root);
+  if (cwd === undefined) return undefined;
+  const whole: PermissionSubject = { kind: "command_line", command: command.command };
+  if (!cwd.inside_project) layers.add("path_command_risk", "ask_user", "medium", `the command would run in ${cwd.real}, outside the project`, { subjects: [whole], approval: "once" });
+  let analysis: CommandAnalysis;
+  try {
+    analysis = analyze_command(command.command, { cwd_real: resolve_real(cwd.real), root_real: real_root, home: layers.home });
+  } catch (error) {
+    layers.add("path_command_risk", "ask_user", "medium", `the command cannot be checked: ${(error as Error).message}`, { subjects: [whole], approval: "once" });
+    return undefined;
+  }
+  for (const run of analysis.commands) layers.subjects.push({ kind: "command", command: command_text(run.argv) });
+  const risky: PermissionSubject[] = analysis.commands
+    .filter((run) => run.categories.some((category) => !ROUTINE.has(category)))
+    .map((run) => ({ kind: "command", command: command_text(run.argv) }));
+  for (const finding of analysis.findings) {
+    const is_command_category = !["unparseable", "unknown_execution", "outside_project", "air_internal"].includes(finding.category);
+    const ask = is_command_category && risky.length > 0 ? { subjects: risky, approval: "rule" as const } : { subjects: [whole], approval: "once" as const };
+    if (OVERRIDE_CATEGORIES.has(finding.category)) {
+      // Credential and system findings are never allowed here, whatever the analyzer's action says.
+      const action = finding.action === "allow" || finding.action === "announce_then_run" ? "ask_user" : finding.action;
+      override.push({ layer: "credential_system_override", action, risk_level: COMMAND_RISK[action], reason: finding.reason, ...(action === "ask_user" ? { subjects: [whole], approval: "once" as const } : {}) });
+    } else layers.add("path_command_risk", finding.action, COMMAND_RISK[finding.action], finding.reason, ask);
+  }
+  if (analysis.commands.length === 0 && analysis.findings.length === 0) layers.add("path_command_risk", "allow", "none", "the command runs nothing");
+  if (layers.mode === "plan") {
+    const acting = analysis.commands.filter((run) => run.categories.some((category) => !LOOKING.has(category)));
+    if (acting.length > 0 || analysis.writes.length > 0) {
+      const what = acting.length > 0 ? acting.map((run) => command_text(run.argv)).join("; ") : "it writes files";
+      layers.add("profile", "deny", "low", `plan mode only looks: ${what}`);
+    }
+  }
+  for (const written of analysis.writes) {
+    const c = layers.classify(written, real_root);
+    if (c === undefined) continue;
+    layers.subjects.push(path_subject(c, "write"));
+    layers.scope_write(c, "the command writes ");
+    if (layers.mode !== "plan") layers.mode_write(c, "the command writes ");
+  }
+  return analysis;
+}
+
+/** Layers 1–5 of seeds 000 §9.2 for one request. Pure apart from reading the file system (lstat/readlink). */
+export function layered_findings(request: PermissionRequest, mode: PermissionMode, home: string | undefined): LayeredFindings {
+  const layers = new Layers(request, mode, home);
+  declaration_layer(layers);
+  const baseline = MODE_BASELINE[mode];
+  if (request.reads.length > 0) layers.add("profile", "allow", "none", `${mode} mode: reading is allowed`);
+  if (request.command !== undefined) layers.add("profile", "announce_then_run", "low", `${mode} mode: commands are announced, then judged one by one`);
+  if (request.declared.network) {
+    layers.add("profile", baseline.network, baseline.network === "allow" ? "none" : "low", `${request.tool_name} uses the network: ${mode} mode → ${baseline.network}`, {
+      subjects: [{ kind: "network", tool_name: request.tool_name }],
+      approval: "rule",
+    });
+  }
+  if (request.reads.length === 0 && request.writes.length === 0 && request.command === undefined && !request.declared.network) {
+    layers.add("profile", "allow", "none", `${mode} mode: nothing to touch`);
+  }
+
+  let real_root: string;
+  try {
+    real_root = real_root_of(request.project_root);
+  } catch (error) {
+    layers.add("path_command_risk", "deny", "high", `the project root ${request.project_root} cannot be resolved: ${(error as Error).message}`);
+    return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects };
+  }
+  const reads = request.reads.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
+  const writes = request.writes.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
+  for (const c of reads) layers.subjects.push(path_subject(c, "read"));
+  for (const c of writes) layers.subjects.push(path_subject(c, "write"));
+
+  for (const c of writes) layers.mode_write(c, "writing ");
+  for (const c of reads) {
+    if (layers.denied_by_scope(c)) layers.add("task_scope", "deny", "medium", `${describe_path(c)} is in the task's denied paths`);
+  }
+  for (const c of writes) layers.scope_write(c, "");
+
+  for (const c of reads) {
+    if (!c.inside_project) {
+      layers.add("path_command_risk", "ask_user", c.category === "system_sensitive" ? "high" : "medium", `reading ${c.real}, outside the project`, { subjects: [path_subject(c, "read")], approval: "rule" });
+    } else layers.add("path_command_risk", "allow", "none", `reading ${describe_path(c)} (${c.category})`);
+  }
+  for (const c of writes) {
+    const where = describe_path(c);
+    if (!c.inside_project) layers.add("path_command_risk", "ask_user", "high", `writing ${c.real}, outside the project`, { subjects: [path_subject(c, "write")], approval: "rule" });
+    else if (c.category === "project_git_internal") layers.add("path_command_risk", "refuse", "high", `${where} is inside git internals; git operations go through the git tools`);
+    else if (c.category === "project_air_shared" || c.category === "project_air_local") layers.add("path_command_risk", "refuse", "high", `${where} is inside air's own .air folder`);
+    else layers.add("path_command_risk", "allow", c.category === "project_build_output" ? "none" : "low", `writing ${where} (${c.category})`);
+  }
+  const override: PermissionFinding[] = [];
+  const analysis = command_layer(layers, real_root, override);
+
+  for (const c of reads) {
+    if (c.category === "credential_or_secret") layers.add("credential_system_override", "deny", "critical", `${describe_path(c)} holds credentials`);
+  }
+  for (const c of writes) {
+    if (c.category === "credential_or_secret") {
+      if (c.inside_project) layers.add("credential_system_override", "ask_user", "high", `${describe_path(c)} holds credentials`, { subjects: [path_subject(c, "write")], approval: "once" });
+      else layers.add("credential_system_override", "refuse", "critical", `${c.real} holds credentials`);
+    } else if (c.category === "system_sensitive") layers.add("credential_system_override", "refuse", "critical", `${c.real} is a system path`);
+  }
+  layers.findings.push(...override);
+  return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects, ...(analysis === undefined ? {} : { analysis }) };
+}

@@ -4,12 +4,15 @@
  * paths outside the project, and repository configuration (hooks, fsmonitor, pager, external diff,
  * textconv, filter drivers, gpg) that would make a harmless git run a program.
  */
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { analyze_command } from "../../src/permissions/command-risk/index.js";
 import type { PromptAnswerer } from "../../src/permissions/prompts.js";
+import { is_air_failure } from "../../src/contracts/errors.js";
 import { equivalent_command } from "../../src/tools/git/commit.js";
+import { run_git } from "../../src/tools/git/run-git.js";
 import { commit_files, git, init_repo, marker_script } from "../fixtures/git-repo.js";
 import { error_of, files_under, output_of, tool_harness, write, type ToolHarness } from "./helpers.js";
 
@@ -401,5 +404,59 @@ describe("configuration-borne execution", () => {
     expect(files_under(h.outside).filter((file) => file.startsWith("ran-"))).toEqual([]);
     // The filter did not run, so the committed content is the file's own.
     expect(git(h.root, "show", "HEAD:a.txt")).toBe("changed\n");
+  });
+});
+
+describe("run_git", () => {
+  /** A git that blocks: hash-object opening a FIFO nobody writes to. */
+  function blocked_git(signal: AbortSignal, timeout_ms?: number) {
+    const harness = open_harness();
+    const fifo = path.join(harness.outside, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    return run_git({ cwd: harness.root, args: ["hash-object", "--", fifo], signal, timeout_ms });
+  }
+
+  async function failure_of(promise: Promise<unknown>) {
+    const error = await promise.then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    if (!is_air_failure(error)) throw new Error(`expected an AirFailure, got ${String(error)}`);
+    return error.error;
+  }
+
+  it("kills git and reports a cancellation when the signal aborts", async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 100);
+    const error = await failure_of(blocked_git(controller.signal));
+    expect(error).toMatchObject({ kind: "tool_error", metadata: { cancelled: true } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("kills git after its timeout", async () => {
+    const error = await failure_of(blocked_git(new AbortController().signal, 200));
+    expect(error.kind).toBe("tool_error");
+    expect(error.message).toContain("timed out after 200 ms");
+  });
+
+  it("reports an env_error with the fix when git is not installed", async () => {
+    const harness = open_harness();
+    const saved = process.env.PATH;
+    process.env.PATH = path.join(harness.outside, "empty-bin");
+    try {
+      const error = await failure_of(run_git({ cwd: harness.root, args: ["status"], signal: new AbortController().signal }));
+      expect(error).toMatchObject({ kind: "env_error", message: "git is not installed (no `git` on PATH)" });
+      expect(error.user_action).toContain("Install git");
+    } finally {
+      process.env.PATH = saved;
+    }
+  });
+
+  it("caps the output it keeps and says it did", async () => {
+    repo_harness();
+    const capped = await run_git({ cwd: h.root, args: ["cat-file", "-p", "HEAD:a.txt"], signal: new AbortController().signal, max_output_bytes: 2 });
+    expect(capped).toMatchObject({ truncated: true });
+    expect(capped.stdout.toString()).toBe("on");
   });
 });

@@ -19,73 +19,121 @@ export type PathCategory = (typeof PATH_CATEGORIES)[number];
 export type PathClassification = {
   /** The path as the caller gave it. */
   readonly input: string;
-  /** `path.resolve(root, input)`: the lexical absolute path, which is what Node hands to the kernel. */
+  /** `path.resolve(root, input)`: the lexical absolute path (`..` folded without looking at the disk). */
   readonly absolute: string;
   /**
-   * Where the path really points: the realpath of its nearest existing ancestor (dangling symlinks
-   * followed too) joined with the segments that do not exist yet.
+   * Where the kernel would land: an lstat/readlink walk over every segment, `..` taken physically (after a
+   * symlink it leaves the symlink's target), dangling symlinks followed, missing segments kept as they are.
    */
   readonly real: string;
   readonly exists: boolean;
-  /** `real` compared with the realpath of the root + `path.sep`, never by string prefix of the input. */
+  /**
+   * `real` under the real root (compared with root + `path.sep`), and nothing else can reach the same file:
+   * false for hard-linked files and for paths through `/proc`, even when `real` is under the root.
+   */
   readonly inside_project: boolean;
-  /** Relative to the real root with `/` separators when inside the project ("" for the root itself). */
+  /** Where `real` is relative to the real root, `/`-separated ("" for the root), whenever it is under it. */
   readonly relative?: string;
   readonly category: PathCategory;
+  /**
+   * An existing non-folder with more than one name (`nlink > 1`). Its other names cannot be found cheaply
+   * and may be outside the project (`~/.ssh/id_rsa`), so such a file is never treated as project content.
+   */
+  readonly hard_linked: boolean;
+  /**
+   * The path goes through `/proc` (`/proc/self/root`, `/proc/<pid>/cwd`, `/dev/fd/N` …): what it reaches
+   * depends on the process that opens it, not on what it resolved to here.
+   */
+  readonly process_link: boolean;
 };
 
 const MAX_LINK_DEPTH = 40;
+/** Files at most this big are read to look for registry tokens. */
+const MAX_CONFIG_BYTES = 64 * 1024;
 
-function code_of(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null ? (error as { code?: string }).code : undefined;
+function too_many_links(absolute: string): never {
+  throw air_failure({
+    kind: "tool_error",
+    message: `too many levels of symbolic links resolving ${absolute}`,
+    retryability: "not_retryable",
+    user_action: "Remove the symlink loop or use a path that does not go through it.",
+  });
 }
 
+type Walk = { readonly real: string; readonly process_link: boolean };
+
 /**
- * The real location of `absolute` even when it does not exist yet: realpath of the longest existing
- * prefix, with dangling symlinks resolved through their target. Symlink loops are reported.
+ * The lstat/readlink walk: one segment at a time from `/`, every symlink hop replaced by its target (so a
+ * dangling link lands where a write would land), `..` applied to the physical folder reached so far. Once a
+ * segment is missing, the rest cannot exist either and is appended as written. Whether any step passed
+ * through `/proc` is recorded, since the targets there are only meaningful for the process looking.
  */
-export function resolve_real(absolute: string, depth = 0): string {
-  if (depth > MAX_LINK_DEPTH) {
-    throw air_failure({
-      kind: "tool_error",
-      message: `too many levels of symbolic links resolving ${absolute}`,
-      retryability: "not_retryable",
-      user_action: "Remove the symlink loop or use a path that does not go through it.",
-    });
+function walk(absolute: string): Walk {
+  const pending = absolute.split(path.sep).reverse();
+  let current = path.parse(absolute).root || path.sep;
+  let hops = 0;
+  let missing = false;
+  let process_link = false;
+  while (pending.length > 0) {
+    const segment = pending.pop()!;
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") {
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, segment);
+    if (is_inside(next, "/proc")) process_link = true;
+    let stat: fs.Stats | undefined;
+    if (!missing) {
+      try {
+        stat = fs.lstatSync(next);
+      } catch {
+        missing = true;
+      }
+    }
+    if (stat?.isSymbolicLink() === true) {
+      hops += 1;
+      if (hops > MAX_LINK_DEPTH) too_many_links(absolute);
+      let target: string;
+      try {
+        target = fs.readlinkSync(next);
+      } catch {
+        // unreadable (another user's /proc entry): the rest cannot be known, it is kept as written
+        missing = true;
+        current = next;
+        continue;
+      }
+      pending.push(...target.split(path.sep).reverse());
+      if (path.isAbsolute(target)) current = path.parse(target).root;
+      continue;
+    }
+    current = next;
   }
-  try {
-    return fs.realpathSync.native(absolute);
-  } catch (error) {
-    const code = code_of(error);
-    if (code === "ELOOP") return resolve_real(absolute, MAX_LINK_DEPTH + 1);
-    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
-  }
-  let stat: fs.Stats | undefined;
-  try {
-    stat = fs.lstatSync(absolute);
-  } catch {
-    stat = undefined;
-  }
-  if (stat?.isSymbolicLink()) {
-    const target = path.resolve(path.dirname(absolute), fs.readlinkSync(absolute));
-    return resolve_real(target, depth + 1);
-  }
-  const parent = path.dirname(absolute);
-  if (parent === absolute) return absolute;
-  return path.join(resolve_real(parent, depth), path.basename(absolute));
+  return { real: current, process_link };
+}
+
+/** Where an absolute path really points, even when it (or a symlink on it) does not exist yet. */
+export function resolve_real(absolute: string): string {
+  return walk(absolute).real;
 }
 
 /**
  * A path segment as a case-insensitive file system would compare it: NFC, lower case, without the
- * characters HFS+ ignores (CVE-2014-9390: `.g\u200cit`) and without the trailing dots and spaces
- * Windows drops (`.git.`).
+ * characters HFS+ ignores (CVE-2014-9390: `.g\u200cit`), without the trailing dots and spaces Windows
+ * drops (`.git.`) and without an NTFS stream suffix (`.git::$INDEX_ALLOCATION`).
  */
 export function fold_segment(segment: string): string {
   return segment
     .normalize("NFC")
-    .replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]/g, "")
+    .replace(/[\u00AD\u034F\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]/g, "")
     .toLowerCase()
+    .replace(/::\$[a-z_]*$/, "")
     .replace(/[. ]+$/, (tail) => (tail.length === segment.length ? tail : ""));
+}
+
+/** `.git` in any spelling a file system might map onto it, NTFS short names (`GIT~1`) included. */
+function is_git_segment(folded: string): boolean {
+  return folded === ".git" || /^git~\d+$/.test(folded);
 }
 
 function is_inside(real: string, real_root: string): boolean {
@@ -95,7 +143,7 @@ function is_inside(real: string, real_root: string): boolean {
 }
 
 const BUILD_OUTPUT = new Set(["build", "dist", "out", "target", "node_modules", "coverage", ".cache"]);
-const ENV_TEMPLATES = new Set(["example", "sample", "template", "dist", "defaults"]);
+const ENV_TEMPLATES = new Set(["example", "sample", "template", "templates", "dist", "defaults", "schema", "tpl", "tmpl"]);
 const CREDENTIAL_NAMES = new Set([
   ".netrc",
   "_netrc",
@@ -104,6 +152,7 @@ const CREDENTIAL_NAMES = new Set([
   ".pypirc",
   ".htpasswd",
   ".envrc",
+  ".vault-token",
   "id_rsa",
   "id_dsa",
   "id_ecdsa",
@@ -111,11 +160,15 @@ const CREDENTIAL_NAMES = new Set([
   "id_ecdsa_sk",
   "id_ed25519_sk",
 ]);
-const CREDENTIAL_EXTENSIONS = new Set([".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx"]);
+const CREDENTIAL_EXTENSIONS = new Set([".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".ppk"]);
 /** Folders whose every file is a credential, wherever they are. */
 const CREDENTIAL_DIRS = new Set([".ssh", ".gnupg", ".aws"]);
 /** Home-relative credential files. */
-const HOME_CREDENTIALS = [".npmrc", ".docker/config.json", ".kube/config", ".config/gh/hosts.yml", ".azure", ".config/gcloud"];
+const HOME_CREDENTIALS = [".npmrc", ".yarnrc", ".yarnrc.yml", ".docker/config.json", ".kube/config", ".config/gh/hosts.yml", ".azure", ".config/gcloud"];
+/** Package-manager configuration files that may hold registry tokens. */
+const REGISTRY_CONFIGS = new Set([".npmrc", ".yarnrc", ".yarnrc.yml"]);
+/** `_authToken=…`, `//registry/:_auth = …`, `npmAuthToken: …`: the key and its value on one line. */
+const TOKEN_LINE = /^\s*["']?(?:[^\s=]*:)?(_authtoken|_auth|_password|npmauthtoken|npmauthident)["']?\s*[=:]\s*(.*)$/gim;
 const SYSTEM_PREFIXES = [
   "/etc",
   "/bin",
@@ -142,7 +195,27 @@ export function is_env_file(basename: string): boolean {
   return !ENV_TEMPLATES.has(name.slice(".env.".length));
 }
 
-/** Obvious credential files: env files, SSH/GPG/AWS folders, private keys, netrc-like files. */
+/**
+ * A registry configuration file with a token in it (`.npmrc` with `_authToken=…`). A value that only names
+ * an environment variable (`${NPM_TOKEN}`) holds no secret; a file too big to read cheaply is assumed to.
+ */
+export function has_registry_token(file: string): boolean {
+  if (!REGISTRY_CONFIGS.has(fold_segment(path.basename(file)))) return false;
+  let text: string;
+  try {
+    if (fs.statSync(file).size > MAX_CONFIG_BYTES) return true;
+    text = fs.readFileSync(file, "utf8");
+  } catch {
+    return false;
+  }
+  for (const match of text.matchAll(TOKEN_LINE)) {
+    const value = match[2]!.trim().replace(/^["']|["']$/g, "");
+    if (value !== "" && !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value)) return true;
+  }
+  return false;
+}
+
+/** Obvious credential files: env files, SSH/GPG/AWS folders, private keys, netrc-like files, tokens in registry configs. */
 export function is_credential_path(real: string, home: string = os.homedir()): boolean {
   const segments = real.split(path.sep).filter((segment) => segment !== "");
   const folded = segments.map(fold_segment);
@@ -152,9 +225,11 @@ export function is_credential_path(real: string, home: string = os.homedir()): b
   if (CREDENTIAL_NAMES.has(name)) return true;
   if (CREDENTIAL_EXTENSIONS.has(path.extname(name))) return true;
   if (folded.slice(0, -1).some((segment) => CREDENTIAL_DIRS.has(segment)) || CREDENTIAL_DIRS.has(name)) {
-    return !name.endsWith(".pub") && name !== "known_hosts" && name !== "config";
+    const ssh_public = folded.at(-2) === ".ssh" && (name === "known_hosts" || name === "config");
+    return !name.endsWith(".pub") && !ssh_public;
   }
-  return HOME_CREDENTIALS.some((relative) => is_inside(real, path.join(home, relative)));
+  if (HOME_CREDENTIALS.some((relative) => is_inside(real, path.join(home, relative)))) return true;
+  return has_registry_token(real);
 }
 
 export function is_system_path(real: string): boolean {
@@ -165,7 +240,7 @@ export function is_system_path(real: string): boolean {
 function inside_category(relative: string): PathCategory {
   const segments = relative === "" ? [] : relative.split("/");
   const folded = segments.map(fold_segment);
-  if (folded.includes(".git")) return "project_git_internal";
+  if (folded.some(is_git_segment)) return "project_git_internal";
   if (folded[0] === ".air") return folded[1] === "shared" ? "project_air_shared" : "project_air_local";
   const first = folded[0];
   if (first !== undefined && (BUILD_OUTPUT.has(first) || first.startsWith("cmake-build-"))) return "project_build_output";
@@ -176,15 +251,22 @@ export function real_root_of(project_root: string): string {
   return fs.realpathSync.native(project_root);
 }
 
+function stat_of(real: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(real);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * PathClassifier (seeds 000 §9.2): where a path really points and how risky it is to touch it.
- * `input` is relative to the project root or absolute. Credential files win over every other category.
+ * `input` is relative to `base` (the project root, or a command's working folder) or absolute; `~` is
+ * the home folder. Credential files win over every other category; paths through `/proc` are system
+ * paths whatever they resolve to; a hard-linked project file counts as outside the project, except that
+ * git and air internals keep their (stricter) categories.
  */
-export function classify_path(
-  input: string,
-  project_root: string,
-  options: { real_root?: string; home?: string } = {},
-): PathClassification {
+export function classify_path(input: string, base: string, options: { real_root?: string; home?: string } = {}): PathClassification {
   if (input.includes("\0")) {
     throw air_failure({
       kind: "tool_error",
@@ -193,43 +275,26 @@ export function classify_path(
       user_action: "Pass a plain file path.",
     });
   }
-  const real_root = options.real_root ?? real_root_of(project_root);
-  const expanded = input === "~" || input.startsWith("~/") ? path.join(options.home ?? os.homedir(), input.slice(1)) : input;
-  const absolute = path.resolve(project_root, expanded);
-  const real = resolve_real(absolute);
-  const exists = fs.existsSync(real);
-  const inside_project = is_inside(real, real_root);
-  const relative = inside_project ? path.relative(real_root, real).split(path.sep).join("/") : undefined;
+  const home = options.home ?? os.homedir();
+  const real_root = options.real_root ?? real_root_of(base);
+  const expanded = input === "~" || input.startsWith("~/") ? home + input.slice(1) : input;
+  const absolute = path.resolve(base, expanded);
+  // Not path.resolve: `link/..` must reach the walk unfolded.
+  const { real, process_link: through_proc } = walk(path.isAbsolute(expanded) ? expanded : `${base}${path.sep}${expanded}`);
+  const process_link = through_proc || is_inside(absolute, "/proc") || is_inside(absolute, "/dev/fd");
+  const stat = stat_of(real);
+  const hard_linked = stat !== undefined && !stat.isDirectory() && stat.nlink > 1;
+  const under_root = !process_link && is_inside(real, real_root);
+  const relative = under_root ? path.relative(real_root, real).split(path.sep).join("/") : undefined;
   let category: PathCategory;
-  if (is_credential_path(real, options.home) || is_credential_path(absolute, options.home)) category = "credential_or_secret";
-  else if (relative !== undefined) category = inside_category(relative);
-  else if (is_system_path(real)) category = "system_sensitive";
+  if (is_credential_path(real, home) || is_credential_path(absolute, home)) category = "credential_or_secret";
+  else if (process_link) category = "system_sensitive";
+  else if (relative !== undefined) {
+    const inner = inside_category(relative);
+    category = hard_linked && (inner === "project_source" || inner === "project_build_output") ? "outside_project" : inner;
+  } else if (is_system_path(real)) category = "system_sensitive";
   else category = "outside_project";
-  return { input, absolute, real, exists, inside_project, relative, category };
-}
-
-/**
- * Resolves a path the way bash does (physically, `..` after a symlink leaves the symlink's target),
- * from a real base folder.
- */
-export function resolve_physical(base_real: string, word: string, home: string = os.homedir()): string {
-  let current: string;
-  let rest: string;
-  if (word === "~" || word.startsWith("~/")) {
-    current = resolve_real(home);
-    rest = word.slice(1);
-  } else if (path.isAbsolute(word)) {
-    current = path.parse(word).root;
-    rest = word.slice(current.length);
-  } else {
-    current = base_real;
-    rest = word;
-  }
-  for (const segment of rest.split(/[\\/]/)) {
-    if (segment === "" || segment === ".") continue;
-    current = segment === ".." ? path.dirname(current) : resolve_real(path.join(current, segment));
-  }
-  return current;
+  return { input, absolute, real, exists: stat !== undefined, inside_project: under_root && !hard_linked, relative, category, hard_linked, process_link };
 }
 
 /** Normalised scope entry ("src/", "./src/**" → "src"; "." → ""). */

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { classify_path, is_env_file, normalise_scope_path, resolve_physical, resolve_real, within } from "../../src/permissions/paths.js";
+import { classify_path, has_registry_token, is_env_file, normalise_scope_path, resolve_real, within } from "../../src/permissions/paths.js";
 
 let base: string;
 let root: string;
@@ -138,13 +138,15 @@ describe("resolution helpers", () => {
     expect(resolve_real(path.join(root, "src", "new", "file.txt"))).toBe(path.join(root, "src", "new", "file.txt"));
   });
 
-  it("resolve_physical: `..` after a symlink leaves the symlink's target, as bash does", () => {
+  it("`..` after a symlink leaves the symlink's target (physical resolution, as the kernel and bash do)", () => {
     fs.mkdirSync(path.join(outside, "inner"));
     fs.symlinkSync(path.join(outside, "inner"), path.join(root, "link"));
     // Lexically link/../secret.txt is <root>/secret.txt; physically it is <outside>/secret.txt.
-    expect(resolve_physical(root, "link/../secret.txt", home)).toBe(path.join(outside, "secret.txt"));
-    expect(resolve_physical(root, "~/x", home)).toBe(path.join(home, "x"));
-    expect(resolve_physical(root, "src/./main.c", home)).toBe(path.join(root, "src", "main.c"));
+    expect(classify("link/../secret.txt")).toMatchObject({ real: path.join(outside, "secret.txt"), inside_project: false, category: "outside_project" });
+    expect(classify("link/../secret.txt").absolute).toBe(path.join(root, "secret.txt"));
+    expect(resolve_real(`${root}/link/../secret.txt`)).toBe(path.join(outside, "secret.txt"));
+    expect(classify("~/x").real).toBe(path.join(home, "x"));
+    expect(classify("src/./main.c").real).toBe(path.join(root, "src", "main.c"));
   });
 
   it("scope entries are normalised and compared segment-wise", () => {
@@ -154,5 +156,153 @@ describe("resolution helpers", () => {
     expect(within("src/parser2/a.ts", "src/parser")).toBe(false);
     expect(within("src/a.ts", "../src")).toBe(false);
     expect(within("anything", ".")).toBe(true);
+  });
+});
+
+describe("hard links", () => {
+  it("a project file hard-linked to a file outside is not project content, for reading or writing", () => {
+    fs.linkSync(path.join(outside, "secret.txt"), path.join(root, "src", "notes.txt"));
+    const c = classify("src/notes.txt");
+    expect(c).toMatchObject({ hard_linked: true, inside_project: false, category: "outside_project", relative: "src/notes.txt", exists: true });
+  });
+
+  it("a hard link to a credential keeps the credential category when named like one, and is outside otherwise", () => {
+    fs.mkdirSync(path.join(home, ".ssh"));
+    fs.writeFileSync(path.join(home, ".ssh", "id_rsa"), "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+    fs.linkSync(path.join(home, ".ssh", "id_rsa"), path.join(root, "id_rsa"));
+    fs.linkSync(path.join(home, ".ssh", "id_rsa"), path.join(root, "cache.bin"));
+    expect(classify("id_rsa").category).toBe("credential_or_secret");
+    expect(classify("cache.bin")).toMatchObject({ hard_linked: true, inside_project: false, category: "outside_project" });
+  });
+
+  it("a hard link inside git internals stays a git internal (writes stay refused) but is not project content", () => {
+    fs.linkSync(path.join(outside, "secret.txt"), path.join(root, ".git", "packed"));
+    expect(classify(".git/packed")).toMatchObject({ hard_linked: true, inside_project: false, category: "project_git_internal" });
+  });
+
+  it("folders (whose link count is their subfolders) and single-name files are not hard links", () => {
+    fs.mkdirSync(path.join(root, "src", "sub"));
+    expect(classify("src")).toMatchObject({ hard_linked: false, inside_project: true });
+    expect(classify("src/main.c")).toMatchObject({ hard_linked: false, inside_project: true });
+    expect(classify("src/new.c")).toMatchObject({ hard_linked: false, exists: false, inside_project: true });
+  });
+});
+
+describe("/proc and /dev/fd", () => {
+  it("paths through /proc are system paths whatever they resolve to here", () => {
+    for (const input of ["/proc/self/root/etc/passwd", `/proc/self/root${root}/src/main.c`, "/proc/self/cwd/x", "/proc/1/root/tmp", "/proc/self/fd/0", "/dev/fd/0", "/dev/stdin", "/proc/thread-self/root/x"]) {
+      const c = classify(input);
+      expect(c.category, input).toBe("system_sensitive");
+      expect(c.process_link, input).toBe(true);
+      expect(c.inside_project, input).toBe(false);
+      expect(c.relative, input).toBeUndefined();
+    }
+  });
+
+  it("a project symlink into /proc/self/root is caught, though it resolves back into the project", () => {
+    fs.symlinkSync(`/proc/self/root${root}/src/main.c`, path.join(root, "main-alias.c"));
+    fs.symlinkSync("/proc/self/root/etc/passwd", path.join(root, "passwd"));
+    fs.symlinkSync("/proc/self/cwd", path.join(root, "here"));
+    for (const input of ["main-alias.c", "passwd", "here/x.txt"]) {
+      expect(classify(input), input).toMatchObject({ process_link: true, inside_project: false, category: "system_sensitive" });
+    }
+  });
+
+  it("a chain of symlinks whose middle hop goes through /proc is caught", () => {
+    fs.symlinkSync("/proc/self/root", path.join(outside, "root-alias"));
+    fs.symlinkSync(path.join(outside, "root-alias"), path.join(root, "hop"));
+    expect(classify(`hop${root}/src/main.c`)).toMatchObject({ process_link: true, category: "system_sensitive" });
+  });
+});
+
+describe("the lstat/readlink walk", () => {
+  it("a dangling symlink whose target is outside classifies a write as landing outside", () => {
+    fs.symlinkSync(path.join(outside, "created-by-write.txt"), path.join(root, "src", "out.txt"));
+    expect(classify("src/out.txt")).toMatchObject({ exists: false, inside_project: false, category: "outside_project", real: path.join(outside, "created-by-write.txt") });
+  });
+
+  it("a dangling symlink to a relative target that climbs out is followed from the link's folder", () => {
+    fs.symlinkSync("../../elsewhere/new.txt", path.join(root, "src", "rel.txt"));
+    expect(classify("src/rel.txt")).toMatchObject({ inside_project: false, real: path.join(outside, "new.txt") });
+  });
+
+  it("a symlink chain is followed hop by hop to its end", () => {
+    fs.symlinkSync(path.join(outside, "secret.txt"), path.join(outside, "c"));
+    fs.symlinkSync(path.join(outside, "c"), path.join(root, "b"));
+    fs.symlinkSync("b", path.join(root, "a"));
+    expect(classify("a")).toMatchObject({ inside_project: false, exists: true, real: path.join(outside, "secret.txt") });
+  });
+
+  it("a symlink that points at itself is a loop reported as an AirError", () => {
+    fs.symlinkSync("self", path.join(root, "self"));
+    expect(() => classify("self")).toThrow(/too many levels of symbolic links/);
+    expect(() => resolve_real(path.join(root, "self", "x"))).toThrow(/symbolic links/);
+  });
+
+  it("trailing slashes and repeated separators change nothing", () => {
+    fs.symlinkSync(outside, path.join(root, "out-link"));
+    expect(classify("out-link/")).toMatchObject({ inside_project: false, real: outside });
+    expect(classify("src//main.c/")).toMatchObject({ inside_project: true, relative: "src/main.c" });
+    expect(classify(".git/").category).toBe("project_git_internal");
+    expect(classify(`${root}/`)).toMatchObject({ inside_project: true, relative: "" });
+  });
+
+  it("a sibling whose name extends the root's (/tmp/proj-evil vs /tmp/proj) is outside, also through a symlink", () => {
+    fs.mkdirSync(`${root}-evil`);
+    fs.symlinkSync(`${root}-evil`, path.join(root, "evil"));
+    expect(classify(`${root}-evil`)).toMatchObject({ inside_project: false, category: "outside_project" });
+    expect(classify("evil/x")).toMatchObject({ inside_project: false, real: path.join(`${root}-evil`, "x") });
+    expect(classify(`${root}evil`).inside_project).toBe(false);
+  });
+
+  it("`..` climbing above / stays at /", () => {
+    expect(classify("../../../../../../../../../../etc/passwd")).toMatchObject({ real: "/etc/passwd", category: "system_sensitive" });
+  });
+});
+
+describe(".git in every spelling", () => {
+  it("case variants, trailing dots and spaces, ignorable code points, NTFS short names and streams", () => {
+    const spellings = [".GIT/config", ".Git/hooks/pre-commit", ".gIt/HEAD", ".git./config", ".git../config", ".git /config", ".g\u200cit/config", ".gi\u200dt/hooks/x", "\ufeff.git/config", ".git\u200e/config", "GIT~1/config", ".git::$INDEX_ALLOCATION/config", "sub/.GIT/config"];
+    for (const input of spellings) expect(classify(input).category, JSON.stringify(input)).toBe("project_git_internal");
+  });
+
+  it("a symlink named innocently that points at .git (or .GIT on a case-insensitive file system) is git internal", () => {
+    fs.symlinkSync(path.join(root, ".git", "hooks"), path.join(root, "tools"));
+    expect(classify("tools/pre-commit").category).toBe("project_git_internal");
+  });
+
+  it("names that merely contain git are source", () => {
+    for (const input of [".gitignore", ".gitattributes", ".github/workflows/ci.yml", "git/notes.md", "src/.gitkeep"]) expect(classify(input).category, input).toBe("project_source");
+  });
+});
+
+describe("credential files", () => {
+  it("env files except templates, keys, ssh/aws/gcloud folders, netrc", () => {
+    const credentials = [".env", ".env.local", ".ENV.Production", "app/.env.test", "tls/server.pem", "tls/server.key", "keys/deploy.p12", "keys/putty.ppk", "id_rsa", "id_ecdsa", "~/.ssh/id_ed25519", "~/.ssh/authorized_keys", "~/.aws/credentials", "~/.aws/config", "~/.config/gcloud/application_default_credentials.json", "~/.netrc", ".netrc", "~/.git-credentials", "~/.kube/config"];
+    for (const input of credentials) expect(classify(input).category, input).toBe("credential_or_secret");
+    const templates = [".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", "~/.ssh/id_rsa.pub", "src/env.ts", "docs/.environment.md"];
+    for (const input of templates) expect(classify(input).category, input).not.toBe("credential_or_secret");
+  });
+
+  it("a project .npmrc is source without a token and a credential with one; ~/.npmrc always is", () => {
+    fs.writeFileSync(path.join(root, ".npmrc"), "engine-strict=true\nsave-exact=true\n");
+    expect(classify(".npmrc").category).toBe("project_source");
+    fs.writeFileSync(path.join(root, ".npmrc"), "//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n");
+    expect(classify(".npmrc").category, "an environment reference is no secret").toBe("project_source");
+    for (const line of ["//registry.npmjs.org/:_authToken=npm_abc123", "_auth=dXNlcjpwYXNz", "//npm.example.com:8080/:_password = c2VjcmV0", "  _authToken = xyz"]) {
+      fs.writeFileSync(path.join(root, ".npmrc"), `registry=https://npm.example.com/\n${line}\n`);
+      expect(classify(".npmrc").category, line).toBe("credential_or_secret");
+    }
+    fs.writeFileSync(path.join(root, ".yarnrc.yml"), 'npmRegistries:\n  "https://npm.example.com":\n    npmAuthToken: "abc"\n');
+    expect(classify(".yarnrc.yml").category).toBe("credential_or_secret");
+    expect(classify("~/.npmrc").category).toBe("credential_or_secret");
+    expect(classify("packages/a/.npmrc").category, "a .npmrc that does not exist yet holds nothing").toBe("project_source");
+  });
+
+  it("has_registry_token reads only registry configuration files", () => {
+    fs.writeFileSync(path.join(root, "notes.txt"), "_authToken=abc\n");
+    expect(has_registry_token(path.join(root, "notes.txt"))).toBe(false);
+    fs.writeFileSync(path.join(root, ".npmrc"), "_authToken=abc\n");
+    expect(has_registry_token(path.join(root, ".npmrc"))).toBe(true);
   });
 });

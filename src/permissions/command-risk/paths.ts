@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { classify_path, resolve_physical } from "../paths.js";
+import { classify_path, type PathClassification } from "../paths.js";
 import type { AnalyzerAction, AnalyzerContext, FindingCategory } from "./types.js";
 
 /** Redirection targets and path arguments, judged with the PathClassifier. */
@@ -24,18 +24,22 @@ function is_inside(real: string, base: string): boolean {
 }
 
 /** Where bash would find `word`: resolved physically (`link/..` leaves the link's target), credentials also judged by name. */
-function classify(word: string, context: AnalyzerContext) {
-  const options = { real_root: context.root_real, home: context.home ?? os.homedir() };
-  const lexical = classify_path(word, context.cwd_real, options);
-  const physical = classify_path(resolve_physical(context.cwd_real, word, options.home), context.cwd_real, options);
-  return lexical.category === "credential_or_secret" ? { ...physical, category: lexical.category } : physical;
+function classify(word: string, context: AnalyzerContext): PathClassification {
+  return classify_path(word, context.cwd_real, { real_root: context.root_real, home: context.home ?? os.homedir() });
+}
+
+/** Why a path that looks like it is in the project is not treated as project content. */
+function not_project(word: string, c: PathClassification, verb: string): string {
+  if (c.hard_linked) return `${word} is a hard link: another name of the same file may be outside the project`;
+  return `${word} is ${verb} outside the project (${c.real})`;
 }
 
 export function judge_read(word: string, context: AnalyzerContext): PathVerdict {
   if (DEVICES.has(word) || word === "-" || word === "") return undefined;
   const c = classify(word, context);
   if (c.category === "credential_or_secret") return { real: c.real, action: "deny", category: "credential_sensitive", reason: `${word} holds credentials` };
-  if (!c.inside_project) return { real: c.real, action: "ask_user", category: "outside_project", reason: `${word} is outside the project (${c.real})` };
+  if (c.process_link) return { real: c.real, action: "ask_user", category: "system_sensitive", reason: `${word} goes through /proc: what it reaches depends on the process that opens it` };
+  if (!c.inside_project) return { real: c.real, action: "ask_user", category: "outside_project", reason: not_project(word, c, "read") };
   return undefined;
 }
 
@@ -50,10 +54,12 @@ export function judge_write(word: string, context: AnalyzerContext, destructive 
   }
   if (c.category === "project_git_internal") return { real, action: "refuse", category: "git_write", reason: `${word} is inside git internals; git operations go through the git tools` };
   if (c.category === "project_air_shared" || c.category === "project_air_local") return { real, action: "refuse", category: "air_internal", reason: `${word} is inside air's own .air folder` };
-  if (c.category === "system_sensitive") return { real, action: "deny", category: "system_sensitive", reason: `${word} is a system path` };
+  if (c.category === "system_sensitive") {
+    return { real, action: "deny", category: "system_sensitive", reason: c.process_link ? `${word} goes through /proc: what it reaches depends on the process that opens it` : `${word} is a system path` };
+  }
   if (STARTUP.some((relative) => is_inside(real, path.join(home, relative)))) {
     return { real, action: "deny", category: "system_sensitive", reason: `${word} is run by shells or sessions on their own (persistent code execution)` };
   }
-  if (!c.inside_project) return { real, action: "ask_user", category: "outside_project", reason: `${word} is written outside the project (${real})` };
+  if (!c.inside_project) return { real, action: "ask_user", category: "outside_project", reason: not_project(word, c, "written") };
   return { real, action: "allow", category: "read_only", reason: "inside the project" };
 }

@@ -1,5 +1,7 @@
 import type { AnyToolDefinition } from "./define.js";
 import { fs_edit } from "./fs/edit.js";
+import { fs_glob } from "./fs/glob.js";
+import { fs_grep } from "./fs/grep.js";
 import { fs_list } from "./fs/list.js";
 import { fs_patch } from "./fs/patch.js";
 import { fs_read } from "./fs/read.js";
@@ -8,7 +10,7 @@ import { ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 import { shell_run } from "./shell/run.js";
 
 /** The built-in tools of this version, in the order the model sees them. */
-export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [fs_read, fs_list, fs_write, fs_edit, fs_patch, shell_run];
+export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [fs_read, fs_list, fs_glob, fs_grep, fs_write, fs_edit, fs_patch, shell_run];
 
 /** A registry with every built-in tool registered. */
 export function create_tool_registry(options: ToolRegistryOptions = {}): ToolRegistry {

@@ -17,10 +17,17 @@ type Command = {
 const PERMISSION_FLAGS = { "permission-mode": { type: "string" }, prompts: { type: "string" } } as const;
 
 function permission_values(values: Record<string, unknown>): { permission_mode?: string; prompts?: string } {
-  return {
-    ...(typeof values["permission-mode"] === "string" ? { permission_mode: values["permission-mode"] } : {}),
-    ...(typeof values.prompts === "string" ? { prompts: values.prompts } : {}),
-  };
+  return strings(values, { permission_mode: "permission-mode", prompts: "prompts" });
+}
+
+/** The string-valued flags among `values`, renamed: `{ permission_mode: "permission-mode" }`. */
+function strings<K extends string>(values: Record<string, unknown>, names: Record<K, string>): Partial<Record<K, string>> {
+  const picked: Partial<Record<K, string>> = {};
+  for (const [key, flag] of Object.entries(names) as [K, string][]) {
+    const value = values[flag];
+    if (typeof value === "string") picked[key] = value;
+  }
+  return picked;
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -70,6 +77,22 @@ const COMMANDS: Record<string, Command> = {
     positionals: true,
     run: async (values, positionals, io) =>
       (await import("./commands/e2e.js")).run_e2e(io, positionals[0], { keep: values.keep === true }),
+  },
+  "permissions check": {
+    summary: "Show what the permission engine decides for a command or a path, without running anything",
+    usage: 'air permissions check [--json] [--cwd DIR] [--permission-mode MODE] (--command "…" | --path P --op read|write)',
+    options: { json: { type: "boolean" }, cwd: { type: "string" }, command: { type: "string" }, path: { type: "string" }, op: { type: "string" }, "permission-mode": { type: "string" } },
+    run: async (values, _, io) =>
+      (await import("./commands/permissions-check.js")).run_permissions_check(io, {
+        json: values.json === true,
+        ...strings(values, { cwd: "cwd", command: "command", path: "path", op: "op", permission_mode: "permission-mode" }),
+      }),
+  },
+  doctor: {
+    summary: "Check this machine: node, git, cmake, the shell sandbox, the provider",
+    usage: "air doctor [--json]",
+    options: { json: { type: "boolean" } },
+    run: async (values, _, io) => (await import("./commands/doctor.js")).run_doctor(io, { json: values.json === true }),
   },
   history: {
     summary: "Show a session's event log (default: the latest session)",

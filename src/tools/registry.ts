@@ -11,6 +11,9 @@ import type { Session } from "../project/session-manager.js";
 import type { AnyToolDefinition, ToolExecution } from "./define.js";
 import { ReadObservations } from "./observations.js";
 
+/** What `call_streaming` yields: live chunks, then exactly one final outcome. */
+export type ToolStreamItem = { readonly type: "progress"; readonly chunk: unknown } | { readonly type: "result"; readonly outcome: ToolOutcome };
+
 /** Who calls a tool and within what limits. */
 export type ToolCallContext = {
   session: Session;
@@ -180,6 +183,42 @@ export class ToolRegistry {
     const output = this.#validated_output(run, executed.raw_output);
     if (!output.ok) return this.#failed_outcome(run, output.error, started_at);
     return this.#completed_outcome(run, output.output, products, started_at);
+  }
+
+  /**
+   * `call` as a stream (seeds 000 §9.1): every chunk the tool streams as a `progress` item, then exactly one
+   * `result` item with the outcome. A consumer that stops early cancels the call.
+   */
+  async *call_streaming(call: ToolCall, context: ToolCallContext): AsyncGenerator<ToolStreamItem, void, undefined> {
+    const controller = new AbortController();
+    const forward = () => controller.abort(context.signal?.reason);
+    if (context.signal?.aborted === true) forward();
+    else context.signal?.addEventListener("abort", forward, { once: true });
+    const chunks: unknown[] = [];
+    let wake: (() => void) | undefined;
+    let outcome: ToolOutcome | undefined;
+    const running = this.call(call, { ...context, signal: controller.signal }, (chunk) => {
+      chunks.push(chunk);
+      wake?.();
+    }).then((settled) => {
+      outcome = settled;
+      wake?.();
+    });
+    try {
+      for (;;) {
+        while (chunks.length > 0) yield { type: "progress", chunk: chunks.shift() };
+        if (outcome !== undefined) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+      yield { type: "result", outcome };
+    } finally {
+      context.signal?.removeEventListener("abort", forward);
+      if (outcome === undefined) {
+        controller.abort("the caller stopped reading the tool's stream");
+        await running;
+      }
+    }
   }
 
   /** The tool a call names and its input — or why the call cannot run: malformed, unknown tool, or input off its schema. */

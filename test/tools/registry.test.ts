@@ -25,7 +25,7 @@ const echo = define_tool({
   version: 2,
   description: "Echoes its text, or misbehaves on request.",
   category: "internal",
-  input: v.strictObject({ text: v.string(), mode: v.optional(v.picklist(["ok", "bad_output", "throw", "air_failure", "wait", "stream"]), "ok") }),
+  input: v.strictObject({ text: v.string(), mode: v.optional(v.picklist(["ok", "bad_output", "throw", "air_failure", "wait", "stream", "stream_then_wait"]), "ok") }),
   output: v.strictObject({ text: v.string() }),
   permissions: {},
   async execute(input, execution) {
@@ -37,6 +37,10 @@ const echo = define_tool({
       case "air_failure":
         throw air_failure({ kind: "build_error", message: "the build broke", retryability: "retryable_after_change" });
       case "wait":
+        await new Promise<void>((resolve) => execution.signal.addEventListener("abort", () => resolve(), { once: true }));
+        return { text: "too late" };
+      case "stream_then_wait":
+        execution.stream({ n: 1 });
         await new Promise<void>((resolve) => execution.signal.addEventListener("abort", () => resolve(), { once: true }));
         return { text: "too late" };
       case "stream":
@@ -206,6 +210,27 @@ describe("the run", () => {
     output_of(await call({ text: "x", mode: "stream" }, undefined, () => {
       throw new Error("listener bug");
     }));
+  });
+
+  it("call_streaming yields every chunk as progress, then exactly one result", async () => {
+    const items = [];
+    for await (const item of registry.call_streaming({ tool_name: "test.echo", input: { text: "x", mode: "stream" } }, { session: h.temp.session })) items.push(item);
+    expect(items.map((item) => item.type)).toEqual(["progress", "progress", "result"]);
+    expect(items.slice(0, 2)).toEqual([{ type: "progress", chunk: { n: 1 } }, { type: "progress", chunk: { n: 2 } }]);
+    const last = items.at(-1)!;
+    expect(last.type === "result" && output_of(last.outcome)).toEqual({ text: "x" });
+  });
+
+  it("call_streaming ends with one result for a refused call too, and a consumer that stops early cancels the run", async () => {
+    const refused = [];
+    for await (const item of registry.call_streaming({ tool_name: "test.fetch", input: { url: "https://example.com" } }, { session: h.temp.session })) refused.push(item);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.type === "result" && refused[0]!.outcome.ok).toBe(false);
+    for await (const item of registry.call_streaming({ tool_name: "test.echo", input: { text: "x", mode: "stream_then_wait" } }, { session: h.temp.session })) {
+      expect(item).toEqual({ type: "progress", chunk: { n: 1 } });
+      break;
+    }
+    expect(h.tool_runs().at(-1)).toMatchObject({ status: "cancelled" });
   });
 
   it("a tool declaring network access is asked about, and the default policy denies it", async () => {

@@ -65,6 +65,26 @@ describe("fs.glob", () => {
     expect(all.some((file) => file.startsWith(".git/"))).toBe(false);
   });
 
+  it("agrees with git on which files are ignored, nested rules and negations included", async () => {
+    execFileSync("git", ["init", "-q"], { cwd: h.root });
+    write(h.root, ".gitignore", "build/\n*.tmp\n/top-only.txt\ncache\n");
+    write(h.root, ".git/info/exclude", "local-*\n");
+    write(h.root, "src/.gitignore", "!keep.tmp\n!build/\nvendor/**/*.js\n/anchored.txt\n");
+    write(h.root, "src/deeper/.gitignore", "*.md\n!README.md\n");
+    const files = [
+      "top-only.txt", "src/top-only.txt", "a.tmp", "src/keep.tmp", "src/other.tmp", "build/out.js", "src/build/kept.js",
+      "src/vendor/lib/x.js", "src/vendor/lib/x.ts", "src/anchored.txt", "src/deeper/anchored.txt", "src/deeper/notes.md",
+      "src/deeper/README.md", "cache/file.txt", "src/cache", "local-notes.txt", "src/local-x.txt", "src/main.ts",
+    ];
+    for (const file of files) write(h.root, file, "x\n");
+    const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+    const listed = execFileSync("git", ["ls-files", "--others", "--exclude-standard", "-z"], { cwd: h.root, env, encoding: "utf8" });
+    const by_git = listed.split("\0").filter((file) => file !== "" && !file.startsWith(".air/")).sort();
+    const by_glob = (await glob({ pattern: "**/*" })).paths.filter((file) => !file.startsWith(".air/"));
+    expect(by_glob).toEqual(by_git);
+    expect(by_glob).toEqual(expect.arrayContaining(["src/keep.tmp", "src/top-only.txt", "src/deeper/anchored.txt", "src/deeper/README.md", "src/vendor/lib/x.ts"]));
+  });
+
   it("lists a symlink but never walks through one (a folder outside stays unseen)", async () => {
     fs.symlinkSync(elsewhere, path.join(h.root, "src", "link"));
     expect((await glob({ pattern: "**/*.ts" })).paths).toEqual([".hidden/e.ts", "src/a.ts", "src/b/c.ts"]);

@@ -4,7 +4,7 @@ import { air_failure } from "../../contracts/errors.js";
 import { is_credential_path } from "../../permissions/paths.js";
 import { define_tool } from "../define.js";
 import { PathInput } from "./common.js";
-import { compile_globs, GlobPattern } from "./glob.js";
+import { compile_globs } from "./glob.js";
 import { locate_search_root, walk_files, type WalkEntry } from "./walk.js";
 
 const DEFAULT_MAX_MATCHES = 200;
@@ -20,7 +20,7 @@ const MAX_TOTAL_BYTES = 256 * 1024 * 1024;
 const TIME_BUDGET_MS = 20_000;
 
 const Context = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(20));
-const Globs = v.pipe(v.array(GlobPattern), v.maxLength(50));
+const Globs = v.pipe(v.array(v.pipe(v.string(), v.minLength(1), v.maxLength(1000))), v.maxLength(50));
 
 export const FsGrepInput = v.strictObject({
   pattern: v.pipe(v.string(), v.minLength(1), v.maxLength(1000), v.description("A JavaScript regular expression, matched against each line.")),
@@ -29,7 +29,7 @@ export const FsGrepInput = v.strictObject({
     v.pipe(Globs, v.description("Search only files matching one of these globs (relative to the project root; `*.ts` without a slash matches file names).")),
   ),
   exclude: v.optional(v.pipe(Globs, v.description("Skip files and folders matching one of these globs (same form as include)."))),
-  case_insensitive: v.optional(v.boolean(), false),
+  case_insensitive: v.optional(v.pipe(v.boolean(), v.description("Match regardless of letter case.")), false),
   before: v.optional(v.pipe(Context, v.description("Lines of context before each match.")), 0),
   after: v.optional(v.pipe(Context, v.description("Lines of context after each match.")), 0),
   max_matches: v.optional(

@@ -1,22 +1,34 @@
 import { is_durable, parse_event, type RuntimeEvent } from "../contracts/events/registry.js";
+import { default_redactor, type SecretRedactor } from "../permissions/secret-redactor.js";
 import type { EventBus } from "./event-bus.js";
 import { assert_session, type EventStore } from "./event-store/event-store.js";
 
 /**
- * The single entry for events from agents, tools and workers (seeds 000 §5.1): validate once, then
- * durable events go through the store's transaction and ephemeral ones straight to the bus.
+ * The single entry for events from agents, tools and workers (seeds 000 §5.1): validate once, scrub
+ * secrets from the payload, then durable events go through the store's transaction and ephemeral ones
+ * straight to the bus — so no key a command printed reaches the database or a subscriber.
  */
 export class EventIngestor {
   constructor(
     private readonly store: EventStore,
     private readonly bus: EventBus,
+    private readonly redactor: SecretRedactor = default_redactor(),
   ) {}
 
   ingest(input: unknown): RuntimeEvent {
-    const event = parse_event(input);
+    const event = this.#redacted(parse_event(input));
     assert_session(event, this.store.session_id);
     if (is_durable(event)) return this.store.append_parsed([event])[0]!;
     this.bus.publish(event);
     return event;
+  }
+
+  /**
+   * Redaction rewrites spans of free text only (ids, digests and enums never match a pattern), so the
+   * event stays what was validated and is not parsed again.
+   */
+  #redacted(event: RuntimeEvent): RuntimeEvent {
+    const payload = this.redactor.redact_value(event.payload);
+    return payload === event.payload ? event : ({ ...event, payload } as RuntimeEvent);
   }
 }

@@ -6,6 +6,7 @@ import type { EventOrigin } from "../contracts/events/registry.js";
 import { make_event } from "../contracts/events/registry.js";
 import { new_id, now_iso, type ProjectId, type SessionId } from "../contracts/ids.js";
 import type { EventIngestor } from "../actors/event-ingestor.js";
+import { default_redactor, type SecretRedactor } from "../permissions/secret-redactor.js";
 import { write_file_atomic } from "./atomic-write.js";
 
 /** Artifact type → folder under the session's artifacts/ (seeds 001 D-054). */
@@ -37,6 +38,38 @@ export type ArtifactInput = {
   command_run_id?: string;
 };
 
+/** Types whose content is text when no MIME type says otherwise: logs, diffs, reports, transcripts. */
+const TEXT_TYPES: ReadonlySet<ArtifactType> = new Set(["build_log", "test_log", "command_log", "diff", "report", "messages"]);
+const TEXT_MIME = /^text\/|[/+](json|xml|yaml|x-diff|x-patch)$/;
+
+function is_text(input: ArtifactInput): boolean {
+  if (typeof input.content === "string") return true;
+  return input.mime_type === undefined ? TEXT_TYPES.has(input.type) : TEXT_MIME.test(input.mime_type);
+}
+
+const strict_utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The bytes to store: text with secrets redacted, binary untouched. Output that is not valid UTF-8 (a
+ * command that printed some binary) is redacted as latin1, which maps every byte to one character and
+ * back, so the bytes around a redaction survive exactly. Unchanged content keeps its original bytes.
+ */
+function redacted_content(input: ArtifactInput, redactor: SecretRedactor): string | Uint8Array {
+  if (!is_text(input)) return input.content;
+  if (typeof input.content === "string") return redactor.redact(input.content);
+  const bytes = Buffer.from(input.content.buffer, input.content.byteOffset, input.content.byteLength);
+  let text: string;
+  let encoding: BufferEncoding = "utf8";
+  try {
+    text = strict_utf8.decode(bytes);
+  } catch {
+    text = bytes.toString("latin1");
+    encoding = "latin1";
+  }
+  const redacted = redactor.redact(text);
+  return redacted === text ? input.content : Buffer.from(redacted, encoding);
+}
+
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "artifact";
 }
@@ -44,7 +77,8 @@ function slug(text: string): string {
 /**
  * Writes artifact files as temp → sha256 → rename, then records `artifact.created` (seeds 000 §11.1).
  * A crash between rename and the event leaves an unregistered file, which recovery can find; never a row
- * pointing at a missing or partial file.
+ * pointing at a missing or partial file. Text is redacted before it is written, and the recorded sha256
+ * and size are those of the redacted bytes on disk.
  */
 export class ArtifactStore {
   constructor(
@@ -52,6 +86,7 @@ export class ArtifactStore {
     private readonly ids: { project_id: ProjectId; session_id: SessionId },
     private readonly ingestor: EventIngestor,
     private readonly origin: EventOrigin,
+    private readonly redactor: SecretRedactor = default_redactor(),
   ) {}
 
   create(input: ArtifactInput): ArtifactRef {
@@ -65,7 +100,7 @@ export class ArtifactStore {
     );
     const target = path.join(this.root, relative);
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    const { sha256, size_bytes } = write_file_atomic(target, input.content);
+    const { sha256, size_bytes } = write_file_atomic(target, redacted_content(input, this.redactor));
     const artifact: ArtifactRef = {
       id,
       type: input.type,

@@ -203,14 +203,14 @@ export class PermissionEngine {
     const denied = grants.find((grant) => grant?.effect === "deny");
     if (denied !== undefined) return { layer: "user_prompt", action: "deny", risk_level: finding.risk_level, reason: `${finding.reason} — denied by your earlier answer (${denied.scope})` };
     const covered = subjects.length > 0 && grants.every((grant) => grant !== undefined && (finding.approval !== "once" || grant.scope === "once"));
-    if (covered) return { ...finding, action: "allow", reason: `${finding.reason} — allowed by your earlier answer (${grants.map((grant) => grant!.scope).join(", ")})` };
+    if (covered) return { ...finding, action: "allow", settled: true, reason: `${finding.reason} — allowed by your earlier answer (${grants.map((grant) => grant!.scope).join(", ")})` };
     if (!PRE_APPROVABLE.has(finding.layer)) {
       return this.mode === "bypass" ? { layer: finding.layer, action: "refuse", risk_level: "critical", reason: `${finding.reason} — bypass mode never allows credential or system access` } : finding;
     }
     if (finding.approval === "rule" && subjects.length > 0 && subjects.every((subject) => rule_effect(this.policy, subject)?.effect === "allow")) {
-      return { ...finding, action: "allow", reason: `${finding.reason} — allowed by a rule` };
+      return { ...finding, action: "allow", settled: true, reason: `${finding.reason} — allowed by a rule` };
     }
-    if (this.mode === "bypass") return { ...finding, action: "allow", reason: `${finding.reason} — bypass mode` };
+    if (this.mode === "bypass") return { ...finding, action: "allow", settled: true, reason: `${finding.reason} — bypass mode` };
     return finding;
   }
 
@@ -241,7 +241,10 @@ export class PermissionEngine {
       if (RISK[finding.risk_level] > RISK[risk]) risk = finding.risk_level;
     }
     const same = findings.filter((finding) => finding.action === deciding.action && finding.layer === deciding.layer);
-    const reason = deciding.action === "allow" ? deciding.reason : [...new Set(same.map((finding) => finding.reason))].join("; ");
+    // What made an allow possible, when something had to: the answer, rule or mode that settled a question.
+    const settled = findings.filter((finding) => finding.settled === true && finding.action === deciding.action);
+    const because = deciding.action === "allow" ? (settled.length > 0 ? settled : [deciding]) : same;
+    const reason = [...new Set(because.map((finding) => finding.reason))].join("; ");
     const asks = deciding.action === "ask_user" ? findings.filter((finding) => finding.action === "ask_user") : [];
     const ask_subjects: PermissionSubject[] = [];
     for (const subject of asks.flatMap((finding) => finding.subjects ?? [])) {

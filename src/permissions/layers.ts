@@ -45,6 +45,8 @@ export type PermissionFinding = {
   /** For `ask_user`: what an answer would cover, and who may answer it in advance. */
   readonly subjects?: readonly PermissionSubject[];
   readonly approval?: Approval;
+  /** Set when an earlier answer, a rule or the mode turned this finding's `ask_user` into its action. */
+  readonly settled?: boolean;
 };
 
 /** Everything the layers found, before rules, grants and the mode's last word. */

@@ -210,7 +210,7 @@ describe("air run -p against a scripted model server", () => {
     try {
       const project = copy_fixture_project("worker", work.dir);
       const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: "sk-e2e-run", ANTHROPIC_BASE_URL: server.url });
-      const run = await air(["run", "-p", requirement, "--output-format", format], { cwd: project, env });
+      const run = await air(["run", "-p", requirement, "--output-format", format, "--permission-mode", "accept-edits"], { cwd: project, env });
       const greeting = fs.existsSync(path.join(project, "greeting.txt")) ? fs.readFileSync(path.join(project, "greeting.txt"), "utf8") : undefined;
       return { run, greeting, requests: server.requests() };
     } finally {

@@ -68,9 +68,10 @@ export class AirProcess {
   stderr = "";
   readonly exit: Promise<AirExit>;
 
-  constructor(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }) {
+  /** `keep_stdin`: leave standard input open for the test to write to (prompt answers); closed otherwise. */
+  constructor(args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; keep_stdin?: boolean }) {
     this.child = spawn(process.execPath, [AIR_BIN, ...args], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
-    this.child.stdin.end();
+    if (options.keep_stdin !== true) this.child.stdin.end();
     this.child.stdout.setEncoding("utf8");
     this.child.stderr.setEncoding("utf8");
     this.child.stdout.on("data", (chunk: string) => (this.stdout += chunk));

@@ -84,7 +84,7 @@ describe("what the model and the worker get", () => {
       },
     };
     const { server, project, env } = await setup(script, key, { AIR_E2E_SERVICE_TOKEN: other_secret });
-    const run = new AirProcess(["run", "-p", fixture_requirement("worker")], { cwd: project, env });
+    const run = new AirProcess(["run", "-p", fixture_requirement("worker"), "--permission-mode", "accept-edits"], { cwd: project, env });
     cleanups.push(() => run.kill());
 
     // While the worker runs (the command keeps it busy for a second at least), read the environments of
@@ -179,7 +179,7 @@ describe("model errors do not crash the runtime", () => {
       },
     };
     const { server, project, env } = await setup(script, key);
-    const run = await air(["run", "-p", fixture_requirement("worker"), "--output-format", "json"], { cwd: project, env });
+    const run = await air(["run", "-p", fixture_requirement("worker"), "--output-format", "json", "--permission-mode", "accept-edits"], { cwd: project, env });
     expect(run.result, run.transcript).toEqual({ code: 0, signal: null });
     expect(JSON.parse(run.stdout)).toMatchObject({ type: "result", code: 0, outcome: { kind: "executed", run: { status: "completed" } } });
     expect(fs.readFileSync(path.join(project, "greeting.txt"), "utf8")).toBe("hello from air");
@@ -233,7 +233,7 @@ describe("model errors do not crash the runtime", () => {
     const key = "sk-e2e-400";
     const refusal: TurnInput = { error: { status: 400, message: "messages: the request is malformed (scripted)" } };
     const { server, project, env } = await setup({ turns: { main: [refusal, refusal, refusal, refusal, refusal] } }, key);
-    const run = await air(["run", "-p", fixture_requirement("worker"), "--output-format", "json"], { cwd: project, env });
+    const run = await air(["run", "-p", fixture_requirement("worker"), "--output-format", "json", "--permission-mode", "accept-edits"], { cwd: project, env });
     expect(run.result, run.transcript).toEqual({ code: 1, signal: null });
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace: the runtime ended normally
     const result = JSON.parse(run.stdout) as { code: number; outcome: { kind: string; error: { kind: string; retryability: string; message: string; user_action?: string } }; summary: string };

@@ -92,7 +92,7 @@ describe("a runtime SIGKILLed mid-task, then air resume", () => {
     const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url });
 
     // --- attempt 1: run until the slow command has started, then SIGKILL the runtime ------------------
-    const runtime = new AirProcess(["run", "-p", fixture_requirement("worker")], { cwd: project, env });
+    const runtime = new AirProcess(["run", "-p", fixture_requirement("worker"), "--permission-mode", "accept-edits"], { cwd: project, env });
     let worker_pid: number | undefined;
     cleanups.push(() => {
       runtime.kill();
@@ -147,7 +147,7 @@ describe("a runtime SIGKILLed mid-task, then air resume", () => {
     expect(fs.existsSync(path.join(project, "greeting.txt"))).toBe(false);
 
     // --- air resume: same project, same scripted server ----------------------------------------------
-    const resume = await air(["resume"], { cwd: project, env });
+    const resume = await air(["resume", "--permission-mode", "accept-edits"], { cwd: project, env });
     expect(resume.result, resume.transcript).toEqual({ code: 0, signal: null });
     expect(resume.stdout).toContain(`Resumed ${session_id}: 1 lost agent(s), 1 task(s) re-queued`);
     expect(resume.stdout).toContain("Scheduler completed");

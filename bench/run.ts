@@ -5,11 +5,13 @@
  *   3. worker spawn → `worker.ready` — dist/workers/main.js over its stdio protocol vs a one-line `node -e` child
  *   4. `tool.call` round trip of `fs.list` through the real bridge and ToolRegistry — vs a bare NDJSON echo
  *   5. `air e2e cpp-fix-fixture` wall time split into runtime overhead, cmake/ctest and scripted model
+ *   6. `air permissions check` latency per command (p50/p99) over the adversarial suite — vs the bare unbash parse
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
 import { bench_e2e_split } from "./e2e-split.js";
 import { bench_ingest, type IngestMode } from "./ingest.js";
+import { bench_permissions_check } from "./permissions-check.js";
 import { format_line, ms, rate, type Line } from "./report.js";
 import { format_goal_line, format_info_line, format_skip_line, format_split_line, us } from "./report-info.js";
 import { bench_session_list } from "./session-list.js";
@@ -31,6 +33,7 @@ const TOOL_ROUNDS = QUICK ? 1 : 9;
 const TOOL_WARMUP = QUICK ? 5 : 20;
 const TOOL_CALLS = QUICK ? 20 : 200;
 const E2E_RUNS = QUICK ? 1 : 3;
+const CHECK_ROUNDS = QUICK ? 1 : 5;
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -111,6 +114,13 @@ async function main(): Promise<number> {
       ? format_skip_line("e2e cpp-fix-fixture", e2e.reason)
       : format_split_line({ name: "e2e cpp-fix-fixture", ...e2e.split }),
   );
+
+  log(`permissions check: ${CHECK_ROUNDS} rounds over the adversarial suite, each command beside its bare parse`);
+  const check = await bench_permissions_check(CHECK_ROUNDS);
+  log(`  permissions check: ${took()}`);
+  for (const [name, ours, bare] of [["perm check p50", check.p50_us, check.parse_p50_us], ["perm check p99", check.p99_us, check.parse_p99_us]] as const) {
+    printed.push(format_info_line({ name, ours: us(ours), ceiling_name: "bare unbash parse", ceiling: us(bare), ratio: ours / bare, note: `${check.cases} commands, in process` }));
+  }
 
   console.log("");
   for (const line of printed) console.log(line);

@@ -1,3 +1,4 @@
+import { artifact_read } from "./artifact/read.js";
 import type { AnyToolDefinition } from "./define.js";
 import { fs_edit } from "./fs/edit.js";
 import { fs_glob } from "./fs/glob.js";
@@ -16,7 +17,7 @@ import { ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 import { shell_run } from "./shell/run.js";
 
 /** The built-in tools of this version, in the order the model sees them. */
-export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [fs_read, fs_list, fs_glob, fs_grep, fs_write, fs_edit, fs_patch, shell_run, git_status, git_diff, git_log, git_show, git_commit, project_scan];
+export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [fs_read, fs_list, fs_glob, fs_grep, fs_write, fs_edit, fs_patch, shell_run, git_status, git_diff, git_log, git_show, git_commit, project_scan, artifact_read];
 
 /** A registry with every built-in tool registered. */
 export function create_tool_registry(options: ToolRegistryOptions = {}): ToolRegistry {

@@ -99,6 +99,16 @@ describe("git.status", () => {
     expect(output_of<StatusOutput>(await h.call("git.status", {})).branch).toEqual({ head: "main", commit: null });
   });
 
+  it("returns the first entries of a huge status and the whole porcelain output as an artifact", async () => {
+    repo_harness();
+    for (let index = 0; index < 2100; index += 1) write(h.root, `many/f${index}.txt`, "");
+    const output = output_of<StatusOutput & { artifact_id?: string }>(await h.call("git.status", { untracked: "all" }));
+    expect(output.entries).toHaveLength(2000);
+    expect(output.truncated).toBe(true);
+    const listed = h.artifact_text(output.artifact_id!).split("\n").filter((line) => line.startsWith("? many/"));
+    expect(listed).toHaveLength(2100);
+  });
+
   it("fails with a project_error that says to run git init when the project is not a repository", async () => {
     open_harness();
     const error = error_of(await h.call("git.status", {}));

@@ -67,6 +67,8 @@ export const git_log = define_tool({
     const repo = await open_repo(execution);
     const args = [
       "log",
+      "--no-ext-diff",
+      "--no-textconv",
       "--no-color",
       "--no-show-signature",
       "--no-decorate",

@@ -1,0 +1,150 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { make_air_error, to_air_error, type AirError } from "../../contracts/errors.js";
+import { air_home } from "../../project/layout.js";
+import { load_provider_settings, no_provider_action } from "../../providers/config.js";
+import { BWRAP_ACTION, choose_sandbox } from "../../tools/shell/sandbox.js";
+import { render_error, table, type Io } from "../output.js";
+
+/** The oldest Node air runs on (package.json `engines`). */
+const MIN_NODE: readonly [number, number] = [20, 12];
+const VERSION_TIMEOUT_MS = 5_000;
+
+export type CheckStatus = "ok" | "warning" | "error";
+
+export type DoctorCheck = {
+  readonly id: string;
+  readonly status: CheckStatus;
+  readonly summary: string;
+  /** For a warning: what to do about it. */
+  readonly user_action?: string;
+  /** For an error: what is wrong and what to do, as everywhere in air. */
+  readonly error?: AirError;
+  readonly detail?: Record<string, string | boolean | null>;
+};
+
+export type DoctorReport = { readonly healthy: boolean; readonly checks: readonly DoctorCheck[] };
+
+function failed(id: string, summary: string, message: string, user_action: string): DoctorCheck {
+  return { id, status: "error", summary, error: make_air_error({ kind: "env_error", message, retryability: "retryable_after_change", user_action }) };
+}
+
+/** The first line `program --version` prints, or undefined when it cannot run. */
+function version_of(program: string): string | undefined {
+  const result = spawnSync(program, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS, stdio: ["ignore", "pipe", "ignore"] });
+  if (result.error !== undefined || result.status !== 0) return undefined;
+  return result.stdout.split("\n")[0]?.trim() || undefined;
+}
+
+function check_node(): DoctorCheck {
+  const version = process.versions.node;
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  const needed = `${MIN_NODE[0]}.${MIN_NODE[1]}`;
+  if (major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1])) return { id: "node", status: "ok", summary: `v${version}`, detail: { version } };
+  return failed("node", `v${version}, older than ${needed}`, `Node ${version} is older than ${needed}, the oldest air runs on`, `Install Node ${needed} or newer (e.g. with nvm).`);
+}
+
+function check_git(): DoctorCheck {
+  const version = version_of("git");
+  if (version !== undefined) return { id: "git", status: "ok", summary: version, detail: { version } };
+  return failed("git", "not found", "git is not installed (no `git` on PATH); air's git tools and change tracking need it", "Install git (e.g. `apt-get install git`) and make sure it is on PATH.");
+}
+
+/** cmake and ctest build and test C++ projects (and `air e2e cpp-fix-fixture`); other projects do without. */
+function check_optional(program: string): DoctorCheck {
+  const version = version_of(program);
+  if (version !== undefined) return { id: program, status: "ok", summary: version, detail: { version } };
+  return {
+    id: program,
+    status: "warning",
+    summary: "not found: C++ projects cannot be built or tested",
+    user_action: "Install cmake (e.g. `apt-get install cmake g++ make`) to work on CMake projects.",
+    detail: { version: null },
+  };
+}
+
+function check_sandbox(env: NodeJS.ProcessEnv): DoctorCheck {
+  let choice: ReturnType<typeof choose_sandbox>;
+  try {
+    choice = choose_sandbox(env);
+  } catch (error) {
+    return { id: "sandbox", status: "error", summary: "AIR_SANDBOX is invalid", error: to_air_error(error) };
+  }
+  const probe = choice.probe;
+  const detail = {
+    setting: choice.setting,
+    mode: choice.mode,
+    bwrap: probe?.path ?? null,
+    probe: probe === undefined ? null : probe.ok ? "ok" : probe.error,
+  };
+  if (!choice.usable) return { ...failed("sandbox", `required but unavailable: ${choice.reason}`, choice.reason, BWRAP_ACTION), detail };
+  if (choice.mode === "bwrap") return { id: "sandbox", status: "ok", summary: `bwrap — ${choice.reason}`, detail };
+  return { id: "sandbox", status: "warning", summary: `none: commands run unsandboxed — ${choice.reason}`, user_action: BWRAP_ACTION, detail };
+}
+
+function check_air_home(env: NodeJS.ProcessEnv): DoctorCheck {
+  const home = air_home(env);
+  const detail = { path: home, exists: fs.existsSync(home) };
+  const writable = (folder: string) => {
+    try {
+      fs.accessSync(folder, fs.constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (detail.exists && !fs.statSync(home).isDirectory()) {
+    return { ...failed("air_home", `${home} is not a folder`, `the air home ${home} is not a folder`, "Remove it or point AIR_HOME at a folder."), detail };
+  }
+  const folder = detail.exists ? home : path.dirname(home);
+  if (!writable(folder)) {
+    return { ...failed("air_home", `${home} is not writable`, `the air home ${home} cannot be written`, "Fix its permissions, or point AIR_HOME at a writable folder."), detail };
+  }
+  return { id: "air_home", status: "ok", summary: detail.exists ? home : `${home} (created on first use)`, detail };
+}
+
+/** Whether a model provider is configured, and from where — never the key itself. */
+function check_provider(env: NodeJS.ProcessEnv): DoctorCheck {
+  let settings: ReturnType<typeof load_provider_settings>;
+  try {
+    settings = load_provider_settings({ env });
+  } catch (error) {
+    return { id: "provider", status: "error", summary: "the provider configuration is broken", error: to_air_error(error) };
+  }
+  const detail = {
+    provider: settings.provider_id,
+    model: settings.model_id,
+    api_key: settings.sources.api_key,
+    base_url: settings.sources.base_url,
+    models_file: settings.models_file,
+  };
+  if (settings.api_key === undefined) {
+    return {
+      ...failed("provider", "no API key configured", `no model provider is configured: no API key in ANTHROPIC_API_KEY or in ${settings.models_file}`, no_provider_action(settings.models_file)),
+      detail,
+    };
+  }
+  return { id: "provider", status: "ok", summary: `${settings.provider_id}, model ${settings.model_id}, key from ${settings.sources.api_key}`, detail };
+}
+
+export function doctor_report(env: NodeJS.ProcessEnv = process.env): DoctorReport {
+  const checks = [check_node(), check_git(), check_optional("cmake"), check_optional("ctest"), check_sandbox(env), check_air_home(env), check_provider(env)];
+  return { healthy: checks.every((check) => check.status !== "error"), checks };
+}
+
+/** `air doctor [--json]`: what air needs from this machine; exit 1 when something required is missing. */
+export async function run_doctor(io: Io, options: { json: boolean }): Promise<number> {
+  const report = doctor_report();
+  if (options.json) {
+    io.out(`${JSON.stringify(report, null, 2)}\n`);
+    return report.healthy ? 0 : 1;
+  }
+  io.out(table([["CHECK", "STATUS", "DETAIL"], ...report.checks.map((check) => [check.id, check.status, check.summary])]));
+  for (const check of report.checks) {
+    if (check.status === "warning" && check.user_action !== undefined) io.out(`  ${check.id}: ${check.user_action}\n`);
+  }
+  for (const check of report.checks) if (check.error !== undefined) io.err(render_error(check.error));
+  io.out(report.healthy ? "air can run here.\n" : "air cannot run here until the errors are fixed.\n");
+  return report.healthy ? 0 : 1;
+}

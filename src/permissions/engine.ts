@@ -4,7 +4,7 @@ import type { PermissionAction, PermissionGrantScope, PermissionMode, Permission
 import { new_id, type PermissionDecisionId, type PermissionPromptId } from "../contracts/ids.js";
 import type { CommandAnalysis } from "./command-risk/index.js";
 import { GrantStore } from "./grants.js";
-import { layered_findings, type PermissionFinding, type PermissionLayer, type PermissionRequest } from "./layers.js";
+import { layered_findings, type LayeredFindings, type PermissionFinding, type PermissionLayer, type PermissionRequest } from "./layers.js";
 import type { PathClassification } from "./paths.js";
 import { DEFAULT_POLICY, rule_effect, type PermissionPolicy } from "./policy.js";
 import { DENY_PROMPTS, type PermissionPrompt, type PromptAnswerer } from "./prompts.js";
@@ -28,6 +28,11 @@ export type PermissionDecision = {
   readonly analysis?: CommandAnalysis;
   /** The subjects an answer to this decision's prompt covers (empty unless the action is `ask_user`). */
   readonly ask_subjects: readonly PermissionSubject[];
+  /**
+   * Real paths to back up before the call runs, because it writes outside the project or into a credential
+   * file (seeds 000 §9.3, 003 §12 rule 7); empty when nothing needs one.
+   */
+  readonly backup_paths: readonly string[];
 };
 
 /** Where permission events go: a `Session` is one. */
@@ -93,7 +98,7 @@ export class PermissionEngine {
   classify(request: PermissionRequest): PermissionDecision {
     const layered = layered_findings(request, this.mode, this.#home);
     const findings = [...this.#rule_findings(layered.subjects), ...layered.findings].map((finding) => this.#settled(finding));
-    return this.#decide(findings.sort((a, b) => LAYER_ORDER[a.layer] - LAYER_ORDER[b.layer]), layered.paths, layered.analysis);
+    return this.#decide(findings.sort((a, b) => LAYER_ORDER[a.layer] - LAYER_ORDER[b.layer]), layered);
   }
 
   /** All six layers: `classify`, then a prompt when the verdict is still `ask_user`. */
@@ -231,7 +236,7 @@ export class PermissionEngine {
     };
   }
 
-  #decide(findings: PermissionFinding[], paths: PathClassification[], analysis: CommandAnalysis | undefined): PermissionDecision {
+  #decide(findings: PermissionFinding[], { paths, analysis, backup_paths }: Omit<LayeredFindings, "findings">): PermissionDecision {
     let deciding = findings[0]!;
     let risk: RiskLevel = "none";
     for (const finding of findings) {
@@ -261,6 +266,7 @@ export class PermissionEngine {
       findings,
       paths,
       ask_subjects,
+      backup_paths,
       ...(analysis === undefined ? {} : { analysis }),
     };
   }

@@ -56,6 +56,8 @@ export type LayeredFindings = {
   readonly analysis?: CommandAnalysis;
   /** Every subject of the request, for `deny`/`ask` rules: each command run, each path read or written. */
   readonly subjects: PermissionSubject[];
+  /** Real paths this call would write outside the project or into a credential file (seeds 003 §12 rule 7). */
+  readonly backup_paths: string[];
 };
 
 const COMMAND_RISK: Record<AnalyzerAction, RiskLevel> = { refuse: "critical", deny: "high", ask_user: "medium", announce_then_run: "low", allow: "none" };
@@ -91,6 +93,7 @@ class Layers {
   readonly findings: PermissionFinding[] = [];
   readonly paths: PathClassification[] = [];
   readonly subjects: PermissionSubject[] = [];
+  readonly backup_paths: string[] = [];
 
   constructor(
     readonly request: PermissionRequest,
@@ -134,6 +137,7 @@ class Layers {
 
   /** Layer 2 for one write inside the project: the mode's baseline for source and for build output. */
   mode_write(c: PathClassification, how: string): void {
+    if ((!c.inside_project || c.category === "credential_or_secret") && !this.backup_paths.includes(c.real)) this.backup_paths.push(c.real);
     const baseline = MODE_BASELINE[this.mode];
     if (!c.inside_project) {
       // Outside the project, only the path's own risk (layer 4) and the credential layer speak, except in plan mode.
@@ -228,7 +232,7 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
     real_root = real_root_of(request.project_root);
   } catch (error) {
     layers.add("path_command_risk", "deny", "high", `the project root ${request.project_root} cannot be resolved: ${(error as Error).message}`);
-    return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects };
+    return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects, backup_paths: [] };
   }
   const reads = request.reads.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
   const writes = request.writes.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
@@ -266,5 +270,5 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
     } else if (c.category === "system_sensitive") layers.add("credential_system_override", "refuse", "critical", `${c.real} is a system path`);
   }
   layers.findings.push(...override);
-  return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects, ...(analysis === undefined ? {} : { analysis }) };
+  return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects, backup_paths: layers.backup_paths, ...(analysis === undefined ? {} : { analysis }) };
 }

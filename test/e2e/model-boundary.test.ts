@@ -138,7 +138,23 @@ describe("what the model and the worker get", () => {
       .schemas()
       .filter((schema) => !internal.has(schema.name))
       .map((schema) => ({ name: wire_tool_name(schema.name), description: schema.description, input_schema: schema.input_schema }));
-    expect(expected.map((tool) => tool.name)).toEqual(["fs-read", "fs-list", "fs-write", "fs-edit", "shell-run"]);
+    expect(expected.map((tool) => tool.name)).toEqual([
+      "fs-read",
+      "fs-list",
+      "fs-glob",
+      "fs-grep",
+      "fs-write",
+      "fs-edit",
+      "fs-patch",
+      "shell-run",
+      "git-status",
+      "git-diff",
+      "git-log",
+      "git-show",
+      "git-commit",
+      "project-scan",
+      "artifact-read",
+    ]);
     for (const request of requests.filter((r) => r.requester === "executor")) expect(tools_of(request)).toEqual(expected);
     // The Main Agent classifies with its one tool; model.complete is offered to nobody.
     expect(tools_of(requests[0]!).map((tool) => tool.name)).toEqual(["classify_request"]);

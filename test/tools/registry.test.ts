@@ -69,7 +69,23 @@ const fetcher = define_tool({
 describe("schemas()", () => {
   it("exports a JSON Schema for every tool, generated from its valibot input schema", () => {
     const schemas = h.registry.schemas();
-    expect(schemas.map((schema) => schema.name)).toEqual(["fs.read", "fs.list", "fs.write", "fs.edit", "shell.run"]);
+    expect(schemas.map((schema) => schema.name)).toEqual([
+      "fs.read",
+      "fs.list",
+      "fs.glob",
+      "fs.grep",
+      "fs.write",
+      "fs.edit",
+      "fs.patch",
+      "shell.run",
+      "git.status",
+      "git.diff",
+      "git.log",
+      "git.show",
+      "git.commit",
+      "project.scan",
+      "artifact.read",
+    ]);
     for (const schema of schemas) {
       expect(() => v.parse(ToolSchema, schema)).not.toThrow();
       expect(schema.description.length).toBeGreaterThan(20);

@@ -112,7 +112,7 @@ export const artifact_read = define_tool({
   description:
     "Read an artifact of this session (a command log, diff, scan listing …) by its id: by lines (default) or by bytes, " +
     "from an offset, up to a limit. Use it for output a tool saved instead of returning it whole.",
-  category: "internal",
+  category: "project",
   input: ArtifactReadInput,
   output: ArtifactReadOutput,
   // Only files this session recorded, inside its own artifacts folder (checked in execute): nothing of the project.

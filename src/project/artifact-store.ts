@@ -38,8 +38,8 @@ export type ArtifactInput = {
   command_run_id?: string;
 };
 
-/** Types whose content is text when no MIME type says otherwise: logs, diffs, reports, transcripts. */
-const TEXT_TYPES: ReadonlySet<ArtifactType> = new Set(["build_log", "test_log", "command_log", "diff", "report", "messages"]);
+/** Types whose content is text when no MIME type says otherwise: logs, terminal casts, diffs, reports, transcripts. */
+const TEXT_TYPES: ReadonlySet<ArtifactType> = new Set(["build_log", "test_log", "command_log", "terminal_cast", "diff", "report", "messages"]);
 const TEXT_MIME = /^text\/|[/+](json|xml|yaml|x-diff|x-patch)$/;
 
 function is_text(input: ArtifactInput): boolean {

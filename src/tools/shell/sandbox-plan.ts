@@ -8,11 +8,13 @@ import { air_home } from "../../project/layout.js";
 import { BWRAP_ISOLATION } from "./sandbox.js";
 
 /**
- * What one sandboxed command may touch. Everything is read-only except `writable`; `read_only` is bound
- * again on top of it (git internals, air's folder, the task's denied paths), and `hidden` is masked
- * (credential folders of the home, the air home with its models.yaml). All paths are real paths.
+ * What one sandboxed command may touch. Everything (the project `root` too) is read-only except
+ * `writable`; `read_only` is bound again on top of it (git internals, air's folder, the task's denied
+ * paths), and `hidden` is masked (credential folders of the home, the air home with its models.yaml).
+ * All paths are real paths.
  */
 export type SandboxPlan = {
+  readonly root: string;
   readonly cwd: string;
   readonly writable: readonly string[];
   readonly read_only: readonly string[];
@@ -91,7 +93,7 @@ export function plan_sandbox(options: PlanOptions): SandboxPlan {
     .map(real_if_exists)
     .filter((real): real is string => real !== undefined && !inside(real_root, real))
     .map((real) => ({ path: real, folder: fs.statSync(real).isDirectory() }));
-  return { cwd: options.cwd, writable, read_only, hidden, network: options.network };
+  return { root: real_root, cwd: options.cwd, writable, read_only, hidden, network: options.network };
 }
 
 /**
@@ -102,6 +104,8 @@ export function plan_sandbox(options: PlanOptions): SandboxPlan {
 export function bwrap_args(plan: SandboxPlan): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
   if (plan.network) for (const folder of RESOLVER_DIRS) args.push("--ro-bind-try", folder, folder);
+  // The project again, read-only: under /tmp it would otherwise show only the writable folders.
+  args.push("--ro-bind", plan.root, plan.root);
   for (const folder of plan.writable) args.push("--bind", folder, folder);
   for (const real of plan.read_only) args.push("--ro-bind", real, real);
   for (const secret of plan.hidden) {

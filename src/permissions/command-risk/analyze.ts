@@ -1,33 +1,24 @@
 import path from "node:path";
 import { classify_argv } from "./classify.js";
+import { judge_arguments, read_word, write_word, type PathSink } from "./command-paths.js";
+import { package_manager_execution, PACKAGE_MANAGERS } from "./npmrc.js";
 import { flatten, type SimpleCommand } from "./parse.js";
-import { glob_base, judge_read, judge_write } from "./paths.js";
+import { judge_read, judge_write } from "./paths.js";
+import { piped_text } from "./piped.js";
 import { argument_execution } from "./argument-execution.js";
 import type { AnalyzedCommand, AnalyzerAction, AnalyzerContext, CommandAnalysis, CommandCategory, CommandFinding, FindingCategory, ShellWord } from "./types.js";
 import { STRICTNESS } from "./types.js";
+import { evaluation, type Variables } from "./variables.js";
 import { unwrap } from "./wrappers.js";
-import { awk_arguments, git_arguments, sed_arguments, type FileArguments } from "./file-arguments.js";
 
 const MAX_DEPTH = 8;
+/** Longer commands are refused rather than parsed: no agent needs 64 KiB of shell in one call. */
+const MAX_COMMAND_LENGTH = 64 * 1024;
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
 const INTERPRETERS = new Set(["python", "python3", "python2", "node", "nodejs", "ruby", "perl", "php", "lua", "deno", "bun", "tclsh", "Rscript"]);
 const STANDARD_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]);
 /** Variables that make the next program run code of their choosing. */
 const EXECUTING_VARIABLES = /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|npm_config_.*|NPM_CONFIG_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
-/** Commands whose every path argument is written (`tee`, `rm` …) or whose last one is (`cp`, `mv` …). */
-const WRITES_ALL = new Set(["rm", "rmdir", "unlink", "shred", "touch", "mkdir", "truncate", "tee", "chmod", "chown", "chgrp"]);
-const WRITES_LAST = new Set(["cp", "mv", "ln", "install", "rsync"]);
-const NO_PATH_ARGS = new Set(["echo", "printf", "test", "[", "export", "declare", "local"]);
-/** Commands with a script or program word among their arguments: their file arguments are found by `file_arguments`. */
-const FILE_ARGUMENTS: Record<string, (args: readonly ShellWord[]) => FileArguments> = {
-  sed: sed_arguments,
-  awk: awk_arguments,
-  gawk: awk_arguments,
-  mawk: awk_arguments,
-  nawk: awk_arguments,
-  git: git_arguments,
-};
-
 const BASE_ACTION: Record<CommandCategory, AnalyzerAction> = {
   read_only: "allow",
   build: "allow",
@@ -41,10 +32,16 @@ const BASE_ACTION: Record<CommandCategory, AnalyzerAction> = {
   credential_sensitive: "deny",
 };
 
-class Analysis {
+/** What the commands of one parsed script share: its functions and its variables. */
+type Scope = { readonly functions: Set<string>; readonly variables: Variables };
+
+class Analysis implements PathSink {
   readonly commands: AnalyzedCommand[] = [];
   readonly writes: string[] = [];
+  readonly reads: string[] = [];
   readonly findings: CommandFinding[] = [];
+  /** Folders the script `cd`s into: package-manager configuration is looked for there too. */
+  readonly folders: string[] = [];
   runs_unknown_code = false;
 
   constructor(readonly context: AnalyzerContext) {}
@@ -61,7 +58,13 @@ class Analysis {
     const flat = flatten(source);
     for (const error of flat.errors) this.add("deny", "unparseable", `the command cannot be parsed: ${error}`);
     for (const text of flat.dynamic_code) this.add("ask_user", "unknown_execution", `${text} expands a value as a prompt string, which runs the substitutions in it`);
-    for (const command of flat.commands) this.simple(command, via, depth, flat.functions);
+    const scope: Scope = { functions: flat.functions, variables: flat.variables };
+    const evaluated = evaluation(flat.variables);
+    for (const { name, value } of evaluated.code) this.run(`: ${value}`, `arithmetic on $${name}`, depth + 1);
+    for (const name of evaluated.unknown) {
+      this.add("ask_user", "unknown_execution", `$${name} is evaluated as arithmetic or as a variable name, and its value is only known at run time (a value like a[$(cmd)] runs cmd)`);
+    }
+    for (const command of flat.commands) this.simple(command, via, depth, scope);
   }
 
   /** Runs a code string: literal ⇒ parsed again; anything else ⇒ unknown code. */
@@ -74,7 +77,7 @@ class Analysis {
     }
   }
 
-  simple(command: SimpleCommand, via: string | undefined, depth: number, functions: Set<string>): void {
+  simple(command: SimpleCommand, via: string | undefined, depth: number, scope: Scope): void {
     for (const { name } of command.assignments) {
       if (EXECUTING_VARIABLES.test(name)) this.add("ask_user", "unknown_execution", `setting ${name} changes what the next program runs`);
     }
@@ -83,17 +86,8 @@ class Analysis {
       const target = redirect.target;
       if (target === undefined) continue;
       if ((redirect.operator === ">&" || redirect.operator === "<&") && /^(\d+-?|-)$/.test(target.value)) continue;
-      const writes = redirect.operator !== "<";
-      if (!target.literal) {
-        if (writes) this.add("ask_user", "unknown_execution", `the redirection target ${target.value} is only known at run time`);
-        continue;
-      }
-      const word = target.glob ? glob_base(target.value) : target.value;
-      if (writes) this.write(word);
-      else {
-        const verdict = judge_read(word, this.context);
-        if (verdict !== undefined) this.add(verdict.action, verdict.category, verdict.reason);
-      }
+      if (redirect.operator === "<") read_word(this, target, scope.variables);
+      else write_word(this, target, scope.variables, "the redirection");
     }
     const unwrapped = unwrap(command.words);
     for (const { name } of unwrapped.assignments) {
@@ -119,8 +113,7 @@ class Analysis {
       if (STANDARD_BIN.has(path.posix.dirname(name))) name = path.posix.basename(name);
       else {
         this.add("ask_user", "unknown_execution", `${name} runs a program whose behaviour is unknown`);
-        const verdict = judge_read(name, this.context);
-        if (verdict !== undefined) this.add(verdict.action, verdict.category, verdict.reason);
+        this.read(name);
         record();
         this.finish(categories, argv);
         return;
@@ -129,7 +122,7 @@ class Analysis {
     argv[0] = name;
     const args = words.slice(1);
     const values = args.map((word) => word.value);
-    if (functions.has(name)) {
+    if (scope.functions.has(name)) {
       categories.add("read_only");
       record();
       return;
@@ -137,12 +130,12 @@ class Analysis {
     let handled = true;
     if (SHELLS.has(name)) {
       const code_index = args.findIndex((word) => word.literal && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word.value));
+      const operand = args.findIndex((word) => !word.value.startsWith("-") || !word.literal);
+      // `-s` (or `-`) reads the program from standard input even when arguments follow
+      const from_stdin = args.slice(0, operand === -1 ? undefined : operand).some((word) => word.value === "-" || /^-[a-zA-Z]*s[a-zA-Z]*$/.test(word.value));
       if (code_index !== -1) this.code(args[code_index + 1], `${name} -c`, depth);
-      else {
-        const script = args.find((word) => !word.value.startsWith("-") || !word.literal);
-        if (script !== undefined) this.script(script, name);
-        else this.stdin_code(command, name, depth);
-      }
+      else if (operand !== -1 && !from_stdin) this.script(args[operand]!, name);
+      else this.stdin_code(command, name, depth);
     } else if (name === "eval") {
       const literal = args.every((word) => word.literal);
       this.code({ value: values.join(" "), literal, glob: false }, "eval", depth);
@@ -173,11 +166,13 @@ class Analysis {
       for (const finding of borne.findings) this.add(finding.action, finding.category, finding.reason);
       for (const category of borne.categories) categories.add(category);
       for (const code of borne.code) this.code(code.word, code.via, depth);
-      for (const nested of borne.argv) this.simple({ words: nested.words, assignments: [], redirects: [], piped_stdin: false }, nested.via, depth + 1, functions);
+      for (const nested of borne.argv) this.simple({ words: nested.words, assignments: [], redirects: [], piped_stdin: false }, nested.via, depth + 1, scope);
       for (const target of borne.writes) this.write(target);
       for (const source of borne.reads) this.read(source);
-      this.paths(name, args, categories);
+      judge_arguments(this, name, args, categories, scope.variables);
+      if (PACKAGE_MANAGERS.has(name)) this.package_configuration(name);
     }
+    if ((name === "cd" || name === "pushd") && args[0]?.literal === true) this.enter(args[0].value);
     record();
     this.finish(categories, argv);
   }
@@ -186,10 +181,33 @@ class Analysis {
     for (const category of categories) this.add(BASE_ACTION[category], category, `${argv.slice(0, 3).join(" ")} is ${category.replace("_", " ")}`);
   }
 
-  write(word: string): void {
-    const verdict = judge_write(word, this.context);
+  write(word: string, destructive = false, children = false): void {
+    const verdict = judge_write(word, this.context, destructive, children);
     if (verdict.reason !== "device" && !this.writes.includes(verdict.real)) this.writes.push(verdict.real);
     if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
+  }
+
+  read(word: string): void {
+    const verdict = judge_read(word, this.context);
+    if (verdict === undefined) return;
+    if (verdict.exists && !this.reads.includes(verdict.real)) this.reads.push(verdict.real);
+    if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
+  }
+
+  /** A literal `cd`: later package-manager commands read the configuration there. */
+  enter(word: string): void {
+    const verdict = judge_read(word, this.context);
+    if (verdict !== undefined && !this.folders.includes(verdict.real)) this.folders.push(verdict.real);
+  }
+
+  /** npm/pnpm/yarn run what the project's .npmrc, .yarnrc(.yml) and pnpm-workspace.yaml tell them to. */
+  package_configuration(manager: string): void {
+    for (const folder of [this.context.cwd_real, ...this.folders]) {
+      for (const setting of package_manager_execution(folder, this.context.root_real)) {
+        const file = path.relative(this.context.root_real, setting.file) || setting.file;
+        this.add("deny", "system_sensitive", `${file} sets ${setting.key} = ${setting.value}: ${manager} would run code the configuration chooses, not the package's scripts`);
+      }
+    }
   }
 
   /** A script file run by a shell, `source` or an interpreter: project files are announced, others asked. */
@@ -200,11 +218,9 @@ class Analysis {
       return;
     }
     const verdict = judge_read(word.value, this.context);
-    if (verdict === undefined) this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
-    else {
-      this.add(verdict.action, verdict.category, verdict.reason);
-      this.add("ask_user", "unknown_execution", `${runner} runs ${word.value} from outside the project`);
-    }
+    this.read(word.value);
+    if (verdict === undefined || verdict.action === "allow") this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
+    else this.add("ask_user", "unknown_execution", `${runner} runs ${word.value} from outside the project`);
   }
 
   /** A shell or interpreter reading its program from standard input. */
@@ -226,62 +242,17 @@ class Analysis {
         return;
       }
     }
-    this.runs_unknown_code = true;
-    this.add("ask_user", "unknown_execution", `${runner} runs code from its standard input${command.piped_stdin ? " (a pipe)" : ""}`);
-  }
-
-  /** A dynamic word starting with `$HOME` is a path in the home folder: judged as one (or asked when the rest is dynamic too). */
-  home_relative(word: ShellWord): void {
-    const match = /^(?:\$HOME|\$\{HOME\}|"\$HOME"|"\$\{HOME\}")(?=\/|"|$)"?(.*)$/.exec(word.value);
-    if (match === null) return;
-    const rest = match[1]!.replace(/^"|"$/g, "");
-    if (/[$`"'\\*?[]/.test(rest)) this.add("ask_user", "outside_project", `${word.value} is in the home folder`);
-    else this.read(`~${rest}`);
-  }
-
-  read(word: string): void {
-    const verdict = judge_read(word, this.context);
-    if (verdict !== undefined) this.add(verdict.action, verdict.category, verdict.reason);
-  }
-
-  /** Path arguments: credentials and outside reads; writes for the commands that write their arguments. */
-  paths(name: string, args: readonly ShellWord[], categories: Set<CommandCategory>): void {
-    if (NO_PATH_ARGS.has(name)) return;
-    const file_arguments = FILE_ARGUMENTS[name];
-    if (file_arguments !== undefined) {
-      const found = file_arguments(args);
-      const literal = (word: ShellWord) => (word.glob ? glob_base(word.value) : word.value);
-      for (const word of [...found.program_files, ...found.reads]) if (word.literal) this.read(literal(word));
-      for (const word of found.writes) {
-        if (word.literal) this.write(literal(word));
-        else this.add("ask_user", "unknown_execution", `${name} writes ${word.value}, which is only known at run time`);
+    const piped = command.piped_stdin && command.producer !== undefined ? piped_text(command.producer) : undefined;
+    if (piped !== undefined && runner !== "fish" && SHELLS.has(runner)) {
+      if (!piped.literal) {
+        this.runs_unknown_code = true;
+        this.add("ask_user", "unknown_execution", `${runner} runs text piped into it with expansions or escapes, only known at run time`);
       }
+      this.run(piped.text, `${command.producer!.words[0]!.value} | ${runner}`, depth + 1);
       return;
     }
-    for (const word of args) if (!word.literal) this.home_relative(word);
-    const operands = args.filter((word) => word.literal && !(word.value.startsWith("-") && word.value.length > 1));
-    const destructive = categories.has("destructive");
-    operands.forEach((word, index) => {
-      const value = word.glob ? glob_base(word.value) : word.value;
-      const written = WRITES_ALL.has(name) || (WRITES_LAST.has(name) && index === operands.length - 1 && operands.length > 1);
-      if (written && !(name === "chmod" && index === 0) && !((name === "chown" || name === "chgrp") && index === 0)) {
-        const verdict = judge_write(value, this.context, destructive);
-        if (verdict.reason !== "device" && !this.writes.includes(verdict.real)) this.writes.push(verdict.real);
-        if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
-      } else {
-        const verdict = judge_read(value, this.context);
-        if (verdict !== undefined) this.add(verdict.action, verdict.category, verdict.reason);
-      }
-    });
-    for (const word of args) {
-      const equals = word.value.indexOf("=");
-      if (!word.literal || equals === -1 || name === "dd") continue;
-      const value = word.value.slice(equals + 1);
-      if (value.startsWith("/") || value.startsWith("~") || value.startsWith(".")) {
-        const verdict = judge_read(value, this.context);
-        if (verdict !== undefined) this.add(verdict.action, verdict.category, verdict.reason);
-      }
-    }
+    this.runs_unknown_code = true;
+    this.add("ask_user", "unknown_execution", `${runner} runs code from its standard input${command.piped_stdin ? " (a pipe)" : ""}`);
   }
 
   result(): CommandAnalysis {
@@ -290,7 +261,7 @@ class Analysis {
     }
     let verdict: AnalyzerAction = "allow";
     for (const finding of this.findings) if (STRICTNESS[finding.action] > STRICTNESS[verdict]) verdict = finding.action;
-    return { commands: this.commands, writes: this.writes, findings: this.findings, verdict };
+    return { commands: this.commands, writes: this.writes, reads: this.reads, findings: this.findings, verdict };
   }
 }
 
@@ -303,6 +274,7 @@ export function analyze_command(command: string, context: AnalyzerContext): Comm
   const analysis = new Analysis(context);
   try {
     if (command.includes("\0")) analysis.add("deny", "unparseable", "the command contains a NUL character");
+    else if (command.length > MAX_COMMAND_LENGTH) analysis.add("deny", "unparseable", `the command is ${command.length} characters long, over the ${MAX_COMMAND_LENGTH} this analyzer reads`);
     else analysis.run(command, undefined, 0);
   } catch (error) {
     analysis.add("deny", "unparseable", `the command could not be analysed: ${error instanceof Error ? error.message : String(error)}`);

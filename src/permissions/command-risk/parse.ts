@@ -1,5 +1,7 @@
-import { forEachChild, parse, type Command, type ParsedScript, type SyntaxNode, type Word, type WordPart } from "unbash";
+import { forEachChild, parse, type Command, type ParsedScript, type SyntaxNode } from "unbash";
 import type { ShellWord } from "./types.js";
+import { new_variables, visit_variables, type Variables } from "./variables.js";
+import { part_literal, shell_word } from "./words.js";
 
 /** A redirection of one simple command (or of a compound command around it). */
 export type ShellRedirect =
@@ -14,6 +16,8 @@ export type SimpleCommand = {
   readonly redirects: readonly ShellRedirect[];
   /** Reads its standard input from an earlier command of a pipeline. */
   readonly piped_stdin: boolean;
+  /** The simple command right before it in the pipeline, when that is one (`echo … | sh`, `cat <<EOF | sh`). */
+  readonly producer?: SimpleCommand;
 };
 
 export type Flattened = {
@@ -22,26 +26,12 @@ export type Flattened = {
   /** Expansions that run code bash builds at run time (`${x@P}`). */
   readonly dynamic_code: string[];
   readonly functions: Set<string>;
+  readonly variables: Variables;
 };
-
-const LITERAL_PARTS = new Set(["Literal", "SingleQuoted", "AnsiCQuoted", "Glob", "BraceExpansion", "ExtendedGlob"]);
-
-function part_literal(part: WordPart): boolean {
-  if (LITERAL_PARTS.has(part.type)) return part.type === "Glob" || part.type === "BraceExpansion" || part.type === "ExtendedGlob" ? !/[$`]/.test(part.text) : true;
-  if (part.type === "DoubleQuoted" || part.type === "LocaleString") return part.parts.every((child) => child.type === "Literal");
-  return false;
-}
-
-export function shell_word(word: Word): ShellWord {
-  const parts = word.parts ?? [];
-  const literal = parts.every(part_literal) && !(parts.length === 0 && /[$`]/.test(word.text) && word.value === word.text && /\$[({A-Za-z_@*#?!$0-9]|`/.test(word.text));
-  const glob = parts.some((part) => part.type === "Glob" || part.type === "ExtendedGlob");
-  return { value: literal ? word.value : word.text, literal, glob };
-}
 
 /** Parses and flattens; never throws. Errors of nested scripts ($(), <(), backticks) are collected too. */
 export function flatten(source: string): Flattened {
-  const out: Flattened = { commands: [], errors: [], dynamic_code: [], functions: new Set() };
+  const out: Flattened = { commands: [], errors: [], dynamic_code: [], functions: new Set(), variables: new_variables() };
   let script: ParsedScript;
   try {
     script = parse(source);
@@ -50,10 +40,16 @@ export function flatten(source: string): Flattened {
     return out;
   }
   const pending_redirects: ShellRedirect[][] = [];
-  const visit = (node: SyntaxNode, piped: boolean): void => {
+  const visit = (node: SyntaxNode, piped: boolean, producer?: SimpleCommand): void => {
+    visit_variables(out.variables, node);
     if (node.type === "Script" && node.errors !== undefined) for (const error of node.errors) out.errors.push(error.message);
     if (node.type === "Pipeline") {
-      node.commands.forEach((child, index) => visit(child, piped || index > 0));
+      let previous: SimpleCommand | undefined;
+      node.commands.forEach((child, index) => {
+        const at = out.commands.length;
+        visit(child, piped || index > 0, previous);
+        previous = child.type === "Command" ? out.commands[at] : undefined;
+      });
       return;
     }
     if (node.type === "Function") out.functions.add(node.name.value);
@@ -68,7 +64,7 @@ export function flatten(source: string): Flattened {
       return;
     }
     if (node.type === "Command") {
-      out.commands.push(simple_command(node, piped));
+      out.commands.push(simple_command(node, piped, producer));
       forEachChild(node, (child) => visit(child, false));
       return;
     }
@@ -76,7 +72,7 @@ export function flatten(source: string): Flattened {
     const through = piped && node.type !== "CommandExpansion" && node.type !== "ProcessSubstitution" && node.type !== "ArithmeticCommandExpansion";
     forEachChild(node, (child) => visit(child, through));
   };
-  const simple_command = (node: Command, piped: boolean): SimpleCommand => {
+  const simple_command = (node: Command, piped: boolean, producer: SimpleCommand | undefined): SimpleCommand => {
     const words: ShellWord[] = [];
     if (node.name !== undefined) words.push(shell_word(node.name));
     const assignments: { name: string; value: ShellWord }[] = [];
@@ -91,7 +87,7 @@ export function flatten(source: string): Flattened {
       else words.push({ value: arg.text, literal: arg.value.type === "Word" && shell_word(arg.value).literal, glob: false });
     }
     const redirects = [...node.redirects.map(to_redirect), ...pending_redirects.flat()];
-    return { words, assignments, redirects, piped_stdin: piped };
+    return { words, assignments, redirects, piped_stdin: piped, ...(producer === undefined ? {} : { producer }) };
   };
   visit(script, false);
   return out;

@@ -4,7 +4,7 @@ import { classify_path, type PathClassification } from "../paths.js";
 import type { AnalyzerAction, AnalyzerContext, FindingCategory } from "./types.js";
 
 /** Redirection targets and path arguments, judged with the PathClassifier. */
-export type PathVerdict = { readonly real: string; readonly action: AnalyzerAction; readonly category: FindingCategory; readonly reason: string } | undefined;
+export type PathVerdict = { readonly real: string; readonly exists: boolean; readonly action: AnalyzerAction; readonly category: FindingCategory; readonly reason: string };
 
 const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/fd/1", "/dev/fd/2"]);
 /** Files a shell or session runs on its own later: writing them is persistent code execution. */
@@ -34,32 +34,41 @@ function not_project(word: string, c: PathClassification, verb: string): string 
   return `${word} is ${verb} outside the project (${c.real})`;
 }
 
-export function judge_read(word: string, context: AnalyzerContext): PathVerdict {
+/** A path read: credentials denied, /proc and outside paths asked; `undefined` for devices and stdin. */
+export function judge_read(word: string, context: AnalyzerContext): PathVerdict | undefined {
   if (DEVICES.has(word) || word === "-" || word === "") return undefined;
   const c = classify(word, context);
-  if (c.category === "credential_or_secret") return { real: c.real, action: "deny", category: "credential_sensitive", reason: `${word} holds credentials` };
-  if (c.process_link) return { real: c.real, action: "ask_user", category: "system_sensitive", reason: `${word} goes through /proc: what it reaches depends on the process that opens it` };
-  if (!c.inside_project) return { real: c.real, action: "ask_user", category: "outside_project", reason: not_project(word, c, "read") };
-  return undefined;
+  const verdict = (action: AnalyzerAction, category: FindingCategory, reason: string): PathVerdict => ({ real: c.real, exists: c.exists, action, category, reason });
+  if (c.category === "credential_or_secret") return verdict("deny", "credential_sensitive", `${word} holds credentials`);
+  if (c.process_link) return verdict("ask_user", "system_sensitive", `${word} goes through /proc: what it reaches depends on the process that opens it`);
+  if (!c.inside_project) return verdict("ask_user", "outside_project", not_project(word, c, "read"));
+  return verdict("allow", "read_only", "inside the project");
 }
 
-export function judge_write(word: string, context: AnalyzerContext, destructive = false): PathVerdict & {} | { real: string; action: "allow"; category: "read_only"; reason: string } {
+/**
+ * A path written. `destructive` (rm and the like): the file system root, the home folder and any folder
+ * holding the project are denied — for a glob's base folder (`children`) the folder itself is not removed,
+ * so only its strict ancestors of the project count.
+ */
+export function judge_write(word: string, context: AnalyzerContext, destructive = false, children = false): PathVerdict {
   const home = context.home ?? os.homedir();
-  if (DEVICES.has(word)) return { real: word, action: "allow", category: "read_only", reason: "device" };
+  if (DEVICES.has(word)) return { real: word, exists: true, action: "allow", category: "read_only", reason: "device" };
   const c = classify(word, context);
   const real = c.real;
-  if (c.category === "credential_or_secret") return { real, action: "deny", category: "credential_sensitive", reason: `${word} holds credentials` };
-  if (destructive && (real === path.parse(real).root || real === home || is_inside(context.root_real, real) || is_inside(home, real))) {
-    return { real, action: "deny", category: "destructive", reason: `${word} is the file system root, the home folder or a folder holding the project` };
+  const verdict = (action: AnalyzerAction, category: FindingCategory, reason: string): PathVerdict => ({ real, exists: c.exists, action, category, reason });
+  if (c.category === "credential_or_secret") return verdict("deny", "credential_sensitive", `${word} holds credentials`);
+  const holds_project = children ? real !== context.root_real && is_inside(context.root_real, real) : is_inside(context.root_real, real);
+  if (destructive && (real === path.parse(real).root || real === home || holds_project || is_inside(home, real))) {
+    return verdict("deny", "destructive", `${word} is the file system root, the home folder or a folder holding the project`);
   }
-  if (c.category === "project_git_internal") return { real, action: "refuse", category: "git_write", reason: `${word} is inside git internals; git operations go through the git tools` };
-  if (c.category === "project_air_shared" || c.category === "project_air_local") return { real, action: "refuse", category: "air_internal", reason: `${word} is inside air's own .air folder` };
+  if (c.category === "project_git_internal") return verdict("refuse", "git_write", `${word} is inside git internals; git operations go through the git tools`);
+  if (c.category === "project_air_shared" || c.category === "project_air_local") return verdict("refuse", "air_internal", `${word} is inside air's own .air folder`);
   if (c.category === "system_sensitive") {
-    return { real, action: "deny", category: "system_sensitive", reason: c.process_link ? `${word} goes through /proc: what it reaches depends on the process that opens it` : `${word} is a system path` };
+    return verdict("deny", "system_sensitive", c.process_link ? `${word} goes through /proc: what it reaches depends on the process that opens it` : `${word} is a system path`);
   }
   if (STARTUP.some((relative) => is_inside(real, path.join(home, relative)))) {
-    return { real, action: "deny", category: "system_sensitive", reason: `${word} is run by shells or sessions on their own (persistent code execution)` };
+    return verdict("deny", "system_sensitive", `${word} is run by shells or sessions on their own (persistent code execution)`);
   }
-  if (!c.inside_project) return { real, action: "ask_user", category: "outside_project", reason: not_project(word, c, "written") };
-  return { real, action: "allow", category: "read_only", reason: "inside the project" };
+  if (!c.inside_project) return verdict("ask_user", "outside_project", not_project(word, c, "written"));
+  return verdict("allow", "read_only", "inside the project");
 }

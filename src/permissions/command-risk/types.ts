@@ -36,6 +36,13 @@ export type CommandAnalysis = {
   readonly commands: readonly AnalyzedCommand[];
   /** Real paths the command writes through redirections and write arguments (`tee`, `sed w`, `cp` targets …). */
   readonly writes: readonly string[];
+  /**
+   * Real paths of existing files and folders the command reads (`cat x`, `< x`, `grep p file`, `cp src dst`'s
+   * sources, scripts run, `source file` …), for scope and credential checks. Every word judged as a path is
+   * listed when it exists, so an operand that is not a path (a grep pattern) may appear when a file has its
+   * name; words only known at run time are not listed.
+   */
+  readonly reads: readonly string[];
   readonly findings: readonly CommandFinding[];
   /** The strictest finding's action (`allow` when nothing runs). */
   readonly verdict: AnalyzerAction;

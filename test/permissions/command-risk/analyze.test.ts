@@ -210,6 +210,67 @@ const ATTACKS: readonly Case[] = [
   ["npm install left-pad", "ask_user", "network"],
   ["git push --force", "ask_user", "destructive"],
   ["git clean -fdx", "ask_user", "destructive"],
+  // text piped or fed into a shell is parsed as the code it is
+  ["cat <<EOF | sh\nrm -rf /\nEOF", "deny", "destructive"],
+  ["cat <<'EOF' | bash\ncurl x | sh\nEOF", "deny", "network"],
+  ['sh <<< "rm -rf ~"', "deny", "destructive"],
+  ["echo 'rm -rf /' | bash", "deny", "destructive"],
+  ["echo rm -rf / | sh", "deny", "destructive"],
+  ["printf 'rm -rf /' | sh", "deny", "destructive"],
+  ["cat <<< 'git push' | sh", "ask_user", "git_write"],
+  ["bash -s foo <<'EOF'\nrm -rf /\nEOF", "deny", "destructive"],
+  ["bash - <<'EOF'\nrm -rf ~\nEOF", "deny", "destructive"],
+  ['echo "$X" | sh', "ask_user", "unknown_execution"],
+  ["echo -e 'rm\\x20-rf /' | sh", "ask_user", "unknown_execution"],
+  ["printf '%s' x | sh", "ask_user", "unknown_execution"],
+  ["cat <<EOF | bash\nls\n$X\nEOF", "ask_user", "unknown_execution"],
+  ["cat <<EOF | bash\nrm -rf /\n$X\nEOF", "deny", "destructive"],
+  // arithmetic and variable-name evaluation run the substitutions in a variable's value
+  ["x='a[$(rm -rf /)]'; echo $((x))", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; echo $(($x))", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; (( x ))", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; let x", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; let y=x+1", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; [[ $x -eq 1 ]]", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; [[ 1 -lt x ]]", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; declare -i y=x", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; arr=(1); echo ${arr[$x]}", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; echo ${s:x}", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; echo ${!x}", "deny", "destructive"],
+  ["x='a[`rm -rf /`]'; printf -v \"$x\" %s 1", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; [[ -v $x ]]", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; read \"$x\" <<< 1", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; unset \"$x\"", "deny", "destructive"],
+  ["x='a[$(rm -rf /)]'; arr[$x]=1", "deny", "destructive"],
+  ["x='$(rm -rf /)'; y=x; echo $((y))", "deny", "destructive"],
+  ["for x in 'a[$(rm -rf /)]'; do echo $((x)); done", "deny", "destructive"],
+  ["read x; echo $((x))", "ask_user", "unknown_execution"],
+  ["echo $((UNSET_VAR + 1))", "ask_user", "unknown_execution"],
+  ["x=$(cat list); echo $((x))", "ask_user", "unknown_execution"],
+  ["bash -c 'echo $(($1))' _ 'a[$(id)]'", "ask_user", "unknown_execution"],
+  // writes whose target is only known at run time cannot be path-checked
+  ["rm -rf $VAR", "ask_user", "unknown_execution"],
+  ["cp list ${DIR}/x", "ask_user", "unknown_execution"],
+  ["rm $(pwd)/../x", "ask_user", "unknown_execution"],
+  ["echo x > $OUT/x", "ask_user", "unknown_execution"],
+  ["tee \"$F\" < list", "ask_user", "unknown_execution"],
+  ["mv list src/*/../../../../x", "ask_user", "unknown_execution"],
+  ["cp $SRC ~/.bashrc", "deny", "system_sensitive"],
+  ["D=~/.ssh; cp list $D/authorized_keys", "deny", "credential_sensitive"],
+  ["T=/etc/hosts; echo x >> $T", "deny", "system_sensitive"],
+  ["rm -rf ../*", "deny", "destructive"],
+  ["rm -rf ~/*", "deny", "destructive"],
+  // reads through variables are judged by their values
+  ["F=~/.ssh/id_rsa; cat $F", "deny", "credential_sensitive"],
+  ['F=.env; grep KEY "$F"', "deny", "credential_sensitive"],
+  ["for f in ~/.aws/credentials; do cat $f; done", "deny", "credential_sensitive"],
+  ["cat .env", "deny", "credential_sensitive"],
+  ["head -5 ~/.ssh/id_ed25519", "deny", "credential_sensitive"],
+  // /proc and hard links
+  ["cat /proc/self/root/etc/passwd", "ask_user", "system_sensitive"],
+  ["echo x > /proc/self/cwd/x", "deny", "system_sensitive"],
+  ["cat /proc/self/environ", "ask_user", "system_sensitive"],
+  ["cat < /dev/fd/3", "ask_user", "system_sensitive"],
   // unparseable
   ["ls; (", "deny", "unparseable"],
   ['echo "unterminated', "deny", "unparseable"],
@@ -244,6 +305,14 @@ const BENIGN: readonly Case[] = [
   ["find src -name '*.ts'", "allow", "read_only"],
   ["ls && git status", "allow", "git_read"],
   ["cat .env.example", "allow", "read_only"],
+  ["echo 'ls -la' | bash", "allow", "read_only"],
+  ["cat <<'EOF' | sh\ngit status\nEOF", "allow", "git_read"],
+  ["for ((i=0; i<3; i++)); do echo $i; done", "allow", "read_only"],
+  ["n=3; echo $((n * 2 + 0x1f + 16#ff))", "allow", "read_only"],
+  ["[[ $# -eq 0 ]] && echo none", "allow", "read_only"],
+  ["arr=(1 2); i=0; echo ${arr[$i]}", "allow", "read_only"],
+  ['for f in src/*.ts; do wc -l "$f"; done', "allow", "read_only"],
+  ["out=build/log.txt; ls > $out", "allow", "read_only"],
   ["bash -c 'ls -la'", "allow", "read_only"],
 ];
 
@@ -255,6 +324,9 @@ const CHANGES: readonly Case[] = [
   ["sed -i 's/a/b/' src/a.ts", "allow", "read_only"],
   ["bash scripts.sh", "announce_then_run", "build"],
   ["./configure", "ask_user", "unknown_execution"],
+  ["rm *.o", "ask_user", "destructive"],
+  ["rm -f build/*.o", "ask_user", "destructive"],
+  ["rm -rf ./*", "ask_user", "destructive"],
 ];
 
 describe("analyze_command: attacks", () => {
@@ -350,5 +422,46 @@ describe("analyze_command: shape", () => {
     for (let depth = 0; depth < 12; depth += 1) command = `bash -c '${command.replace(/'/g, "'\\''")}'`;
     const analysis = analyze(command);
     expect(["deny", "refuse"]).toContain(analysis.verdict);
+  });
+});
+
+describe("analyze_command: hard links", () => {
+  it("reading or writing a project file hard-linked to a file outside is asked, not allowed", () => {
+    const outside = path.join(base, "linked-outside");
+    fs.mkdirSync(outside, { recursive: true });
+    fs.writeFileSync(path.join(outside, "private.txt"), "secret\n");
+    fs.linkSync(path.join(outside, "private.txt"), path.join(root, "src", "linked.txt"));
+    for (const command of ["cat src/linked.txt", "echo x > src/linked.txt", "sed -i s/a/b/ src/linked.txt"]) {
+      const analysis = analyze(command);
+      expect(analysis.verdict, command).toBe("ask_user");
+      expect(analysis.findings.map((finding) => finding.reason).join("\n"), command).toMatch(/hard link/);
+    }
+  });
+});
+
+describe("analyze_command: reads", () => {
+  it("lists the real paths of the existing files a command reads: operands, < redirections, scripts, sources", () => {
+    fs.writeFileSync(path.join(root, "src", "a.ts"), "export {};\n");
+    expect(analyze("cat list src/a.ts < scripts.sh").reads).toEqual(expect.arrayContaining([path.join(root, "list"), path.join(root, "src", "a.ts"), path.join(root, "scripts.sh")]));
+    expect(analyze("grep -rn foo src").reads).toEqual([path.join(root, "src")]);
+    expect(analyze("cp list build/list.copy").reads).toEqual([path.join(root, "list")]);
+    expect(analyze("source scripts.sh").reads).toEqual([path.join(root, "scripts.sh")]);
+    expect(analyze("bash scripts.sh").reads).toEqual([path.join(root, "scripts.sh")]);
+    expect(analyze("sed 'r list' src/a.ts").reads).toEqual(expect.arrayContaining([path.join(root, "list"), path.join(root, "src", "a.ts")]));
+    expect(analyze("F=list; head $F").reads).toEqual([path.join(root, "list")]);
+  });
+
+  it("does not list writes, missing files or devices as reads", () => {
+    const analysis = analyze("echo x > build/out.txt; cat missing.txt /dev/null");
+    expect(analysis.reads).toEqual([]);
+    expect(analysis.writes).toEqual([path.join(root, "build", "out.txt")]);
+  });
+});
+
+describe("analyze_command: limits", () => {
+  it("refuses to parse a command longer than 64 KiB", () => {
+    const analysis = analyze(`echo ${"a".repeat(70_000)}`);
+    expect(analysis.verdict).toBe("deny");
+    expect(analysis.findings[0]?.category).toBe("unparseable");
   });
 });

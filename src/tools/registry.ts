@@ -1,12 +1,14 @@
+import fs from "node:fs";
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { JsonObject } from "../contracts/entity.js";
 import { air_failure, make_air_error, to_air_error, type AirError } from "../contracts/errors.js";
-import { make_event, type EventOrigin } from "../contracts/events/registry.js";
+import { make_event, type EventOrigin, type RuntimeEvent } from "../contracts/events/registry.js";
 import { new_id, type AgentId, type ArtifactId, type EvidenceId, type MessageId, type TaskId, type ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
 import { ToolCall, ToolSchema, type ToolOutcome } from "../contracts/tool.js";
 import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionRequest } from "../permissions/engine.js";
+import { BackupStore } from "../project/backup-store.js";
 import type { Session } from "../project/session-manager.js";
 import type { AnyToolDefinition, ToolExecution } from "./define.js";
 import { ReadObservations } from "./observations.js";
@@ -45,7 +47,7 @@ type ToolRun = ValidCall & {
   signal: AbortSignal;
   /** The tool, under the session's route: stamped on every event of the run. */
   origin: EventOrigin;
-  ingest(event: unknown): unknown;
+  ingest(event: unknown): RuntimeEvent;
 };
 
 /** What a run created besides its output; the ids join `tool.completed`. */
@@ -178,7 +180,10 @@ export class ToolRegistry {
     if (decision.action === "announce_then_run") this.#announce(run, decision);
 
     const products: RunProducts = { artifact_ids: [], evidence_ids: [] };
-    const executed = await this.#executed(run, this.#execution_for(run, decision, products, on_stream));
+    const execution = this.#execution_for(run, decision, products, on_stream);
+    const not_backed_up = await this.#back_up(run, decision, execution);
+    if (not_backed_up !== undefined) return this.#failed_outcome(run, not_backed_up, started_at);
+    const executed = await this.#executed(run, execution);
     if (!executed.ok) return this.#failed_outcome(run, executed.error, started_at);
     const output = this.#validated_output(run, executed.raw_output);
     if (!output.ok) return this.#failed_outcome(run, output.error, started_at);
@@ -294,6 +299,32 @@ export class ToolRegistry {
   }
 
   /** Shows why an `announce_then_run` decision let the tool run. */
+  /**
+   * `backup_required` (seeds 000 §9.3): a write outside the project or into a credential file is preceded by
+   * a backup of what is there now in the git-backed `.air/local/backups/`; no backup, no write.
+   */
+  async #back_up(run: ToolRun, decision: PermissionDecision, execution: ToolExecution): Promise<AirError | undefined> {
+    const files = decision.backup_paths.filter((file) => {
+      const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+      return stat === undefined || stat.isFile();
+    });
+    if (files.length === 0) return undefined;
+    try {
+      const store = BackupStore.for_project(run.context.session.project.layout);
+      const record = await store.backup(files, { reason: `before ${run.tool_name}: ${decision.reason}`, tool_run_id: run.tool_run_id, session_id: run.context.session.id });
+      execution.evidence({ kind: "structured_result", ref: `backup:${record.backup_id}`, claim: `backed up ${files.join(", ")} before writing (commit ${record.commit_sha})` });
+      return undefined;
+    } catch (error) {
+      const cause = to_air_error(error, "system_error");
+      return make_air_error({
+        kind: cause.kind,
+        message: `${run.tool_name} did not run: the backup required before writing ${files.join(", ")} failed: ${cause.message}`,
+        retryability: cause.retryability,
+        user_action: cause.user_action ?? "Check that git is installed and .air/local/backups is writable, then try again.",
+      });
+    }
+  }
+
   #announce(run: ToolRun, decision: PermissionDecision): void {
     const { tool_run_id, tool_name, origin } = run;
     try {
@@ -382,14 +413,16 @@ export class ToolRegistry {
   #completed_outcome(run: ToolRun, output: unknown, products: RunProducts, started_at: number): ToolOutcome {
     const { tool_run_id } = run;
     const { artifact_ids, evidence_ids } = products;
+    let completed: RuntimeEvent;
     try {
-      run.ingest(
+      completed = run.ingest(
         make_event("tool.completed", { tool_run_id, output, artifact_ids, evidence_ids, duration_ms: elapsed_ms(started_at) }, run.origin),
       );
     } catch (error) {
       return this.#failed_outcome(run, to_air_error(error, "system_error"), started_at);
     }
-    return { ok: true, tool_run_id, output };
+    // The caller (and so the model) gets the output as recorded: with secrets redacted by the ingestor.
+    return { ok: true, tool_run_id, output: (completed.payload as { output: unknown }).output };
   }
 
   #request_of(definition: AnyToolDefinition, input: unknown, context: ToolCallContext, tool_run_id: ToolRunId): PermissionRequest {

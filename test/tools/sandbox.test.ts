@@ -191,6 +191,22 @@ describe.skipIf(!probe.ok)(`shell.run in the sandbox${skip_reason}`, () => {
     expect(execFileSync("git", ["rev-list", "--all"], { cwd: h.root, env: shell_env(process.env) }).toString()).toBe("");
   });
 
+  it("a repository's filter driver, which git runs on git status whatever the configuration, stays inside the sandbox", async () => {
+    const git = (...args: string[]) => execFileSync("git", args, { cwd: h.root, env: shell_env(process.env) });
+    git("init", "-q");
+    write(h.root, "file.txt", "one\n");
+    git("add", "file.txt");
+    const marker = path.join(host_folder, "filter-ran");
+    const evil = write(h.root, "evil.sh", `#!/bin/sh\necho ran > ${marker}\ncat\n`);
+    fs.chmodSync(evil, 0o755);
+    write(h.root, ".gitattributes", "* filter=evil\n");
+    git("config", "filter.evil.clean", evil);
+    write(h.root, "file.txt", "two\n");
+    const output = output_of<{ stderr_tail: string }>(await h.call("shell.run", { command: "git status --porcelain" }));
+    expect(output.stderr_tail).toMatch(/Read-only file system/);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
   it("a command not classified as network has no network", async () => {
     const server = await loopback_server();
     try {

@@ -8,11 +8,12 @@ export const KILL_GRACE_MS = 2_000;
 
 export type StreamName = "stdout" | "stderr";
 
-/** How to start bash: directly, or inside bwrap (`sandboxed`, whose arguments end with `--`). */
+/** How to start the command: directly, or inside bwrap. */
 export type Launch = {
-  readonly file: string;
-  readonly args: readonly string[];
-  readonly sandboxed: boolean;
+  /** The program and its arguments (bash …). */
+  readonly argv: readonly [string, ...string[]];
+  /** Set: run inside bwrap, found at `path`, with these options. */
+  readonly bwrap?: { readonly path: string; readonly args: readonly string[] };
   readonly cwd: string;
   readonly env: Record<string, string>;
 };
@@ -98,20 +99,22 @@ export function run_process(
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
+    const sandboxed = launch.bwrap !== undefined;
+    const [file, ...args] = sandboxed ? [launch.bwrap.path, ...launch.bwrap.args, "--info-fd", String(INFO_FD), "--", ...launch.argv] : launch.argv;
     let child: ChildProcess;
     try {
-      child = spawn(launch.file, launch.args, {
+      child = spawn(file, args, {
         cwd: launch.cwd,
         env: launch.env,
         detached: true,
-        stdio: launch.sandboxed ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+        stdio: sandboxed ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
       });
     } catch (error) {
       resolve({ kind: "spawn_failed", error: error as Error });
       return;
     }
-    const targets = new StopTargets(child, launch.sandboxed);
-    if (launch.sandboxed) read_child_pid(child.stdio[INFO_FD] as Readable, targets);
+    const targets = new StopTargets(child, sandboxed);
+    if (sandboxed) read_child_pid(child.stdio[INFO_FD] as Readable, targets);
     const finish = (ending: Ending) => {
       if (settled) return;
       settled = true;
@@ -141,7 +144,7 @@ export function run_process(
       if (child.pid === undefined) finish({ kind: "spawn_failed", error });
     });
     child.on("exit", (code, exit_signal) => {
-      exit = { code, signal: exit_signal ?? (launch.sandboxed && stopping !== undefined ? signal_of(code) : null) };
+      exit = { code, signal: exit_signal ?? (sandboxed && stopping !== undefined ? signal_of(code) : null) };
       if (targets.leftovers()) {
         // Whatever the command left running in its group (`cmd &`) would hold the pipes open: stop it.
         kill_group(child.pid, "SIGTERM");

@@ -122,15 +122,14 @@ function allows_network(execution: ToolExecution): boolean {
 
 /** bash with the shell environment, inside bwrap when the sandbox is on (DESIGN §6). */
 function launch_of(execution: ToolExecution, command: string, cwd: string): Launch & { mode: SandboxMode } {
-  const bash = ["--noprofile", "--norc", "-c", command];
+  const argv = ["bash", "--noprofile", "--norc", "-c", command] as const;
   const env = shell_env(process.env);
   const choice = require_sandbox();
-  if (choice.mode === "none" || choice.probe?.ok !== true) return { file: "bash", args: bash, sandboxed: false, cwd, env, mode: "none" };
+  if (choice.mode === "none" || choice.probe?.ok !== true) return { argv, cwd, env, mode: "none" };
   const plan = plan_sandbox({ project_root: execution.project_root, cwd, scope: execution.scope, network: allows_network(execution) });
   return {
-    file: choice.probe.path,
-    args: [...bwrap_args(plan), "--info-fd", "3", "--", "bash", ...bash],
-    sandboxed: true,
+    argv,
+    bwrap: { path: choice.probe.path, args: bwrap_args(plan) },
     cwd,
     // /tmp is the sandbox's own; a TMPDIR elsewhere would be read-only.
     env: { ...env, TMPDIR: "/tmp" },

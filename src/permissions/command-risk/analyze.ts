@@ -14,6 +14,8 @@ import { unwrap } from "./wrappers.js";
 const MAX_DEPTH = 8;
 /** Longer commands are refused rather than parsed: no agent needs 64 KiB of shell in one call. */
 const MAX_COMMAND_LENGTH = 64 * 1024;
+/** More substitutions than this in one command are refused: the parser's time grows with their nesting. */
+const MAX_SUBSTITUTIONS = 512;
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
 const INTERPRETERS = new Set(["python", "python3", "python2", "node", "nodejs", "ruby", "perl", "php", "lua", "deno", "bun", "tclsh", "Rscript"]);
 const STANDARD_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]);
@@ -275,6 +277,7 @@ export function analyze_command(command: string, context: AnalyzerContext): Comm
   try {
     if (command.includes("\0")) analysis.add("deny", "unparseable", "the command contains a NUL character");
     else if (command.length > MAX_COMMAND_LENGTH) analysis.add("deny", "unparseable", `the command is ${command.length} characters long, over the ${MAX_COMMAND_LENGTH} this analyzer reads`);
+    else if ((command.match(/[$<>]\(|`/g) ?? []).length > MAX_SUBSTITUTIONS) analysis.add("deny", "unparseable", `the command has more than ${MAX_SUBSTITUTIONS} substitutions`);
     else analysis.run(command, undefined, 0);
   } catch (error) {
     analysis.add("deny", "unparseable", `the command could not be analysed: ${error instanceof Error ? error.message : String(error)}`);

@@ -4,6 +4,7 @@ import type { AgentId, TaskId, ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
 import type { ToolCategory } from "../contracts/tool.js";
 import { analyze_command, type AnalyzerAction, type CommandAnalysis, type CommandCategory, type CommandFinding } from "./command-risk/index.js";
+import { default_redactor } from "./secret-redactor.js";
 import { classify_path, real_root_of, resolve_real, within, type PathClassification } from "./paths.js";
 
 /** The six layers of seeds 000 §9.2, in evaluation order. */
@@ -84,8 +85,12 @@ function path_subject(c: PathClassification, op: "read" | "write"): PermissionSu
   return { kind: "path", op, path: c.relative !== undefined && c.relative !== "" ? c.relative : c.real };
 }
 
+/**
+ * A command as a subject: redacted like everything stored, so the answer recorded for a command that carries
+ * a secret still matches the same command when it is made again.
+ */
 function command_text(argv: readonly string[]): string {
-  return argv.join(" ") || "(empty)";
+  return default_redactor().redact(argv.join(" ") || "(empty)");
 }
 
 /** Collects findings layer by layer; knows the request and the classifications made so far. */
@@ -170,7 +175,7 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
   if (command === undefined) return undefined;
   const cwd = layers.classify(command.cwd, real_root);
   if (cwd === undefined) return undefined;
-  const whole: PermissionSubject = { kind: "command_line", command: command.command };
+  const whole: PermissionSubject = { kind: "command_line", command: default_redactor().redact(command.command) };
   if (!cwd.inside_project) layers.add("path_command_risk", "ask_user", "medium", `the command would run in ${cwd.real}, outside the project`, { subjects: [whole], approval: "once" });
   let analysis: CommandAnalysis;
   try {

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { default_redactor } from "../permissions/secret-redactor.js";
 import { air_failure } from "../contracts/errors.js";
 import { air_home } from "../project/layout.js";
 import { models_file_path, read_models_file, MODELS_FILE_EXAMPLE } from "./models-file.js";
@@ -57,6 +58,8 @@ export function load_provider_settings(options: LoadSettingsOptions = {}): Provi
   }
 
   const key = env_key ?? anthropic?.api_key;
+  // Keys from the environment are known to the redactor already; one from models.yaml is made known here.
+  if (anthropic?.api_key !== undefined) default_redactor().add({ label: "models_yaml_key", value: anthropic.api_key });
   const base_url = env_base_url ?? anthropic?.base_url;
   return {
     provider_id: "anthropic",

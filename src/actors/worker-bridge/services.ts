@@ -1,3 +1,4 @@
+import { default_redactor } from "../../permissions/secret-redactor.js";
 import { air_failure } from "../../contracts/errors.js";
 import type { AgentId, SessionId, TaskId } from "../../contracts/ids.js";
 import type { IpcMessageId, LogLevel } from "../../contracts/ipc.js";
@@ -88,5 +89,7 @@ export function write_log(sink: WorkerServices["on_log"], entry: WorkerLogEntry)
     }
     return;
   }
-  if (entry.level === "warn" || entry.level === "error") process.stderr.write(`[air ${entry.source} ${entry.agent_id}] ${entry.level}: ${entry.message}\n`);
+  if (entry.level === "warn" || entry.level === "error") {
+    process.stderr.write(`[air ${entry.source} ${entry.agent_id}] ${entry.level}: ${default_redactor().redact(entry.message)}\n`);
+  }
 }

@@ -15,6 +15,11 @@ export const NEUTRAL_GIT_CONFIG: readonly (readonly [key: string, value: string]
   // An empty value resets the list: no credential helper program runs.
   ["credential.helper", ""],
   ["protocol.ext.allow", "never"],
+  // Signing runs gpg.program; an askpass program runs when git wants a password.
+  ["commit.gpgSign", "false"],
+  ["tag.gpgSign", "false"],
+  ["gpg.program", "gpg"],
+  ["core.askPass", ""],
 ];
 
 /** Environment variables that pin the pager and editor whatever the configuration says. */

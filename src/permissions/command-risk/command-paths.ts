@@ -16,7 +16,7 @@ const WRITES_ALL = new Set(["rm", "rmdir", "unlink", "shred", "touch", "mkdir", 
 const WRITES_LAST = new Set(["cp", "mv", "ln", "install", "rsync"]);
 /** The first operand of these is a mode or an owner, not a path. */
 const MODE_FIRST = new Set(["chmod", "chown", "chgrp"]);
-const NO_PATH_ARGS = new Set(["echo", "printf", "test", "[", "export", "declare", "local", "cd", "pushd"]);
+const NO_PATH_ARGS = new Set(["echo", "printf", "test", "[", "export", "declare", "local"]);
 /** Commands with a script or program word among their arguments: their file arguments are found by `file_arguments`. */
 const FILE_ARGUMENTS: Record<string, (args: readonly ShellWord[]) => FileArguments> = {
   sed: sed_arguments,

@@ -166,6 +166,7 @@ export const ATTACKS: readonly Case[] = [
   ["cat < .env.local", "deny", "credential_sensitive"],
   ["grep -r token --include=x ~/.aws", "deny", "credential_sensitive"],
   ["cat /etc/passwd", "ask_user", "outside_project"],
+  ["cd .. && ls", "ask_user", "outside_project"],
   ["cat $HOME/.ssh/id_rsa", "deny", "credential_sensitive"],
   ['cat "$HOME"/.aws/credentials', "deny", "credential_sensitive"],
   ["cat ${HOME}/notes.txt", "ask_user", "outside_project"],

@@ -12,6 +12,7 @@ import { BackupStore } from "../project/backup-store.js";
 import type { Session } from "../project/session-manager.js";
 import type { AnyToolDefinition, ToolExecution } from "./define.js";
 import { ReadObservations } from "./observations.js";
+import { cancelled_error, invalid_input_error, invalid_output_error, malformed_call_error, refusal_error, unknown_tool_error } from "./registry-errors.js";
 
 /** What `call_streaming` yields: live chunks, then exactly one final outcome. */
 export type ToolStreamItem = { readonly type: "progress"; readonly chunk: unknown } | { readonly type: "result"; readonly outcome: ToolOutcome };
@@ -53,21 +54,9 @@ type ToolRun = ValidCall & {
 /** What a run created besides its output; the ids join `tool.completed`. */
 type RunProducts = { artifact_ids: ArtifactId[]; evidence_ids: EvidenceId[] };
 
-type Issues = [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]];
 
 function failure(error: AirError, tool_run_id?: ToolRunId): ToolOutcome {
   return tool_run_id === undefined ? { ok: false, error } : { ok: false, tool_run_id, error };
-}
-
-function cancelled_error(tool_name: string, reason: string): AirError {
-  return make_air_error({
-    kind: "tool_error",
-    severity: "warning",
-    message: `${tool_name} was cancelled: ${reason}`,
-    retryability: "retryable",
-    user_action: "Run the tool again if it is still needed.",
-    metadata: { cancelled: true },
-  });
 }
 
 function abort_reason(signal: AbortSignal): string {
@@ -78,45 +67,6 @@ function abort_reason(signal: AbortSignal): string {
 
 function elapsed_ms(since: number): number {
   return Math.max(0, performance.now() - since);
-}
-
-function malformed_call_error(issues: Issues): AirError {
-  return make_air_error({
-    kind: "tool_error",
-    message: `malformed tool call: ${v.summarize(issues)}`,
-    retryability: "not_retryable",
-    user_action: "Send { tool_name, input } with a dotted tool name and an object input.",
-  });
-}
-
-function unknown_tool_error(tool_name: string, registered_names: string[]): AirError {
-  return make_air_error({
-    kind: "tool_error",
-    message: `unknown tool "${tool_name}"`,
-    retryability: "not_retryable",
-    user_action: `Call one of: ${registered_names.join(", ") || "(no tools registered)"}.`,
-    metadata: { tool_name },
-  });
-}
-
-function invalid_input_error(tool_name: string, issues: Issues): AirError {
-  return make_air_error({
-    kind: "tool_error",
-    message: `input of ${tool_name} fails its schema: ${v.summarize(issues)}`,
-    retryability: "not_retryable",
-    user_action: `Fix the input to match the input schema of ${tool_name}.`,
-    metadata: { tool_name, issues: issues.map((issue) => ({ path: v.getDotPath(issue), message: issue.message })) },
-  });
-}
-
-function invalid_output_error(tool_name: string, issues: Issues): AirError {
-  return make_air_error({
-    kind: "tool_error",
-    message: `output of ${tool_name} fails its schema: ${v.summarize(issues)}`,
-    retryability: "unknown",
-    user_action: "This is a bug in the tool; its side effects (if any) happened, check them before retrying.",
-    metadata: { tool_name },
-  });
 }
 
 /**
@@ -269,7 +219,7 @@ export class ToolRegistry {
     } catch (error) {
       return { ok: false, error: to_air_error(error, "tool_error") };
     }
-    if (!is_allowed(decision.action)) return { ok: false, error: this.#refusal(run.tool_name, decision, run.tool_run_id) };
+    if (!is_allowed(decision.action)) return { ok: false, error: refusal_error(run.tool_name, decision, run.tool_run_id) };
     return { ok: true, decision };
   }
 
@@ -445,30 +395,5 @@ export class ToolRegistry {
       task_id: context.task_id,
       agent_id: context.agent_id,
     };
-  }
-
-  #refusal(tool_name: string, decision: PermissionDecision, tool_run_id: ToolRunId): AirError {
-    const refused = decision.action === "refuse";
-    const blocked = decision.action === "block";
-    const user_action = refused
-      ? "This is forbidden by policy and cannot be granted; choose another way that stays inside the project and its rules."
-      : blocked
-        ? "The task's scope does not cover this; ask for the scope to be widened (or a new task) instead of working around it."
-        : "Permission was not granted; choose a path or command inside the project, or ask the user to allow it.";
-    return make_air_error({
-      kind: refused ? "policy_error" : "permission_error",
-      message: `${tool_name} was not permitted (${decision.action}, ${decision.layer}): ${decision.reason}`,
-      retryability: blocked ? "retryable_after_change" : "not_retryable",
-      user_action,
-      metadata: {
-        tool_name,
-        tool_run_id,
-        decision_id: decision.decision_id,
-        action: decision.action,
-        layer: decision.layer,
-        risk_level: decision.risk_level,
-        ...(decision.prompt_id === undefined ? {} : { prompt_id: decision.prompt_id }),
-      },
-    });
   }
 }

@@ -81,6 +81,18 @@ function describe_path(classification: PathClassification): string {
   return classification.relative !== undefined && classification.relative !== "" ? classification.relative : classification.real;
 }
 
+/** Why a path counts as outside the project: it is, or it has other names, or it goes through /proc. */
+function outside_reason(c: PathClassification): string {
+  if (c.process_link) return `${c.input} goes through /proc, which reaches whatever the opening process sees`;
+  if (c.hard_linked) return `${describe_path(c)} is hard-linked: its other names may be outside the project`;
+  return `${c.real}, outside the project`;
+}
+
+/** pnpm's node_modules are hard links into its store by design: reading them is reading dependencies. */
+function dependency_link(c: PathClassification): boolean {
+  return c.hard_linked && !c.process_link && c.relative !== undefined && c.relative.split("/")[0] === "node_modules";
+}
+
 function path_subject(c: PathClassification, op: "read" | "write"): PermissionSubject {
   return { kind: "path", op, path: c.relative !== undefined && c.relative !== "" ? c.relative : c.real };
 }
@@ -205,6 +217,13 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
       layers.add("profile", "deny", "low", `plan mode only looks: ${what}`);
     }
   }
+  for (const read of analysis.reads) {
+    const c = layers.classify(read, real_root);
+    if (c === undefined) continue;
+    layers.subjects.push(path_subject(c, "read"));
+    if (layers.denied_by_scope(c)) layers.add("task_scope", "deny", "medium", `the command reads ${describe_path(c)}, in the task's denied paths`);
+    if (c.category === "credential_or_secret") override.push({ layer: "credential_system_override", action: "deny", risk_level: "critical", reason: `the command reads ${describe_path(c)}, which holds credentials` });
+  }
   for (const written of analysis.writes) {
     const c = layers.classify(written, real_root);
     if (c === undefined) continue;
@@ -251,15 +270,16 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
   for (const c of writes) layers.scope_write(c, "");
 
   for (const c of reads) {
-    if (!c.inside_project) {
-      layers.add("path_command_risk", "ask_user", c.category === "system_sensitive" ? "high" : "medium", `reading ${c.real}, outside the project`, { subjects: [path_subject(c, "read")], approval: "rule" });
+    if (!c.inside_project && !dependency_link(c)) {
+      layers.add("path_command_risk", "ask_user", c.category === "system_sensitive" ? "high" : "medium", `reading ${outside_reason(c)}`, { subjects: [path_subject(c, "read")], approval: "rule" });
     } else layers.add("path_command_risk", "allow", "none", `reading ${describe_path(c)} (${c.category})`);
   }
   for (const c of writes) {
     const where = describe_path(c);
-    if (!c.inside_project) layers.add("path_command_risk", "ask_user", "high", `writing ${c.real}, outside the project`, { subjects: [path_subject(c, "write")], approval: "rule" });
-    else if (c.category === "project_git_internal") layers.add("path_command_risk", "refuse", "high", `${where} is inside git internals; git operations go through the git tools`);
+    // git and .air internals first: a hard link into .git is refused, not merely asked about.
+    if (c.category === "project_git_internal") layers.add("path_command_risk", "refuse", "high", `${where} is inside git internals; git operations go through the git tools`);
     else if (c.category === "project_air_shared" || c.category === "project_air_local") layers.add("path_command_risk", "refuse", "high", `${where} is inside air's own .air folder`);
+    else if (!c.inside_project) layers.add("path_command_risk", "ask_user", "high", `writing ${outside_reason(c)}`, { subjects: [path_subject(c, "write")], approval: "rule" });
     else layers.add("path_command_risk", "allow", c.category === "project_build_output" ? "none" : "low", `writing ${where} (${c.category})`);
   }
   const override: PermissionFinding[] = [];

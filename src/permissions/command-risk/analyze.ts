@@ -17,6 +17,8 @@ const MAX_COMMAND_LENGTH = 64 * 1024;
 /** More substitutions than this in one command are refused: the parser's time grows with their nesting. */
 const MAX_SUBSTITUTIONS = 512;
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
+/** `node --version`, `python3 -V`: an interpreter asked about itself runs no code. */
+const VERSION_FLAGS = new Set(["--version", "-v", "-V", "--help", "-h"]);
 const INTERPRETERS = new Set(["python", "python3", "python2", "node", "nodejs", "ruby", "perl", "php", "lua", "deno", "bun", "tclsh", "Rscript"]);
 const STANDARD_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]);
 /** Variables that make the next program run code of their choosing. */
@@ -150,6 +152,8 @@ class Analysis implements PathSink {
       const index = args.findIndex((word) => word.value === "-c" || word.value === "--command");
       if (index !== -1) this.code(args[index + 1], "su -c", depth);
       else this.add("ask_user", "unknown_execution", "su opens a shell as another user");
+    } else if (INTERPRETERS.has(name) && args.length > 0 && args.every((word) => word.literal && VERSION_FLAGS.has(word.value))) {
+      categories.add("read_only");
     } else if (INTERPRETERS.has(name)) {
       const inline = args.findIndex((word) => /^(-[a-zA-Z]*[ce]|--eval|-p|--print|-E)$/.test(word.value));
       if (inline !== -1) this.add("ask_user", "unknown_execution", `${name} ${values[inline]} runs inline code this analyzer cannot read`);

@@ -28,13 +28,18 @@ const FILE_ARGUMENTS: Record<string, (args: readonly ShellWord[]) => FileArgumen
 };
 
 /**
- * Judges one word read: every spelling it may have. A word only known at run time is not a path this
- * analyzer can list (it may be a pattern or a message), unless it is plainly in the home folder.
+ * Judges one word read: every spelling it may have. A word only known at run time (`$(echo ~/.ssh/id_rsa)`,
+ * a variable the script never sets) may name any file, a credential included, so it is asked about — even
+ * where it is only a pattern or a message: the analyzer cannot tell.
  */
 export function read_word(sink: PathSink, word: ShellWord, variables: Variables): void {
   const candidates = path_candidates(word, variables);
-  if (candidates === undefined && /^"?\$(HOME\b|\{HOME\})/.test(word.value)) sink.add("ask_user", "outside_project", `${word.value} is in the home folder`);
-  for (const value of candidates ?? []) sink.read(value);
+  if (candidates === undefined) {
+    if (/^"?\$(HOME\b|\{HOME\})/.test(word.value)) sink.add("ask_user", "outside_project", `${word.value} is in the home folder`);
+    else sink.add("ask_user", "unknown_execution", `${word.value} is a path only known at run time, so what it reads cannot be checked`);
+    return;
+  }
+  for (const value of candidates) sink.read(value);
 }
 
 /** Judges one word written: every spelling it may have, or a prompt when it is only known at run time. */

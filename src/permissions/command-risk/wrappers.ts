@@ -33,6 +33,8 @@ const WRAPPERS: Record<string, Spec> = {
   doas: spec(["-u", "-C"], { privileged: true }),
   chroot: spec(["--userspec", "--groups"], { positional: 1, privileged: true }),
   setsid: spec([]),
+  // `busybox rm …` is rm: the multi-call binary runs its first argument as the applet.
+  busybox: spec([]),
   unbuffer: spec([]),
   watch: spec(["-n", "--interval", "-d", "--differences", "-q", "--equexit"]),
   flock: spec(["-w", "--timeout", "-E", "--conflict-exit-code"], { positional: 1 }),

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { referential_check } from "../../src/actors/event-store/referential-check.js";
 import { start_scripted_server, type ScriptedServer } from "../../src/providers/scripted/server.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
+import { choose_sandbox } from "../../src/tools/shell/sandbox.js";
 import {
   air,
   air_env,
@@ -128,8 +129,13 @@ describe("a runtime SIGKILLed mid-task, then air resume", () => {
 
     // The worker loses its parent: its stdin closes and it leaves by itself (the cleanup kills it otherwise).
     await wait_until("the orphaned worker to exit by itself", () => !pid_alive(worker_pid!), 10_000);
-    // The command runs on in its own process group under the dead runtime: nothing will end it but us.
-    if (has_proc) expect(pids_with_cmdline(marker).length, "the orphaned command's bash").toBeGreaterThan(0);
+    if (choose_sandbox().mode === "bwrap") {
+      // In the sandbox (bwrap --die-with-parent, its own pid namespace) the command dies with its runtime.
+      await wait_until("the sandboxed command to die with its runtime", () => pids_with_cmdline(marker).every((pid) => !pid_alive(pid)), 10_000);
+    } else if (has_proc) {
+      // Unsandboxed, the command runs on in its own process group under the dead runtime: nothing ends it but us.
+      expect(pids_with_cmdline(marker).length, "the orphaned command's bash").toBeGreaterThan(0);
+    }
     kill_command_groups(marker);
     await wait_until("the orphaned command to be gone", () => pids_with_cmdline(marker).every((pid) => !pid_alive(pid)), 5_000);
 

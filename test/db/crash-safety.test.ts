@@ -17,6 +17,7 @@ import { open_session } from "../../src/project/session-manager.js";
 import { task_created_event } from "../fixtures/events.js";
 import { Child, TempDirs } from "../fixtures/processes.js";
 import { set_air_home } from "../fixtures/session.js";
+import { seeded_random } from "../fixtures/prng.js";
 
 const KILLS = 50;
 const dirs = new TempDirs();
@@ -26,17 +27,6 @@ afterAll(() => {
   dirs.cleanup();
 });
 
-/** mulberry32: reproducible "random" delays; the seed is printed so a failure can be replayed. */
-function random_from(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -122,7 +112,7 @@ describe("session database under SIGKILL", () => {
     const lock_file = session_lock_path(project.layout, session_id);
 
     const seed = Date.now() % 2 ** 31;
-    const random = random_from(seed);
+    const random = seeded_random(seed);
     const reported = new Set<string>();
     const per_child: number[] = [];
     let checked: Check = { events: 1 };

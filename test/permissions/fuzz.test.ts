@@ -11,6 +11,7 @@ import { parse } from "unbash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyze_command, type CommandAnalysis } from "../../src/permissions/command-risk/index.js";
 import { ATTACKS, BENIGN, CHANGES } from "./command-risk/cases.js";
+import { seeded_random } from "../fixtures/prng.js";
 
 const RUNS = 20_000;
 const SEED = Number(process.env.AIR_FUZZ_SEED ?? 20_260_401);
@@ -26,20 +27,9 @@ const PIECES = [
 ];
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 -_./~$`'\"\\|&;<>(){}[]*?!#=\n\t";
 
-/** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function generator(seed: number) {
-  const random = prng(seed);
+  const random = seeded_random(seed);
   const int = (below: number) => Math.floor(random() * below);
   const pick = <T,>(items: readonly T[]): T => items[int(items.length)]!;
   const corpus = [...ATTACKS, ...BENIGN, ...CHANGES].map(([command]) => command);

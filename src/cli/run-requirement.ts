@@ -2,6 +2,7 @@ import { start_runtime, type Runtime } from "../actors/runtime/runtime.js";
 import { summary_of } from "../actors/runtime/main-agent-actors.js";
 import type { TaskDefaults } from "../actors/runtime/classification.js";
 import type { RequestOutcome } from "../machines/main-agent.js";
+import { project_layout } from "../project/layout.js";
 import { init_project, locate_project_root, read_project } from "../project/project-store.js";
 import { open_session, type Session } from "../project/session-manager.js";
 import type { ProviderManager } from "../providers/manager.js";
@@ -35,10 +36,6 @@ export function exit_code_of(outcome: RequestOutcome): number {
   return outcome.kind === "executed" && outcome.run.status === "completed" ? 0 : 1;
 }
 
-function project_at(cwd: string) {
-  const root = locate_project_root(cwd);
-  return root === undefined ? init_project(cwd).project : read_project(root);
-}
 
 /** What a runtime needs beyond the session: the session's model and headless prompt answers. */
 export function runtime_for(
@@ -57,20 +54,22 @@ export function runtime_for(
 
 /**
  * `air run -p`: one requirement, headless, in the project at (or above) `io.cwd` — initialised when there
- * is none. The provider is checked before anything is written, so a missing key costs nothing.
+ * is none. The provider and the permissions files are checked before anything is written, so a missing key
+ * or a broken rule costs nothing.
  */
 export async function run_requirement(io: Io, request: RunRequest, providers: ProviderManager): Promise<RunReport> {
   const provider = providers.require_configured();
-  const project = project_at(io.cwd);
+  const existing_root = locate_project_root(io.cwd);
   const mode = request.permissions?.mode;
   const prompts = prompt_answerer(request.permissions?.prompts ?? "auto");
   let permissions: PermissionEngine;
   try {
-    permissions = permissions_for_project(project.layout, { answerer: prompts.answerer, ...(mode === undefined ? {} : { mode }) });
+    permissions = permissions_for_project(project_layout(existing_root ?? io.cwd), { answerer: prompts.answerer, ...(mode === undefined ? {} : { mode }) });
   } catch (error) {
     prompts.close();
     throw error;
   }
+  const project = existing_root === undefined ? init_project(io.cwd).project : read_project(existing_root);
   const session = open_session(project, {
     title: request.requirement.slice(0, 120),
     model_provider_id: provider.provider_id,

@@ -83,4 +83,21 @@ describe("air run argument errors", () => {
     expect(run.stderr).toContain("air run -p");
     expect(fs.existsSync(path.join(project, ".air"))).toBe(false);
   });
+
+  it("an unknown --permission-mode is a user error, before any write", async () => {
+    const run = await air(["run", "-p", "x", "--permission-mode", "yolo"], { cwd: project, env: air_env(air_home, { ANTHROPIC_API_KEY: "sk-unused" }) });
+    expect(run.result, run.transcript).toEqual({ code: 1, signal: null });
+    expect(run.stderr).toContain('user_error: unknown permission mode "yolo"');
+    expect(run.stderr).toContain("default, accept-edits, plan, bypass");
+    expect(fs.existsSync(path.join(project, ".air"))).toBe(false);
+  });
+
+  it("a broken ~/.air/permissions.yaml stops the run before anything is written, naming the file", async () => {
+    fs.writeFileSync(path.join(air_home, "permissions.yaml"), "allow: [{ comand: ls }]\n");
+    const run = await air(["run", "-p", "x"], { cwd: project, env: air_env(air_home, { ANTHROPIC_API_KEY: "sk-unused" }) });
+    expect(run.result, run.transcript).toEqual({ code: 1, signal: null });
+    expect(run.stderr).toContain(`user_error: ${path.join(air_home, "permissions.yaml")} is invalid`);
+    expect(run.stderr).toContain("It should look like");
+    expect(fs.existsSync(path.join(project, ".air"))).toBe(false);
+  });
 });

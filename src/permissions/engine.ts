@@ -105,7 +105,8 @@ export class PermissionEngine {
   async evaluate(request: PermissionRequest, recorder?: PermissionRecorder, signal?: AbortSignal): Promise<PermissionDecision> {
     const decision = this.classify(request);
     if (decision.action !== "ask_user") {
-      if (is_allowed(decision.action)) this.grants.consume(decision.findings.flatMap((finding) => finding.subjects ?? []));
+      // A one-time answer (allow or deny) is spent on the call it was given for.
+      this.grants.consume(decision.findings.flatMap((finding) => finding.subjects ?? []));
       return decision;
     }
     const prompt = this.#prompt_of(request, decision);

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { air_failure } from "../contracts/errors.js";
+import { air_home } from "../project/layout.js";
 
 /** Path risk categories of seeds 003 §12. */
 export const PATH_CATEGORIES = [
@@ -287,7 +288,9 @@ export function classify_path(input: string, base: string, options: { real_root?
   const under_root = !process_link && is_inside(real, real_root);
   const relative = under_root ? path.relative(real_root, real).split(path.sep).join("/") : undefined;
   let category: PathCategory;
-  if (is_credential_path(real, home) || is_credential_path(absolute, home)) category = "credential_or_secret";
+  // air's own home holds the model keys, the permissions rules and the grants: an agent never edits its own leash.
+  const in_air_home = is_inside(absolute, air_home()) || is_inside(real, walk(air_home()).real);
+  if (in_air_home || is_credential_path(real, home) || is_credential_path(absolute, home)) category = "credential_or_secret";
   else if (process_link) category = "system_sensitive";
   else if (relative !== undefined) {
     const inner = inside_category(relative);

@@ -88,6 +88,15 @@ describe("permission modes", () => {
     expect(action(engine, { command: "ls; (" })).toBe("deny");
     expect(action(engine, { writes: ["docs/x.md"], scope: { write_area: "src" } })).toBe("block");
   });
+
+  it("bypass never lets an agent edit air's own home: its rules, grants and keys", () => {
+    const engine = engine_in("bypass");
+    const home = process.env.AIR_HOME!;
+    for (const file of ["permissions.yaml", "permission-grants.yaml", "models.yaml"]) {
+      expect(action(engine, { writes: [path.join(home, file)] }), file).toBe("refuse");
+      expect(action(engine, { command: `echo x > ${path.join(home, file)}` }), file).not.toMatch(/allow|announce_then_run/);
+    }
+  });
 });
 
 describe("rules of the permissions files", () => {

@@ -234,10 +234,9 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
   return analysis;
 }
 
-/** Layers 1–5 of seeds 000 §9.2 for one request. Pure apart from reading the file system (lstat/readlink). */
-export function layered_findings(request: PermissionRequest, mode: PermissionMode, home: string | undefined): LayeredFindings {
-  const layers = new Layers(request, mode, home);
-  declaration_layer(layers);
+/** Layer 2's baseline for the request's kinds of access, by mode. */
+function profile_layer(layers: Layers): void {
+  const { request, mode } = layers;
   const baseline = MODE_BASELINE[mode];
   if (request.reads.length > 0) layers.add("profile", "allow", "none", `${mode} mode: reading is allowed`);
   if (request.command !== undefined) layers.add("profile", "announce_then_run", "low", `${mode} mode: commands are announced, then judged one by one`);
@@ -250,25 +249,17 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
   if (request.reads.length === 0 && request.writes.length === 0 && request.command === undefined && !request.declared.network) {
     layers.add("profile", "allow", "none", `${mode} mode: nothing to touch`);
   }
+}
 
-  let real_root: string;
-  try {
-    real_root = real_root_of(request.project_root);
-  } catch (error) {
-    layers.add("path_command_risk", "deny", "high", `the project root ${request.project_root} cannot be resolved: ${(error as Error).message}`);
-    return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects, backup_paths: [] };
-  }
-  const reads = request.reads.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
-  const writes = request.writes.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
+/** Layers 2–4 for the paths a tool declares: the mode for writes, the task scope, then where each path really is. */
+function path_layers(layers: Layers, reads: readonly PathClassification[], writes: readonly PathClassification[]): void {
   for (const c of reads) layers.subjects.push(path_subject(c, "read"));
   for (const c of writes) layers.subjects.push(path_subject(c, "write"));
-
   for (const c of writes) layers.mode_write(c, "writing ");
   for (const c of reads) {
     if (layers.denied_by_scope(c)) layers.add("task_scope", "deny", "medium", `${describe_path(c)} is in the task's denied paths`);
   }
   for (const c of writes) layers.scope_write(c, "");
-
   for (const c of reads) {
     if (!c.inside_project && !dependency_link(c)) {
       layers.add("path_command_risk", "ask_user", c.category === "system_sensitive" ? "high" : "medium", `reading ${outside_reason(c)}`, { subjects: [path_subject(c, "read")], approval: "rule" });
@@ -282,9 +273,10 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
     else if (!c.inside_project) layers.add("path_command_risk", "ask_user", "high", `writing ${outside_reason(c)}`, { subjects: [path_subject(c, "write")], approval: "rule" });
     else layers.add("path_command_risk", "allow", c.category === "project_build_output" ? "none" : "low", `writing ${where} (${c.category})`);
   }
-  const override: PermissionFinding[] = [];
-  const analysis = command_layer(layers, real_root, override);
+}
 
+/** Layer 5 for declared paths: credentials are never read, and written only with a one-time answer inside the project. */
+function credential_layer(layers: Layers, reads: readonly PathClassification[], writes: readonly PathClassification[]): void {
   for (const c of reads) {
     if (c.category === "credential_or_secret") layers.add("credential_system_override", "deny", "critical", `${describe_path(c)} holds credentials`);
   }
@@ -294,6 +286,26 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
       else layers.add("credential_system_override", "refuse", "critical", `${c.real} holds credentials`);
     } else if (c.category === "system_sensitive") layers.add("credential_system_override", "refuse", "critical", `${c.real} is a system path`);
   }
+}
+
+/** Layers 1–5 of seeds 000 §9.2 for one request. Pure apart from reading the file system (lstat/readlink). */
+export function layered_findings(request: PermissionRequest, mode: PermissionMode, home: string | undefined): LayeredFindings {
+  const layers = new Layers(request, mode, home);
+  declaration_layer(layers);
+  profile_layer(layers);
+  let real_root: string;
+  try {
+    real_root = real_root_of(request.project_root);
+  } catch (error) {
+    layers.add("path_command_risk", "deny", "high", `the project root ${request.project_root} cannot be resolved: ${(error as Error).message}`);
+    return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects, backup_paths: [] };
+  }
+  const reads = request.reads.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
+  const writes = request.writes.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
+  path_layers(layers, reads, writes);
+  const override: PermissionFinding[] = [];
+  const analysis = command_layer(layers, real_root, override);
+  credential_layer(layers, reads, writes);
   layers.findings.push(...override);
   return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects, backup_paths: layers.backup_paths, ...(analysis === undefined ? {} : { analysis }) };
 }

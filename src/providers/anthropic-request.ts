@@ -18,8 +18,10 @@ export function to_message_params(
     max_tokens: request.max_tokens ?? default_max_tokens,
     messages: request.messages.map((message) => to_message_param(message, names)),
   };
-  if (request.system !== undefined && request.system !== "") {
+  if (typeof request.system === "string" && request.system !== "") {
     params.system = [{ type: "text", text: request.system, cache_control: { type: "ephemeral" } }];
+  } else if (Array.isArray(request.system) && request.system.length > 0) {
+    params.system = request.system;
   }
   if (request.tools !== undefined && request.tools.length > 0) {
     params.tools = request.tools.map((tool) => ({

@@ -22,8 +22,8 @@ const authorship = {
 
 export const message_events = {
   "user.message.created": durable(
-    v.strictObject({ message_id: MessageId, content: CanonicalContent }),
-    "The user said something; inserts messages.",
+    v.strictObject({ message_id: MessageId, content: CanonicalContent, ...authorship }),
+    "A user-role message: the user's words, or (with task/agent) what a worker's conversation sends its model — the task prompt, tool results; inserts messages.",
   ),
   "assistant.message.started": durable(
     v.strictObject({ message_id: MessageId, model_id: v.optional(NonEmpty), ...authorship }),

@@ -37,11 +37,14 @@ export const session_archived: Projection<"session.archived"> = session_ends("ar
 export const session_deleted: Projection<"session.deleted"> = session_ends("deleted", ["active", "archived"]);
 
 export const user_message_created: Projection<"user.message.created"> = (event, { connection }) => {
+  const { message_id, content, task_id, agent_id } = event.payload;
   insert_row(connection, messages, {
-    id: event.payload.message_id,
+    id: message_id,
     session_id: event.session_id,
     role: "user",
-    content_json: JSON.stringify(event.payload.content),
+    content_json: JSON.stringify(content),
+    task_id,
+    agent_id,
     created_at: event.timestamp,
   });
 };

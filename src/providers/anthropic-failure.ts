@@ -11,7 +11,22 @@ export class IncompleteStream extends Error {
 export type FailureContext = {
   readonly secrets: readonly Secret[];
   readonly now: () => number;
+  /** The server the adapter talks to, named when it cannot be reached. */
+  readonly base_url: string;
 };
+
+/** Connection failures no retry fixes: nothing listens there, or the host name does not resolve. */
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
+
+/** The first system error code along the cause chain (undici wraps it: TypeError "fetch failed" → Error ECONNREFUSED). */
+export function network_code(error: unknown, depth = 0): string | undefined {
+  if (typeof error !== "object" || error === null || depth > 5) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") return code;
+  const nested = (error as { errors?: unknown }).errors;
+  const first = Array.isArray(nested) ? nested.map((inner) => network_code(inner, depth + 1)).find((inner) => inner !== undefined) : undefined;
+  return first ?? network_code((error as { cause?: unknown }).cause, depth + 1);
+}
 
 const KEY_ACTION =
   "Check ANTHROPIC_API_KEY (or api_key under providers.anthropic in ~/.air/models.yaml): it must be a valid key for the server at ANTHROPIC_BASE_URL.";
@@ -66,15 +81,7 @@ export function failure_from_error(error: unknown, context: FailureContext): Air
 
   if (error instanceof Anthropic.APIUserAbortError) return cancelled_failure(error);
 
-  if (error instanceof Anthropic.APIConnectionError) {
-    return air_failure({
-      kind: "provider_error",
-      message: `cannot reach the model server: ${clean(error.message)}`,
-      retryability: "retryable",
-      user_action: "Check the network and ANTHROPIC_BASE_URL; air retries by itself.",
-      metadata: { provider_id: "anthropic", connection: true },
-    }, error);
-  }
+  if (error instanceof Anthropic.APIConnectionError) return connection_failure(error, context, clean);
 
   if (error instanceof Anthropic.APIError) {
     const type = error_type_of(error.error);
@@ -113,6 +120,28 @@ export function failure_from_error(error: unknown, context: FailureContext): Air
     message: `the model request failed: ${clean(error instanceof Error ? error.message : String(error))}`,
     retryability: "unknown",
     metadata: { provider_id: "anthropic" },
+  }, error);
+}
+
+function connection_failure(error: InstanceType<typeof Anthropic.APIConnectionError>, context: FailureContext, clean: (text: string) => string): AirFailure {
+  const code = network_code(error.cause);
+  const detail = `${clean(error.message)}${code === undefined ? "" : ` (${code})`}`;
+  const metadata = { provider_id: "anthropic", base_url: context.base_url, connection: true, ...(code === undefined ? {} : { code }) };
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) {
+    return air_failure({
+      kind: "env_error",
+      message: `no model server answers at ${context.base_url}: ${detail}`,
+      retryability: "not_retryable",
+      user_action: "Check ANTHROPIC_BASE_URL (or base_url under providers.anthropic in ~/.air/models.yaml) and that the server is running there.",
+      metadata,
+    }, error);
+  }
+  return air_failure({
+    kind: "provider_error",
+    message: `cannot reach the model server at ${context.base_url}: ${detail}`,
+    retryability: "retryable",
+    user_action: "Check the network and ANTHROPIC_BASE_URL; air retries by itself.",
+    metadata,
   }, error);
 }
 

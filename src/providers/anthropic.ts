@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { air_failure } from "../contracts/errors.js";
 import { ModelRequest, type ModelDelta, type ModelResponse } from "../contracts/provider.js";
 import { failure_from_error } from "./anthropic-failure.js";
-import { to_message_params } from "./anthropic-request.js";
+import { to_message_params, type RequestShape } from "./anthropic-request.js";
 import { ResponseStreamReader } from "./anthropic-response.js";
 import { REQUESTER_HEADER } from "./requester.js";
 import { retry_policy, with_retries, type RetryNotice, type RetryPolicy } from "./retry.js";
@@ -22,6 +22,14 @@ export type AnthropicAdapterOptions = {
   readonly retry?: Partial<RetryPolicy>;
   /** Per attempt; the SDK's default is ten minutes. */
   readonly timeout_ms?: number;
+  /** Sent with every request (a proxy's own headers). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Whether the model caches prompts: then the conversation tail gets a breakpoint too. Default true. */
+  readonly prompt_caching?: boolean;
+  /** Extended thinking with this budget (≥ 1024 tokens), on top of each request's max_tokens. */
+  readonly thinking_budget_tokens?: number;
+  /** The model's output limit; max_tokens plus a thinking budget is cut to it. */
+  readonly max_output_tokens?: number;
 };
 
 export type CompleteOptions = {
@@ -44,40 +52,61 @@ export class AnthropicAdapter {
   readonly #client: Anthropic;
   readonly #secret: Secret;
   readonly #policy: RetryPolicy;
-  readonly #default_max_tokens: number;
+  readonly #shape: RequestShape;
+  readonly #base_url: string;
 
   constructor(options: AnthropicAdapterOptions) {
     this.model_id = options.model_id;
     this.#secret = options.api_key;
     this.#policy = retry_policy(options.retry);
-    this.#default_max_tokens = options.default_max_tokens ?? 8192;
+    this.#base_url = options.base_url ?? ANTHROPIC_DEFAULT_BASE_URL;
+    this.#shape = {
+      model_id: options.model_id,
+      default_max_tokens: options.default_max_tokens ?? 8192,
+      prompt_caching: options.prompt_caching ?? true,
+      thinking_budget_tokens: options.thinking_budget_tokens,
+      max_output_tokens: options.max_output_tokens,
+    };
     this.#client = new Anthropic({
       apiKey: options.api_key.reveal(),
       // Otherwise the SDK would pick ANTHROPIC_AUTH_TOKEN from the environment and send it along too.
       authToken: null,
-      baseURL: options.base_url ?? ANTHROPIC_DEFAULT_BASE_URL,
+      baseURL: this.#base_url,
+      defaultHeaders: options.headers,
       maxRetries: 0,
       timeout: options.timeout_ms,
     });
   }
 
   async complete(request: ModelRequest, options: CompleteOptions): Promise<ModelResponse> {
-    const checked = v.safeParse(ModelRequest, request);
-    if (!checked.success) {
-      throw air_failure({
-        kind: "system_error",
-        message: `invalid model request: ${v.summarize(checked.issues)}`,
-        retryability: "not_retryable",
-      });
-    }
-    const names = new ToolNameMap(checked.output.tools?.map((tool) => tool.name) ?? []);
-    const params = to_message_params(checked.output, names, this.model_id, this.#default_max_tokens);
-    const context = { secrets: [this.#secret], now: this.#policy.now };
+    const checked = checked_request(request);
+    const names = new ToolNameMap(checked.tools?.map((tool) => tool.name) ?? []);
+    const params = to_message_params(checked, names, this.#shape);
+    return this.#with_retries((attempt_signal) => this.#attempt(params, names, options, attempt_signal), options);
+  }
+
+  /**
+   * The input tokens of `request` as the provider counts them (`POST /v1/messages/count_tokens`): system,
+   * tools, messages and the thinking configuration, exactly as `complete` would send them.
+   */
+  async count_tokens(request: ModelRequest, options: Pick<CompleteOptions, "signal" | "on_retry"> = {}): Promise<number> {
+    const checked = checked_request(request);
+    const names = new ToolNameMap(checked.tools?.map((tool) => tool.name) ?? []);
+    const { model, messages, system, tools, thinking } = to_message_params(checked, names, this.#shape);
+    const counted = await this.#with_retries(
+      (signal) => this.#client.messages.countTokens({ model, messages, system, tools, thinking }, { signal }),
+      options,
+    );
+    return counted.input_tokens;
+  }
+
+  #with_retries<T>(attempt: (signal: AbortSignal | undefined) => Promise<T>, options: Pick<CompleteOptions, "signal" | "on_retry">): Promise<T> {
+    const context = { secrets: [this.#secret], now: this.#policy.now, base_url: this.#base_url };
     return with_retries(
       this.#policy,
       async () => {
         try {
-          return await this.#attempt(params, names, options);
+          return await attempt(options.signal);
         } catch (error) {
           throw failure_from_error(error, context);
         }
@@ -86,10 +115,10 @@ export class AnthropicAdapter {
     );
   }
 
-  async #attempt(params: Anthropic.MessageStreamParams, names: ToolNameMap, options: CompleteOptions): Promise<ModelResponse> {
+  async #attempt(params: Anthropic.MessageStreamParams, names: ToolNameMap, options: CompleteOptions, signal: AbortSignal | undefined): Promise<ModelResponse> {
     const stream = this.#client.messages.stream(params, {
       headers: { [REQUESTER_HEADER]: options.requester },
-      signal: options.signal,
+      signal,
     });
     const reader = new ResponseStreamReader(options.on_delta);
     try {
@@ -102,4 +131,16 @@ export class AnthropicAdapter {
     const message = await stream.finalMessage();
     return reader.response(message, names);
   }
+}
+
+function checked_request(request: ModelRequest): ModelRequest {
+  const checked = v.safeParse(ModelRequest, request);
+  if (!checked.success) {
+    throw air_failure({
+      kind: "system_error",
+      message: `invalid model request: ${v.summarize(checked.issues)}`,
+      retryability: "not_retryable",
+    });
+  }
+  return checked.output;
 }

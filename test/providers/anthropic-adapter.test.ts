@@ -3,10 +3,12 @@
  * tool use, usage, stop reasons, and every way a request can fail — retried when a retry can help,
  * reported at once when it cannot, always as an AirFailure.
  */
-import { describe, expect, it } from "vitest";
+import net, { type AddressInfo } from "node:net";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { is_air_failure, type AirFailure } from "../../src/contracts/errors.js";
 import type { ModelDelta } from "../../src/contracts/provider.js";
 import type { RetryNotice } from "../../src/providers/retry.js";
+import { AnthropicAdapter } from "../../src/providers/anthropic.js";
 import { Secret } from "../../src/providers/secret.js";
 import { adapter_for, ask, instant_retries, scripted_server, TEST_KEY } from "./scripted.js";
 
@@ -19,6 +21,18 @@ async function failure_of(work: Promise<unknown>): Promise<AirFailure> {
   );
   expect(is_air_failure(error), String(error)).toBe(true);
   return error as AirFailure;
+}
+
+/** A loopback server that accepts each connection and closes it at once, counting them; closed after the test. */
+async function dropping_server(): Promise<{ url: string; connections: () => number }> {
+  let count = 0;
+  const server = net.createServer((socket) => {
+    count += 1;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  onTestFinished(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connections: () => count };
 }
 
 const READ_TOOL = {
@@ -42,7 +56,7 @@ describe("a streamed text answer", () => {
     expect(deltas.map((delta) => (delta.kind === "text" ? delta.text : "")).join("")).toBe("Hello from the scripted model, in pieces.");
   });
 
-  it("is requested as a stream, with the system prompt cached and the requester named", async () => {
+  it("is requested as a stream, with the system prompt and the conversation tail cached and the requester named", async () => {
     const server = await scripted_server({ script: { turns: { executor: [{ reply: { content: [{ type: "text", text: "ok" }] } }] } } });
 
     await adapter_for(server).complete(ask("do it", { system: "You are the executor.", max_tokens: 512 }), { requester: "executor" });
@@ -55,7 +69,7 @@ describe("a streamed text answer", () => {
       max_tokens: 512,
       stream: true,
       system: [{ type: "text", text: "You are the executor.", cache_control: { type: "ephemeral" } }],
-      messages: [{ role: "user", content: "do it" }],
+      messages: [{ role: "user", content: [{ type: "text", text: "do it", cache_control: { type: "ephemeral" } }] }],
     });
   });
 
@@ -282,15 +296,34 @@ describe("retries", () => {
     expect(server.requests()).toHaveLength(3);
   });
 
-  it("treats a server that cannot be reached as retryable", async () => {
+  it("retries a connection the server drops before answering", async () => {
+    const dropper = await dropping_server();
+    const { policy, waits } = instant_retries({ max_attempts: 2 });
+    const adapter = new AnthropicAdapter({ api_key: new Secret(TEST_KEY), base_url: dropper.url, model_id: "claude-sonnet-4-5", retry: policy });
+
+    const failure = await failure_of(adapter.complete(ask("hi"), { requester: "main" }));
+
+    expect(failure.kind).toBe("provider_error");
+    expect(failure.error.retryability).toBe("retryable");
+    expect(failure.error.metadata).toMatchObject({ connection: true, attempts: 2 });
+    expect(waits).toHaveLength(1);
+    expect(dropper.connections()).toBe(2);
+  });
+
+  it("reports a server that refuses connections as an env_error naming its URL, without retrying", async () => {
     const server = await scripted_server({ script: { turns: { main: [] } } });
-    const adapter = adapter_for(server, { retry: { ...instant_retries().policy, max_attempts: 2 } });
+    const { policy, waits } = instant_retries({ max_attempts: 3 });
+    const adapter = adapter_for(server, { retry: policy });
     await server.close();
 
     const failure = await failure_of(adapter.complete(ask("hi"), { requester: "main" }));
 
-    expect(failure.error.retryability).toBe("retryable");
-    expect(failure.error.metadata).toMatchObject({ connection: true, attempts: 2 });
+    expect(failure.kind).toBe("env_error");
+    expect(failure.error.retryability).toBe("not_retryable");
+    expect(failure.message).toContain(`no model server answers at ${server.url}`);
+    expect(failure.error.user_action).toContain("ANTHROPIC_BASE_URL");
+    expect(failure.error.metadata).toMatchObject({ connection: true, code: "ECONNREFUSED", base_url: server.url });
+    expect(waits).toHaveLength(0);
   });
 });
 

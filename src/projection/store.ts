@@ -1,0 +1,172 @@
+import { createStore } from "@xstate/store";
+import { eq, sql } from "drizzle-orm";
+import * as v from "valibot";
+import type { EventBus } from "../actors/event-bus.js";
+import { definition_of, EVENT_TYPES, is_durable, type EventType, type RuntimeEvent } from "../contracts/events/registry.js";
+import { events } from "../db/schema.js";
+import { empty_state, fold, summarize, type ProjectionOptions } from "./apply.js";
+import { Coalescer, DEFAULT_FLUSH_MS } from "./coalesce.js";
+import { hydrate_state, type ProjectionSource } from "./hydrate.js";
+import { carry_live } from "./live.js";
+import type { ProjectionClient, ProjectionSelection, ProjectionState } from "./types.js";
+import { read_ui_state, UiStatePatch, type UiState } from "./ui-state.js";
+import { DEFAULT_TAIL_CHARS } from "./views.js";
+
+export type ProjectionStoreOptions = ProjectionOptions & {
+  /** How long live deltas wait to be folded together (one frame). */
+  flush_ms?: number;
+};
+
+/** The live events the projection shows; other ephemeral traffic (render timings) is not subscribed to. */
+export const LIVE_EVENT_TYPES: readonly EventType[] = [
+  "assistant.message.delta",
+  "token.delta",
+  "task.progress",
+  "agent.heartbeat",
+  "tool.progress",
+  "command.stdout.delta",
+  "command.stderr.delta",
+  "stdout.delta",
+  "stderr.delta",
+];
+
+function make_store(initial: ProjectionState, options: ProjectionStoreOptions) {
+  const fold_options = { tail_chars: options.tail_chars ?? DEFAULT_TAIL_CHARS, price: options.price };
+  return createStore({
+    context: initial,
+    on: {
+      hydrated: (_context, event: { state: ProjectionState }) => event.state,
+      applied: (context, event: { events: readonly RuntimeEvent[] }) =>
+        summarize(event.events.reduce((state, applied) => fold(state, applied, fold_options), context), options),
+      ui_changed: (context, event: { ui: UiState }) => ({ ...context, ui: event.ui }),
+    },
+  });
+}
+
+/**
+ * The display projection of one session (seeds 000 §13.1, 001 D-056), an `@xstate/store`: hydrated from the
+ * session database, then kept current by the bus — committed durable events and the live ephemeral ones,
+ * deltas folded per frame so a burst of them costs one update. Never a source of truth: whenever it may
+ * have missed something (a new bus, a gap in the event sequence) it rebuilds from the database.
+ */
+export class ProjectionStore implements ProjectionClient {
+  readonly #store: ReturnType<typeof make_store>;
+  readonly #coalescer: Coalescer;
+  #seq = 0;
+  #hydrated = false;
+  #detach: (() => void) | undefined;
+
+  constructor(
+    private readonly source: ProjectionSource,
+    private readonly options: ProjectionStoreOptions = {},
+  ) {
+    this.#store = make_store(empty_state(source.id), options);
+    this.#coalescer = new Coalescer(options.flush_ms ?? DEFAULT_FLUSH_MS, () => this.flush());
+  }
+
+  snapshot(): ProjectionState {
+    return this.#store.getSnapshot().context;
+  }
+
+  subscribe(handler: (state: ProjectionState) => void): () => void {
+    const subscription = this.#store.subscribe((snapshot) => handler(snapshot.context));
+    return () => subscription.unsubscribe();
+  }
+
+  select<T>(selector: (state: ProjectionState) => T, equal?: (a: T, b: T) => boolean): ProjectionSelection<T> {
+    const selection = this.#store.select(selector, equal);
+    return {
+      get: () => selection.get(),
+      subscribe: (handler) => {
+        const subscription = selection.subscribe(handler);
+        return () => subscription.unsubscribe();
+      },
+    };
+  }
+
+  set_ui(patch: UiStatePatch): void {
+    const checked = v.parse(UiStatePatch, patch);
+    this.#store.trigger.ui_changed({ ui: { ...this.snapshot().ui, ...checked } as UiState });
+  }
+
+  /**
+   * Rebuilds the state from the database. The first hydration also reads the stored UI state; later ones
+   * keep the UI's own (newer) one, and the live-only parts (streamed text, output tails) of what still exists.
+   */
+  hydrate(): void {
+    const pending = this.#coalescer.take();
+    const before = pending.length === 0 ? this.snapshot() : this.#folded(pending);
+    const ui = this.#hydrated ? before.ui : read_ui_state(this.source.connection);
+    const { state, seq } = hydrate_state(this.source, ui, this.options);
+    this.#seq = seq;
+    this.#store.trigger.hydrated({ state: this.#hydrated ? summarize(carry_live(before, state), this.options) : state });
+    this.#hydrated = true;
+  }
+
+  /** Same as `hydrate`, named for its use: after a bus restart or a detected gap. */
+  rehydrate(): void {
+    this.hydrate();
+  }
+
+  /**
+   * One event from the bus. Ephemeral ones wait for the next frame; a durable one is applied at once, after
+   * the deltas that came before it. Its sequence number says whether it is the next one: an older one is
+   * already in the state (a rehydration read it), a newer one means events were missed.
+   */
+  apply(event: RuntimeEvent): void {
+    if (event.session_id !== this.source.id) return;
+    if (!is_durable(event)) {
+      this.#coalescer.push(event);
+      return;
+    }
+    const seq = this.#seq_of(event);
+    if (seq === undefined || seq <= this.#seq) {
+      this.flush();
+      return;
+    }
+    if (seq > this.#seq + 1) {
+      this.rehydrate();
+      return;
+    }
+    this.#seq = seq;
+    this.#store.trigger.applied({ events: [...this.#coalescer.take(), event] });
+  }
+
+  /** Applies the held deltas now (the frame timer does this on its own). */
+  flush(): void {
+    const pending = this.#coalescer.take();
+    if (pending.length > 0) this.#store.trigger.applied({ events: pending });
+  }
+
+  /** Follows `bus` from now on: subscribes, then hydrates, so nothing falls between the two. */
+  attach(bus: EventBus): () => void {
+    this.detach();
+    const types = [...EVENT_TYPES.filter((type) => definition_of(type).persistence === "durable"), ...LIVE_EVENT_TYPES];
+    this.#detach = bus.subscribe({ types }, (event) => this.apply(event));
+    this.hydrate();
+    return () => this.detach();
+  }
+
+  detach(): void {
+    this.#detach?.();
+    this.#detach = undefined;
+  }
+
+  /** Stops following the bus; held deltas are applied first. */
+  close(): void {
+    this.detach();
+    this.flush();
+  }
+
+  #folded(pending: readonly RuntimeEvent[]): ProjectionState {
+    this.#store.trigger.applied({ events: pending });
+    return this.snapshot();
+  }
+
+  #seq_of(event: RuntimeEvent): number | undefined {
+    const lookup = this.source.connection.statement("projection:seq_of", (db) =>
+      db.select({ seq: events.seq }).from(events).where(eq(events.id, sql.placeholder("id"))).prepare(),
+    );
+    return lookup.get({ id: event.id })?.seq;
+  }
+}

@@ -1,0 +1,113 @@
+import * as v from "valibot";
+import { air_failure } from "../contracts/errors.js";
+import { Reason } from "../contracts/events/common.js";
+import { PermissionGrantScope } from "../contracts/events/permission.js";
+import { PermissionPromptId } from "../contracts/ids.js";
+
+/**
+ * A user decision on its way from a UI to the runtime (seeds 000 §13.2, contracts §17): the only thing a
+ * UI may ask of the runtime. Validated here, so the runtime side receives well-formed commands only.
+ */
+export const UiCommand = v.variant("type", [
+  v.strictObject({
+    type: v.literal("send_message"),
+    text: v.pipe(v.string(), v.check((text) => text.trim().length > 0, "a message needs some text"), v.maxLength(200_000)),
+  }),
+  v.strictObject({
+    type: v.literal("answer_permission"),
+    prompt_id: PermissionPromptId,
+    answer: v.picklist(["allow", "deny"]),
+    grant_scope: PermissionGrantScope,
+    note: v.optional(Reason),
+  }),
+  v.strictObject({ type: v.literal("interrupt"), reason: Reason }),
+  v.strictObject({ type: v.literal("compact") }),
+]);
+export type UiCommand = v.InferOutput<typeof UiCommand>;
+export type UiCommandInput = v.InferInput<typeof UiCommand>;
+export type UiCommandType = UiCommand["type"];
+export type UiCommandOf<T extends UiCommandType> = Extract<UiCommand, { type: T }>;
+
+/** What a UI is handed to send decisions with. */
+export type UiCommandSender = {
+  send(command: UiCommandInput): UiCommand;
+  send_message(text: string): UiCommand;
+  answer_permission(prompt_id: string, answer: "allow" | "deny", grant_scope: PermissionGrantScope, note?: string): UiCommand;
+  interrupt(reason?: string): UiCommand;
+  compact(): UiCommand;
+};
+
+type Handler = (command: UiCommand) => void;
+
+/**
+ * A typed in-process queue from the UI to the runtime (V1 transport is a direct reference, seeds 000 §13.2).
+ * Delivery is synchronous, so a handler that refuses a command (an answer to a prompt nobody asked)
+ * throws to the sender. A command sent before anyone handles its type waits, in order, for the first
+ * handler — the UI may take a message before the Main Agent is ready.
+ */
+export class UiCommandChannel implements UiCommandSender {
+  readonly #handlers = new Map<UiCommandType, Set<Handler>>();
+  readonly #queued: UiCommand[] = [];
+  #closed = false;
+
+  send(input: UiCommandInput): UiCommand {
+    if (this.#closed) {
+      throw air_failure({
+        kind: "user_error",
+        message: "the session has ended; the command was not sent",
+        retryability: "not_retryable",
+        user_action: "Resume the session with `air resume` to continue.",
+      });
+    }
+    const parsed = v.safeParse(UiCommand, input);
+    if (!parsed.success) {
+      throw air_failure({
+        kind: "user_error",
+        message: `invalid UI command: ${v.summarize(parsed.issues)}`,
+        retryability: "not_retryable",
+        user_action: "This is a bug in the UI that sent it; report it.",
+      });
+    }
+    const command = parsed.output;
+    const handlers = this.#handlers.get(command.type);
+    if (handlers === undefined || handlers.size === 0) this.#queued.push(command);
+    else for (const handler of [...handlers]) handler(command);
+    return command;
+  }
+
+  /** Handles commands of one type, starting with those queued for it; returns the unsubscribe. */
+  on<T extends UiCommandType>(type: T, handler: (command: UiCommandOf<T>) => void): () => void {
+    const handlers = this.#handlers.get(type) ?? new Set<Handler>();
+    this.#handlers.set(type, handlers);
+    handlers.add(handler as Handler);
+    const waiting = this.#queued.filter((command) => command.type === type);
+    if (waiting.length > 0) {
+      this.#queued.splice(0, this.#queued.length, ...this.#queued.filter((command) => command.type !== type));
+      for (const command of waiting) handler(command as UiCommandOf<T>);
+    }
+    return () => handlers.delete(handler as Handler);
+  }
+
+  send_message(text: string): UiCommand {
+    return this.send({ type: "send_message", text });
+  }
+
+  answer_permission(prompt_id: string, answer: "allow" | "deny", grant_scope: PermissionGrantScope, note?: string): UiCommand {
+    return this.send({ type: "answer_permission", prompt_id, answer, grant_scope, ...(note === undefined ? {} : { note }) });
+  }
+
+  interrupt(reason = "interrupted by the user"): UiCommand {
+    return this.send({ type: "interrupt", reason });
+  }
+
+  compact(): UiCommand {
+    return this.send({ type: "compact" });
+  }
+
+  /** No more commands: later sends fail, queued ones are dropped. */
+  close(): void {
+    this.#closed = true;
+    this.#queued.length = 0;
+    this.#handlers.clear();
+  }
+}

@@ -183,7 +183,7 @@ describe("refusals explain themselves", () => {
 });
 
 describe("recording", () => {
-  it("keeps method, path, headers (x-api-key included), body, requester, turn and outcome of every request", async () => {
+  it("keeps method, path, api, headers (x-api-key included), body, requester, turn and outcome of every request", async () => {
     const server = await scripted_server({ script: { turns: { main: [one_reply("x")] } } });
 
     await client_for(server, "main").messages.create(hello);
@@ -193,6 +193,7 @@ describe("recording", () => {
         seq: 1,
         method: "POST",
         path: "/v1/messages",
+        api: "anthropic_messages",
         headers: expect.objectContaining({ "x-api-key": TEST_KEY, "x-air-requester": "main", "content-type": "application/json" }),
         body: hello,
         requester: "main",

@@ -1,9 +1,11 @@
 import { wire_tool_name } from "../tool-names.js";
-import { estimate_tokens, type MessagesRequestBody } from "./request-body.js";
-import type { ScriptedReply } from "./script.js";
+import { estimate_tokens } from "./request-body.js";
+import type { ScriptedBlock, ScriptedReply } from "./script.js";
 
 type TextBlock = { type: "text"; text: string };
 type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
+type ThinkingBlock = { type: "thinking"; thinking: string; signature: string };
+export type ReplyBlock = TextBlock | ToolUseBlock | ThinkingBlock;
 type Usage = {
   input_tokens: number;
   output_tokens: number;
@@ -17,7 +19,7 @@ export type ReplyMessage = {
   type: "message";
   role: "assistant";
   model: string;
-  content: (TextBlock | ToolUseBlock)[];
+  content: ReplyBlock[];
   stop_reason: string;
   stop_sequence: null;
   usage: Usage;
@@ -26,14 +28,28 @@ export type ReplyMessage = {
 /** One server-sent event: its name and its JSON data. */
 export type SseEvent = { event: string; data: unknown };
 
-export function reply_message(reply: ScriptedReply, body: MessagesRequestBody, message_id: string): ReplyMessage {
-  const content = reply.content.map((block, index): TextBlock | ToolUseBlock =>
-    block.type === "text"
-      ? { type: "text", text: block.text }
-      : { type: "tool_use", id: block.id ?? `toolu_${message_id.replace(/^msg_/, "")}_${index}`, name: wire_tool_name(block.name), input: block.input },
-  );
+/** What a reply needs of the request it answers, whichever API that came in on. */
+export type ReplyContext = {
+  readonly model: string;
+  /** The request's size in estimated tokens: the input usage when the script gives none. */
+  readonly input_estimate: number;
+};
+
+function reply_block(block: ScriptedBlock, index: number, message_id: string): ReplyBlock {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "thinking":
+      return { type: "thinking", thinking: block.thinking, signature: block.signature ?? `sig_scripted_${message_id}_${index}` };
+    case "tool_use":
+      return { type: "tool_use", id: block.id ?? `toolu_${message_id.replace(/^msg_/, "")}_${index}`, name: wire_tool_name(block.name), input: block.input };
+  }
+}
+
+export function reply_message(reply: ScriptedReply, context: ReplyContext, message_id: string): ReplyMessage {
+  const content = reply.content.map((block, index) => reply_block(block, index, message_id));
   const usage: Usage = {
-    input_tokens: reply.usage?.input_tokens ?? estimate_tokens([body.system, body.tools, body.messages]),
+    input_tokens: reply.usage?.input_tokens ?? context.input_estimate,
     output_tokens: reply.usage?.output_tokens ?? estimate_tokens(content),
   };
   if (reply.usage?.cache_creation_input_tokens !== undefined) usage.cache_creation_input_tokens = reply.usage.cache_creation_input_tokens;
@@ -42,7 +58,7 @@ export function reply_message(reply: ScriptedReply, body: MessagesRequestBody, m
     id: message_id,
     type: "message",
     role: "assistant",
-    model: body.model,
+    model: context.model,
     content,
     stop_reason: reply.stop_reason ?? (content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn"),
     stop_sequence: null,
@@ -78,24 +94,30 @@ export function message_start_events(message: ReplyMessage): SseEvent[] {
 export function message_stream_events(message: ReplyMessage): SseEvent[] {
   const events = message_start_events(message);
   message.content.forEach((block, index) => {
-    if (block.type === "text") {
-      events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: { type: "text", text: "" } } });
-      for (const text of split_into(block.text, 3)) {
-        events.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: { type: "text_delta", text } } });
-      }
-    } else {
-      events.push({ event: "content_block_start", data: { type: "content_block_start", index, content_block: { ...block, input: {} } } });
-      for (const partial_json of split_into(JSON.stringify(block.input), 4)) {
-        events.push({ event: "content_block_delta", data: { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } } });
-      }
-    }
-    events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
+    events.push(...block_events(block, index), { event: "content_block_stop", data: { type: "content_block_stop", index } });
   });
   events.push(
     { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: message.usage } },
     { event: "message_stop", data: { type: "message_stop" } },
   );
   return events;
+}
+
+function block_events(block: ReplyBlock, index: number): SseEvent[] {
+  const start = (content_block: unknown): SseEvent => ({ event: "content_block_start", data: { type: "content_block_start", index, content_block } });
+  const delta = (delta: unknown): SseEvent => ({ event: "content_block_delta", data: { type: "content_block_delta", index, delta } });
+  switch (block.type) {
+    case "text":
+      return [start({ type: "text", text: "" }), ...split_into(block.text, 3).map((text) => delta({ type: "text_delta", text }))];
+    case "thinking":
+      return [
+        start({ type: "thinking", thinking: "", signature: "" }),
+        ...split_into(block.thinking, 3).map((thinking) => delta({ type: "thinking_delta", thinking })),
+        delta({ type: "signature_delta", signature: block.signature }),
+      ];
+    case "tool_use":
+      return [start({ ...block, input: {} }), ...split_into(JSON.stringify(block.input), 4).map((partial_json) => delta({ type: "input_json_delta", partial_json }))];
+  }
 }
 
 /** A stream that starts like a real one and then stops mid-text (the caller cuts the connection). */

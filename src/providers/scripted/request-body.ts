@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { WIRE_TOOL_NAME } from "../tool-names.js";
 
-const Block = v.looseObject({ type: v.pipe(v.string(), v.minLength(1)) });
-type Block = v.InferOutput<typeof Block>;
+export const Block = v.looseObject({ type: v.pipe(v.string(), v.minLength(1)) });
+export type Block = v.InferOutput<typeof Block>;
 
 /**
  * The part of a Messages API request body the scripted server checks, as strictly as the real API does
@@ -28,42 +28,43 @@ export const CountTokensRequestBody = v.looseObject({
   messages: MessagesRequestBody.entries.messages,
 });
 
-function text_of_blocks(blocks: readonly Block[]): string {
+/** What a turn's expectations look at, whichever API the request came in on. */
+export type RequestView = {
+  /** The system prompt as text. */
+  readonly system: string;
+  /** The text of the last user turn (tool results are not user text). */
+  readonly last_user_text: string;
+  /** The tool results of the last user turn, each as text. */
+  readonly tool_results: readonly string[];
+  /** The tool names offered, in their wire form. */
+  readonly tools: readonly string[];
+};
+
+export function text_of_blocks(blocks: readonly Block[]): string {
   return blocks.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : "")).join("\n");
 }
 
-export function system_text(body: MessagesRequestBody): string {
+function system_text(body: MessagesRequestBody): string {
   if (body.system === undefined) return "";
   return typeof body.system === "string" ? body.system : body.system.map((block) => block.text).join("\n");
 }
 
-function last_user_message(body: MessagesRequestBody) {
-  return body.messages.findLast((message) => message.role === "user");
+function tool_result_text(block: Block): string {
+  const content = block.content;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return text_of_blocks(content as Block[]);
+  return "";
 }
 
-/** The text of the last user message (its text blocks; tool results are not user text). */
-export function last_user_text(body: MessagesRequestBody): string {
-  const message = last_user_message(body);
-  if (message === undefined) return "";
-  return typeof message.content === "string" ? message.content : text_of_blocks(message.content);
-}
-
-/** The tool results of the last user message, each as text. */
-export function last_tool_results(body: MessagesRequestBody): string[] {
-  const message = last_user_message(body);
-  if (message === undefined || typeof message.content === "string") return [];
-  return message.content
-    .filter((block) => block.type === "tool_result")
-    .map((block) => {
-      const content = block.content;
-      if (typeof content === "string") return content;
-      if (Array.isArray(content)) return text_of_blocks(content as Block[]);
-      return "";
-    });
-}
-
-export function offered_tools(body: MessagesRequestBody): string[] {
-  return (body.tools ?? []).map((tool) => tool.name);
+export function messages_view(body: MessagesRequestBody): RequestView {
+  const last_user = body.messages.findLast((message) => message.role === "user");
+  const blocks = last_user === undefined || typeof last_user.content === "string" ? [] : last_user.content;
+  return {
+    system: system_text(body),
+    last_user_text: typeof last_user?.content === "string" ? last_user.content : text_of_blocks(blocks),
+    tool_results: blocks.filter((block) => block.type === "tool_result").map(tool_result_text),
+    tools: (body.tools ?? []).map((tool) => tool.name),
+  };
 }
 
 /** A rough token count (4 characters a token): enough for usage figures that grow with the prompt. */

@@ -17,9 +17,15 @@ export const TurnExpectation = v.strictObject({
 });
 export type TurnExpectation = v.InferOutput<typeof TurnExpectation>;
 
+/**
+ * Reply content in Anthropic canonical form, whichever API the request came in on. A thinking block is
+ * sent by the Messages API as a thinking block (with a made-up signature unless one is given), by Chat
+ * Completions as `reasoning_content`, the way vLLM and DeepSeek send reasoning.
+ */
 export const ScriptedBlock = v.variant("type", [
   v.strictObject({ type: v.literal("text"), text: v.string() }),
   v.strictObject({ type: v.literal("tool_use"), name: NonEmpty, input: v.record(v.string(), v.unknown()), id: v.optional(NonEmpty) }),
+  v.strictObject({ type: v.literal("thinking"), thinking: v.string(), signature: v.optional(NonEmpty) }),
 ]);
 export type ScriptedBlock = v.InferOutput<typeof ScriptedBlock>;
 
@@ -37,6 +43,13 @@ export const ScriptedReply = v.strictObject({
   stop_reason: v.optional(v.picklist(["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal"])),
   /** Default: estimated from the sizes of request and reply. */
   usage: v.optional(ScriptedUsage),
+  /** Only for the Chat Completions endpoint: how a server may deviate from the mapping of the canonical reply. */
+  openai: v.optional(v.strictObject({
+    /** Sent instead of the finish_reason mapped from stop_reason (e.g. a server's own "eos"). */
+    finish_reason: v.optional(NonEmpty),
+    /** Send no usage even when stream_options.include_usage asks for it, as some servers do. */
+    omit_usage: v.optional(v.literal(true)),
+  })),
 });
 export type ScriptedReply = v.InferOutput<typeof ScriptedReply>;
 

@@ -38,6 +38,18 @@ export type OpenAICompatibleAdapterOptions = {
 
 export type { CompleteOptions };
 
+/** The configured base URL, else the provider's default; an env_error when there is neither or it is no http(s) URL. */
+function base_url_of(options: OpenAICompatibleAdapterOptions): string {
+  const base_url = options.base_url ?? OPENAI_DEFAULT_BASE_URLS[options.provider_id];
+  if (base_url !== undefined && URL.canParse(base_url) && ["http:", "https:"].includes(new URL(base_url).protocol)) return base_url;
+  throw air_failure({
+    kind: "env_error",
+    message: base_url === undefined ? `provider "${options.provider_id}" has no base URL` : `the base URL of provider "${options.provider_id}" is not an http(s) URL: ${JSON.stringify(base_url)}`,
+    retryability: "not_retryable",
+    user_action: `Set ${provider_variable(options.provider_id, "BASE_URL")} or base_url under providers.${options.provider_id} in ~/.air/models.yaml to the server's API root (e.g. http://localhost:11434/v1).`,
+  });
+}
+
 /**
  * A model behind the Chat Completions API (OpenAI, OpenRouter, Ollama, LM Studio, vLLM, llama.cpp
  * server), always streamed. Canonical (Anthropic) messages are converted at this edge both ways, and the
@@ -56,15 +68,7 @@ export class OpenAICompatibleAdapter {
     this.provider_id = options.provider_id;
     this.model_id = options.model_id;
     this.#policy = retry_policy(options.retry);
-    const base_url = options.base_url ?? OPENAI_DEFAULT_BASE_URLS[options.provider_id];
-    if (base_url === undefined) {
-      throw air_failure({
-        kind: "env_error",
-        message: `provider "${options.provider_id}" has no base URL`,
-        retryability: "not_retryable",
-        user_action: `Set ${provider_variable(options.provider_id, "BASE_URL")} or base_url under providers.${options.provider_id} in ~/.air/models.yaml to the server's API root (e.g. http://localhost:11434/v1).`,
-      });
-    }
+    const base_url = base_url_of(options);
     this.#settings = {
       model_id: options.model_id,
       max_tokens_field: options.provider_id === "openai" ? "max_completion_tokens" : "max_tokens",

@@ -23,7 +23,7 @@ export function provider_variable(provider_id: string, setting: "API_KEY" | "BAS
 }
 
 /** Connection failures that no retry fixes: nothing listens there, or the host name does not resolve. */
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME", "ERR_INVALID_URL"]);
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
 
 /** In-stream error types that say the request itself is wrong. */
 const REQUEST_ERROR_TYPES = new Set(["invalid_request_error", "authentication_error", "permission_error", "not_found_error"]);

@@ -46,7 +46,8 @@ export class ChatStreamReader {
   read(chunk: Chunk): void {
     if (chunk.model) this.#model = chunk.model;
     if (chunk.usage) this.#usage = chunk.usage;
-    const choice = chunk.choices.find((candidate) => candidate.index === 0);
+    // Some servers send the usage chunk without a choices array at all.
+    const choice = (chunk.choices ?? []).find((candidate) => candidate.index === 0);
     if (choice === undefined) return;
     this.#read_delta(choice.delta ?? {});
     if (choice.finish_reason) this.#finish_reason = choice.finish_reason;

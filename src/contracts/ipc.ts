@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { monotonicFactory } from "ulidx";
+import { PromptLayer } from "./context.js";
 import { AirError } from "./errors.js";
 import { AgentId, SessionId, Timestamp } from "./ids.js";
 import { TaskSpec, type TaskType } from "./task.js";
@@ -67,6 +68,8 @@ export function new_ipc_id(): IpcMessageId {
 // Payloads
 // ---------------------------------------------------------------------------------------------------
 
+const Count = v.pipe(v.number(), v.integer(), v.minValue(1));
+
 /** What a worker is told besides its TaskSpec (the seeds' ContextPack + AgentRuntimeContext, reduced). */
 export const AgentStartContext = v.strictObject({
   project_root: v.pipe(v.string(), v.minLength(1)),
@@ -74,7 +77,24 @@ export const AgentStartContext = v.strictObject({
   max_turns: v.pipe(v.number(), v.integer(), v.minValue(1)),
   /** The tools the model may call; the parent still checks every call through its registry. */
   tools: v.array(ToolSchema),
-  instructions: v.optional(v.string()),
+  /**
+   * The stable prompt layers L0–L6 (runtime invariant, role, permission mode, project rules, plan, task,
+   * evidence), built by the parent so that the worker reads no project file for its prompt. Absent: the
+   * worker prompts with its task specification alone.
+   */
+  layers: v.optional(v.array(PromptLayer)),
+  /** The session model's context window and the input tokens a request may use of it. */
+  context_window: v.optional(Count),
+  token_budget: v.optional(Count),
+  /** Internal tools the parent serves besides `model.complete`, e.g. `context.compact`; never offered to the model. */
+  internal_tools: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+  /** When the worker asks for its conversation to be compacted (the CompactionPolicy's settings). */
+  compaction: v.optional(
+    v.strictObject({
+      threshold_ratio: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+      circuit_breaker: v.strictObject({ max_compactions: Count, min_turns_between: v.pipe(v.number(), v.integer(), v.minValue(0)) }),
+    }),
+  ),
   /** How often the worker sends `agent.heartbeat` (default `DEFAULT_HEARTBEAT_INTERVAL_MS`). */
   heartbeat_interval_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });

@@ -3,10 +3,14 @@ import { ArtifactId, new_id } from "../../contracts/ids.js";
 import { ArtifactRef, type EvidenceRef } from "../../contracts/artifact.js";
 import { AirFailure, type AirError } from "../../contracts/errors.js";
 import type { AgentStartContext } from "../../contracts/ipc.js";
-import type { CanonicalMessage, ContentBlock, ModelDelta } from "../../contracts/provider.js";
+import type { ContentBlock, ModelDelta } from "../../contracts/provider.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import type { ToolOutcome } from "../../contracts/tool.js";
 import type { Risk, VerificationResult, WorkerResult, WorkerStatus } from "../../contracts/worker-result.js";
+import { AgentContext, CONTEXT_COMPACT_TOOL } from "../../context/agent-context.js";
+import { clip_tool_output } from "../../context/assembler.js";
+import { DEFAULT_CONTEXT_WINDOW, token_budget_of } from "../../context/budget.js";
+import { task_instruction, task_spec_layer } from "../../context/layers.js";
 import { is_cancellation, type WorkerRuntime } from "../runtime.js";
 import type { WorkerRole } from "./role.js";
 
@@ -14,17 +18,7 @@ import type { WorkerRole } from "./role.js";
 export const CODE_CHANGING_TOOLS: ReadonlySet<string> = new Set(["fs.write", "fs.edit", "fs.patch"]);
 export const SHELL_TOOL = "shell.run";
 
-/** Longest tool output handed back to the model in one tool_result; the rest stays in the tool run's record. */
-const TOOL_RESULT_MAX_CHARS = 64 * 1024;
 const SUMMARY_TEXT_MAX_CHARS = 600;
-
-const DEFAULT_INSTRUCTIONS = [
-  "You are an executor agent of air, working on one task in the user's project.",
-  "Use the tools offered to read, edit and check code. Read a file before you edit it; make exact, minimal edits",
-  "inside the task's scope; do not refactor unrelated code. When a product, interface, architecture, permission or",
-  "environment decision is missing, stop and say what is missing instead of improvising.",
-  "When the task is done, answer without calling a tool and summarise what you changed.",
-].join(" ");
 
 type ToolUse = { readonly id: string; readonly name: string; readonly input: unknown };
 
@@ -58,7 +52,7 @@ function render_outcome(outcome: ToolOutcome): string {
     return `error (${kind}): ${message}${user_action === undefined ? "" : `\n${user_action}`}`;
   }
   const text = typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output ?? null, null, 1);
-  return clip(text, TOOL_RESULT_MAX_CHARS);
+  return clip_tool_output(text);
 }
 
 function string_field(record: Record<string, unknown>, ...keys: string[]): string | undefined {
@@ -67,23 +61,6 @@ function string_field(record: Record<string, unknown>, ...keys: string[]): strin
     if (typeof value === "string" && value.length > 0) return value;
   }
   return undefined;
-}
-
-function task_prompt(task: TaskSpec, context: AgentStartContext): string {
-  const lines = [`# Task: ${task.title}`, "", task.description];
-  if (task.acceptance_criteria.length > 0) lines.push("", "## Acceptance criteria", ...task.acceptance_criteria.map((c) => `- ${c}`));
-  const { write_area, expected_files, allowed_paths, denied_paths } = task.scope;
-  const scope = [
-    write_area === undefined ? undefined : `- write area: ${write_area}`,
-    expected_files?.length ? `- expected files: ${expected_files.join(", ")}` : undefined,
-    allowed_paths?.length ? `- allowed paths: ${allowed_paths.join(", ")}` : undefined,
-    denied_paths?.length ? `- denied paths: ${denied_paths.join(", ")}` : undefined,
-  ].filter((line) => line !== undefined);
-  if (scope.length > 0) lines.push("", "## Scope", ...scope);
-  const commands = task.verification.commands ?? [];
-  if (commands.length > 0) lines.push("", "## Verification (run by air after you finish)", ...commands.map((c) => `- \`${c}\``));
-  lines.push("", `Project root: ${context.project_root}`);
-  return lines.join("\n");
 }
 
 /**
@@ -139,28 +116,26 @@ class ExecutorRun {
   }
 
   async #loop(): Promise<Ending> {
-    const system = this.context.instructions ?? DEFAULT_INSTRUCTIONS;
-    const messages: CanonicalMessage[] = [{ role: "user", content: task_prompt(this.task, this.context) }];
+    const context = this.#agent_context();
+    context.add_user(task_instruction(this.task));
     const tool_names = new Set(this.context.tools.map((tool) => tool.name));
     for (let turn = 1; turn <= this.context.max_turns; turn += 1) {
       this.#turns = turn;
       const request_id = `${this.runtime.address.agent_id}.turn${turn}`;
-      const response = await this.runtime.complete(
-        { purpose: "task_execution", system, messages: [...messages], tools: this.context.tools },
-        (delta: ModelDelta) => {
-          if (delta.kind === "text" && delta.text.length > 0) {
-            this.runtime.emit("token.delta", { request_id, agent_id: this.runtime.address.agent_id, text: delta.text });
-          }
-        },
-      );
-      messages.push({ role: "assistant", content: response.content });
+      const { request } = await context.next_request(turn);
+      const response = await this.runtime.complete(request, (delta: ModelDelta) => {
+        if (delta.kind === "text" && delta.text.length > 0) {
+          this.runtime.emit("token.delta", { request_id, agent_id: this.runtime.address.agent_id, text: delta.text });
+        }
+      });
+      context.add_assistant(response);
       const text = text_of(response.content);
       if (text.length > 0) this.#final_text = text;
       const uses = tool_uses_of(response.content);
       if (uses.length > 0) {
         const results: ContentBlock[] = [];
         for (const use of uses) results.push(await this.#run_tool(use, tool_names));
-        messages.push({ role: "user", content: results });
+        context.add_user(results);
         continue;
       }
       switch (response.stop_reason) {
@@ -176,6 +151,47 @@ class ExecutorRun {
       }
     }
     return "max_turns";
+  }
+
+  /**
+   * The stable layers the parent built (the task specification alone when it sent none), the conversation,
+   * each message persisted as an event, and `context.compact` when the parent serves it.
+   */
+  #agent_context(): AgentContext {
+    const { context, runtime, task } = this;
+    const context_window = context.context_window ?? DEFAULT_CONTEXT_WINDOW;
+    const ids = { task_id: task.id, agent_id: runtime.address.agent_id };
+    return new AgentContext({
+      purpose: "task_execution",
+      layers: context.layers ?? [task_spec_layer(task, context.project_root)],
+      tools: context.tools,
+      context_window,
+      token_budget: context.token_budget ?? token_budget_of(context_window),
+      persist: (message) =>
+        message.role === "user"
+          ? runtime.emit("user.message.created", { message_id: message.message_id, content: message.content, ...ids })
+          : runtime.emit("assistant.message.created", {
+              message_id: message.message_id,
+              content: message.response.content,
+              model_id: message.response.model_id,
+              stop_reason: message.response.stop_reason,
+              usage: message.response.usage,
+              ...ids,
+            }),
+      ...(context.compaction === undefined ? {} : { compaction: context.compaction }),
+      ...(context.internal_tools?.includes(CONTEXT_COMPACT_TOOL) ? { compact: (reason: string) => this.#compact(reason) } : {}),
+    });
+  }
+
+  /** `context.compact` for this agent; a failure is logged and the run goes on uncompacted. */
+  async #compact(reason: string): Promise<unknown> {
+    const outcome = await this.runtime.call_tool({
+      tool_name: CONTEXT_COMPACT_TOOL,
+      input: { agent_id: this.runtime.address.agent_id, task_id: this.task.id, reason },
+    });
+    if (outcome.ok) return outcome.output;
+    this.runtime.log("warn", `context.compact failed, going on without compaction: ${outcome.error.message}`);
+    return undefined;
   }
 
   async #run_tool(use: ToolUse, offered: ReadonlySet<string>): Promise<ContentBlock> {

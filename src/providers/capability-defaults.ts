@@ -72,10 +72,13 @@ export const DEFAULT_MODELS: Readonly<Record<ProviderId, string | undefined>> = 
   openai_compatible: undefined,
 };
 
-/** Models `air provider list` shows for a provider before models.yaml adds its own. */
+/**
+ * Models `air provider list` shows for a provider before models.yaml adds its own; also the alternatives a
+ * refusal suggests, in this order — the default first, the most expensive not first.
+ */
 export const KNOWN_MODELS: Readonly<Record<ProviderId, readonly string[]>> = {
-  anthropic: ["claude-opus-4-5", "claude-opus-4-1", "claude-sonnet-4-5", "claude-sonnet-4-0", "claude-haiku-4-5"],
-  openai: ["gpt-5", "gpt-5-mini", "gpt-4.1", "gpt-4.1-mini", "gpt-4o", "gpt-4o-mini", "o3", "o4-mini"],
+  anthropic: ["claude-sonnet-4-5", "claude-haiku-4-5", "claude-opus-4-5", "claude-opus-4-1", "claude-sonnet-4-0"],
+  openai: ["gpt-4.1", "gpt-4.1-mini", "gpt-4o", "gpt-4o-mini", "gpt-5", "gpt-5-mini", "o3", "o4-mini"],
   openrouter: ["anthropic/claude-sonnet-4.5", "openai/gpt-4.1", "openai/gpt-4o"],
   openai_compatible: [],
 };

@@ -60,7 +60,9 @@ export type ProviderConfig = {
   readonly models_file: string;
   readonly project_models_file: string | undefined;
   readonly matrix: CapabilityMatrix;
-  /** Throws what is wrong with that provider's settings (a base URL that is not a URL). */
+  /** Whether the provider has a key, or (openai_compatible) a server in models.yaml. */
+  is_set_up(provider_id: ProviderId): boolean;
+  /** Throws what is wrong with that provider's settings (a base URL that is not a URL, no server). */
   settings(provider_id: ProviderId): ProviderSettings;
 };
 
@@ -139,12 +141,16 @@ function provider_settings(provider_id: ProviderId, context: Context): ProviderS
   };
 }
 
+export function no_server_action(models_file: string): string {
+  return `Add the server under providers.openai_compatible in ${models_file}, e.g.\n\nproviders:\n  openai_compatible:\n    base_url: http://127.0.0.1:11434/v1\n    default_model: qwen2.5-coder:32b\n`;
+}
+
 function no_server_failure(models_file: string): AirFailure {
   return air_failure({
     kind: "user_error",
     message: `openai_compatible is selected but ${models_file} names no server for it`,
     retryability: "not_retryable",
-    user_action: `Add the server under providers.openai_compatible in ${models_file}, e.g.\n\nproviders:\n  openai_compatible:\n    base_url: http://127.0.0.1:11434/v1\n    default_model: qwen2.5-coder:32b\n`,
+    user_action: no_server_action(models_file),
     metadata: { provider_id: "openai_compatible", models_file },
   });
 }
@@ -209,6 +215,7 @@ export function load_provider_config(options: LoadSettingsOptions = {}): Provide
     models_file,
     project_models_file,
     matrix: capability_matrix({ file: models_file, models: file?.models }, project_models_file === undefined ? undefined : { file: project_models_file, models: project_file?.models }),
+    is_set_up: (provider_id) => is_set_up(env, file, provider_id),
     settings: (provider_id) => (provider_id === selected ? chosen : provider_settings(provider_id, context)),
   };
 }

@@ -179,6 +179,24 @@ describe("the stream reader, on what a misbehaving server may send", () => {
     expect(again.content[0]?.id).not.toBe(response.content[0]?.id);
   });
 
+  it("tool calls and choices a server does not number are told apart by their ids", () => {
+    const unnumbered = (delta: Record<string, unknown>, finish_reason: string | null = null) =>
+      ({ id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ delta, finish_reason }] }) as never;
+    const piece = (fields: Record<string, unknown>) => ({ tool_calls: [fields] });
+
+    const response = read([
+      unnumbered(piece({ id: "a", function: { name: "fs-read", arguments: '{"path":' } })),
+      unnumbered(piece({ function: { arguments: '"a.ts"}' } })),
+      unnumbered(piece({ id: "b", function: { name: "fs-read", arguments: '{"path":"b.ts"}' } })),
+      unnumbered({}, "tool_calls"),
+    ])();
+
+    expect(response.content).toEqual([
+      { type: "tool_use", id: "a", name: "fs.read", input: { path: "a.ts" } },
+      { type: "tool_use", id: "b", name: "fs.read", input: { path: "b.ts" } },
+    ]);
+  });
+
   it("a stream without a finish_reason is incomplete", () => {
     expect(read([chunk({ content: "half an ans" })])).toThrow(IncompleteStream);
   });

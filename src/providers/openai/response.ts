@@ -10,6 +10,7 @@ import type { ConversionLosses } from "./report.js";
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 type Delta = Chunk["choices"][number]["delta"];
+type ToolCallPiece = NonNullable<Delta["tool_calls"]>[number];
 
 /** A tool call as it streams in: the wire index of `tool_calls` deltas maps to one canonical block. */
 type PendingCall = { block: number; id: string | undefined; name: string; arguments: string };
@@ -47,7 +48,7 @@ export class ChatStreamReader {
     if (chunk.model) this.#model = chunk.model;
     if (chunk.usage) this.#usage = chunk.usage;
     // Some servers send the usage chunk without a choices array at all.
-    const choice = (chunk.choices ?? []).find((candidate) => candidate.index === 0);
+    const choice = (chunk.choices ?? []).find((candidate) => (candidate.index ?? 0) === 0);
     if (choice === undefined) return;
     this.#read_delta(choice.delta ?? {});
     if (choice.finish_reason) this.#finish_reason = choice.finish_reason;
@@ -72,11 +73,12 @@ export class ChatStreamReader {
     this.#deliver({ kind: "text", index: this.#text.block, text });
   }
 
-  #add_call_piece(piece: NonNullable<Delta["tool_calls"]>[number]): void {
-    let call = this.#calls.get(piece.index);
+  #add_call_piece(piece: ToolCallPiece): void {
+    const key = this.#call_key(piece);
+    let call = this.#calls.get(key);
     if (call === undefined) {
       call = { block: this.#blocks++, id: undefined, name: "", arguments: "" };
-      this.#calls.set(piece.index, call);
+      this.#calls.set(key, call);
     }
     if (piece.id) call.id = piece.id;
     if (piece.function?.name) call.name += piece.function.name;
@@ -85,6 +87,17 @@ export class ChatStreamReader {
       call.arguments += partial_json;
       this.#deliver({ kind: "tool_input", index: call.block, partial_json });
     }
+  }
+
+  /**
+   * Which call a piece continues. OpenAI numbers them; a server that does not (some local ones) opens a
+   * call with its id and continues it with pieces that carry none.
+   */
+  #call_key(piece: ToolCallPiece): number {
+    if (typeof piece.index === "number") return piece.index;
+    const known = piece.id === undefined ? undefined : [...this.#calls].find(([, call]) => call.id === piece.id);
+    if (known !== undefined) return known[0];
+    return piece.id === undefined ? Math.max(0, this.#calls.size - 1) : this.#calls.size;
   }
 
   /**

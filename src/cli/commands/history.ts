@@ -3,8 +3,8 @@ import { open_project } from "../../project/project-store.js";
 import { has_session, latest_session_id, read_history, type HistoryEntry } from "../../project/session-catalog.js";
 import type { Io } from "../output.js";
 
-const KEY_FIELDS = ["title", "status", "tool_name", "command", "exit_code", "reason", "message", "summary", "action"];
-const ID_FIELDS = ["task_id", "agent_id", "tool_run_id", "command_run_id", "message_id", "workspace_id"];
+const KEY_FIELDS = ["title", "status", "tool_name", "command", "exit_code", "reason", "message", "summary", "action", "accepted", "token_estimate", "tokens_before", "tokens_after"];
+const ID_FIELDS = ["task_id", "agent_id", "tool_run_id", "command_run_id", "message_id", "workspace_id", "summary_id"];
 
 /** One readable line per event: the ids it concerns and its most telling fields. */
 function describe(entry: HistoryEntry): string {
@@ -17,6 +17,8 @@ function describe(entry: HistoryEntry): string {
       parts.push(`${key}=${text.length > 60 ? `${text.slice(0, 57)}...` : text}`);
     }
   }
+  // A summary names the messages it stands for; they stay in the log above it.
+  if (Array.isArray(payload.covered_message_ids)) parts.push(`covers=${payload.covered_message_ids.length} message(s)`);
   return parts.join(" ");
 }
 

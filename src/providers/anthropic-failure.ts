@@ -19,7 +19,7 @@ export type FailureContext = {
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
 
 /** The first system error code along the cause chain (undici wraps it: TypeError "fetch failed" → Error ECONNREFUSED). */
-export function network_code(error: unknown, depth = 0): string | undefined {
+function network_code(error: unknown, depth = 0): string | undefined {
   if (typeof error !== "object" || error === null || depth > 5) return undefined;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") return code;

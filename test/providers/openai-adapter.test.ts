@@ -196,8 +196,7 @@ describe("failures", () => {
 
     expect(failure.kind).toBe("provider_error");
     expect(failure.error.retryability).toBe("not_retryable");
-    expect(failure.error.user_action).toContain("OPENROUTER_API_KEY");
-    expect(failure.error.user_action).toContain("providers.openrouter in ~/.air/models.yaml");
+    expect(failure.error.user_action).toContain("Check OPENROUTER_API_KEY (or api_key under providers.openrouter in ~/.air/models.yaml)");
     expect(failure.error.metadata).toMatchObject({ status: 401, error_code: "invalid_api_key" });
     expect(JSON.stringify(failure.error)).not.toContain(wrong);
     expect(server.requests()).toHaveLength(1);
@@ -208,7 +207,7 @@ describe("failures", () => {
 
     const failure = await failure_of(adapter_for(server, { provider_id: "openai_compatible", api_key: undefined }).complete(ask("hi"), { requester: "main" }));
 
-    expect(failure.error.user_action).toContain("wants an API key: set OPENAI_COMPATIBLE_API_KEY");
+    expect(failure.error.user_action).toContain("wants an API key: set api_key under providers.openai_compatible in ~/.air/models.yaml");
   });
 
   it("a key the server echoes back is redacted", async () => {
@@ -245,7 +244,7 @@ describe("failures", () => {
   it("a base URL where nothing listens: an env_error naming the base URL, not retried", async () => {
     const server = await scripted_server({ script: { turns: { main: [] } } });
     const { policy, waits } = instant_retries();
-    const adapter = adapter_for(server, { retry: policy });
+    const adapter = adapter_for(server, { provider_id: "openai", retry: policy });
     await server.close();
 
     const failure = await failure_of(adapter.complete(ask("hi"), { requester: "main" }));
@@ -253,7 +252,7 @@ describe("failures", () => {
     expect(failure.kind).toBe("env_error");
     expect(failure.error.retryability).toBe("not_retryable");
     expect(failure.message).toContain(`no model server answers at ${server.url}/v1`);
-    expect(failure.error.user_action).toContain("OPENROUTER_BASE_URL");
+    expect(failure.error.user_action).toContain("OPENAI_BASE_URL (or base_url under providers.openai in ~/.air/models.yaml)");
     expect(failure.error.metadata).toMatchObject({ connection: true, code: "ECONNREFUSED" });
     expect(waits).toEqual([]);
   });
@@ -268,7 +267,7 @@ describe("failures", () => {
 
     expect(failure.kind).toBe("env_error");
     expect(failure.message).toContain(message);
-    expect(failure.error.user_action).toContain("OPENAI_COMPATIBLE_BASE_URL");
+    expect(failure.error.user_action).toContain("base_url under providers.openai_compatible in ~/.air/models.yaml");
   });
 
   it("a 429 is retried after the server's retry-after", async () => {

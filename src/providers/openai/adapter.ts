@@ -3,29 +3,23 @@ import * as v from "valibot";
 import { air_failure, is_air_failure } from "../../contracts/errors.js";
 import { ModelRequest, type ModelResponse } from "../../contracts/provider.js";
 import type { CompleteOptions } from "../anthropic.js";
+import { PROVIDER_ENV } from "../config.js";
 import { REQUESTER_HEADER } from "../requester.js";
 import { cancelled_failure, retry_policy, with_retries, type RetryPolicy } from "../retry.js";
 import type { Secret } from "../secret.js";
 import { ToolNameMap } from "../tool-names.js";
-import { failure_from_openai_error, IncompleteStream, provider_variable, type OpenAIFailureContext } from "./failure.js";
+import { failure_from_openai_error, IncompleteStream, where_to_set, type OpenAIFailureContext } from "./failure.js";
 import { ConversionLosses } from "./report.js";
 import { to_chat_params, type ChatSettings } from "./request.js";
 import { ChatStreamReader } from "./response.js";
 
-/** Where a provider's Chat Completions API lives when no base URL is configured. */
-export const OPENAI_DEFAULT_BASE_URLS: Readonly<Record<string, string>> = {
-  openai: "https://api.openai.com/v1",
-  openrouter: "https://openrouter.ai/api/v1",
-  ollama: "http://localhost:11434/v1",
-};
-
 export type OpenAICompatibleAdapterOptions = {
-  /** "openai", "openrouter", "openai_compatible", …: names the settings in error messages (OPENROUTER_API_KEY, …). */
+  /** "openai", "openrouter", "openai_compatible": names the settings in error messages (OPENROUTER_API_KEY, …). */
   readonly provider_id: string;
   /** Undefined for a local server that needs none (Ollama, LM Studio): no Authorization header is sent. */
   readonly api_key: Secret | undefined;
   readonly model_id: string;
-  /** The API root, ending in /v1 for most servers; defaults per provider (OPENAI_DEFAULT_BASE_URLS). */
+  /** The API root, ending in /v1 for most servers; default: the provider's own (PROVIDER_ENV in config.ts). */
   readonly base_url?: string;
   /** Sent with every request (OpenRouter's HTTP-Referer and X-Title, a proxy's own headers). */
   readonly headers?: Record<string, string>;
@@ -40,13 +34,14 @@ export type { CompleteOptions };
 
 /** The configured base URL, else the provider's default; an env_error when there is neither or it is no http(s) URL. */
 function base_url_of(options: OpenAICompatibleAdapterOptions): string {
-  const base_url = options.base_url ?? OPENAI_DEFAULT_BASE_URLS[options.provider_id];
+  const defaults = (PROVIDER_ENV as Readonly<Record<string, { default_base_url?: string } | undefined>>)[options.provider_id];
+  const base_url = options.base_url ?? defaults?.default_base_url;
   if (base_url !== undefined && URL.canParse(base_url) && ["http:", "https:"].includes(new URL(base_url).protocol)) return base_url;
   throw air_failure({
     kind: "env_error",
     message: base_url === undefined ? `provider "${options.provider_id}" has no base URL` : `the base URL of provider "${options.provider_id}" is not an http(s) URL: ${JSON.stringify(base_url)}`,
     retryability: "not_retryable",
-    user_action: `Set ${provider_variable(options.provider_id, "BASE_URL")} or base_url under providers.${options.provider_id} in ~/.air/models.yaml to the server's API root (e.g. http://localhost:11434/v1).`,
+    user_action: `Set ${where_to_set(options.provider_id, "base_url")} to the server's API root (e.g. http://localhost:11434/v1 for Ollama).`,
   });
 }
 

@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import { air_failure, is_air_failure, type AirFailure, type Retryability } from "../../contracts/errors.js";
 import { IncompleteStream, retry_after_ms } from "../anthropic-failure.js";
+import { PROVIDER_ENV } from "../config.js";
 import { cancelled_failure } from "../retry.js";
 import { redact, type Secret } from "../secret.js";
 
@@ -17,9 +18,15 @@ export type OpenAIFailureContext = {
   readonly now: () => number;
 };
 
-/** The environment variables of a provider: `openrouter` → OPENROUTER_API_KEY and OPENROUTER_BASE_URL. */
-export function provider_variable(provider_id: string, setting: "API_KEY" | "BASE_URL"): string {
-  return `${provider_id.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_${setting}`;
+/**
+ * Where the user sets a provider's key or base URL: its environment variable where it has one
+ * (PROVIDER_ENV), and always models.yaml.
+ */
+export function where_to_set(provider_id: string, setting: "api_key" | "base_url"): string {
+  const env = (PROVIDER_ENV as Readonly<Record<string, { key?: string; base_url?: string } | undefined>>)[provider_id];
+  const variable = setting === "api_key" ? env?.key : env?.base_url;
+  const file = `${setting} under providers.${provider_id} in ~/.air/models.yaml`;
+  return variable === undefined ? file : `${variable} (or ${file})`;
 }
 
 /** Connection failures that no retry fixes: nothing listens there, or the host name does not resolve. */
@@ -82,7 +89,7 @@ function connection_failure(error: InstanceType<typeof OpenAI.APIConnectionError
       kind: "env_error",
       message: `no model server answers at ${context.base_url}: ${detail}`,
       retryability: "not_retryable",
-      user_action: `Check the base URL (${provider_variable(context.provider_id, "BASE_URL")} or base_url under providers.${context.provider_id} in ~/.air/models.yaml) and that the server is running there.`,
+      user_action: `Check the base URL, ${where_to_set(context.provider_id, "base_url")}, and that the server is running there.`,
       metadata: base,
     }, error);
   }
@@ -133,16 +140,15 @@ function api_failure(error: InstanceType<typeof OpenAI.APIError>, context: OpenA
 }
 
 function user_action_of(status: number | undefined, retryability: Retryability, context: OpenAIFailureContext): string {
-  const models_yaml = `providers.${context.provider_id} in ~/.air/models.yaml`;
   if (status === 401 || status === 403) {
-    const key = provider_variable(context.provider_id, "API_KEY");
+    const key = where_to_set(context.provider_id, "api_key");
     return context.has_key
-      ? `Check ${key} (or api_key under ${models_yaml}): it must be a valid key for the server at ${context.base_url}.`
-      : `The server at ${context.base_url} wants an API key: set ${key} or api_key under ${models_yaml}.`;
+      ? `Check ${key}: it must be a valid key for the server at ${context.base_url}.`
+      : `The server at ${context.base_url} wants an API key: set ${key}.`;
   }
   if (status === 404) {
     return `Check the model id "${context.model_id}" against the models the server serves (Ollama: \`ollama list\`), ` +
-      `and that the base URL ${context.base_url} is the root of its OpenAI-compatible API (it usually ends in /v1); both are set under ${models_yaml}.`;
+      `and that the base URL ${context.base_url} is the root of its OpenAI-compatible API (it usually ends in /v1): ${where_to_set(context.provider_id, "base_url")}.`;
   }
   if (retryability === "retryable") return "air retries by itself; if this persists, the provider is overloaded or down.";
   return "This request cannot succeed as it is; see the message for what the server rejected.";

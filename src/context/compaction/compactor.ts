@@ -94,8 +94,11 @@ function compose_summary(pinned: string, narrative: string, covered_ids: readonl
 async function summarise(input: CompactInput, plan: CompactionPlan): Promise<{ narrative: string; usage: TokenUsage }> {
   const { settings, instructions } = input.rules;
   const transcript = render_transcript(plan.covered, settings, plan.conversation.previous?.content);
+  // L0 and the compactor's role first: the transcript quotes tool output and files, which are data, not instructions.
+  const loader = new PromptLayerLoader();
+  const system = [loader.load_runtime_invariant().text, loader.load_role("compactor").text, instructions].join("\n\n");
   const response = await input.model.complete(
-    { purpose: "summary", system: instructions, messages: [{ role: "user", content: transcript.text }], max_tokens: settings.max_summary_tokens },
+    { purpose: "summary", system, messages: [{ role: "user", content: transcript.text }], max_tokens: settings.max_summary_tokens },
     { requester: COMPACTOR_REQUESTER, ...(input.signal === undefined ? {} : { signal: input.signal }) },
   );
   const narrative = summary_text(response.content);

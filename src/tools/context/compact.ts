@@ -2,15 +2,13 @@ import * as v from "valibot";
 import { Count, Reason } from "../../contracts/events/common.js";
 import { TokenUsage } from "../../contracts/events/message.js";
 import { ID_PREFIXES, MessageId, SummaryId, TaskId } from "../../contracts/ids.js";
+import { DEFAULT_CONTEXT_WINDOW } from "../../context/budget.js";
 import { compact_conversation } from "../../context/compaction/compactor.js";
 import { load_compaction_rules } from "../../context/compaction/rules.js";
 import type { CompactionScope } from "../../context/compaction/stored-conversation.js";
 import { air_home } from "../../project/layout.js";
 import { define_tool, type ToolExecution } from "../define.js";
 import type { ModelCompleter } from "../model/complete.js";
-
-/** The context window assumed for a model whose capabilities are not known (Claude's). */
-export const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 /** The session's model, with its capabilities when the provider knows them (`ProviderSession` has them). */
 export type CompactorModel = ModelCompleter & { readonly capabilities?: { readonly context_window: number } };

@@ -1,9 +1,11 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
+import type { SessionContext } from "../../context/session-context.js";
 import { air_failure } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
 import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
 import { TaskSpec } from "../../contracts/task.js";
+import type { ToolSchema } from "../../contracts/tool.js";
 import type { Classification, UserRequest } from "../../machines/main-agent.js";
 
 const Line = v.pipe(v.string(), v.minLength(1));
@@ -24,29 +26,21 @@ export type ClassificationReply = v.InferOutput<typeof ClassificationReply>;
 
 export const CLASSIFY_TOOL = "classify_request";
 
-const SYSTEM = [
-  "You are the Main Agent of air, a coding runtime working in the user's project.",
-  `Decide what the user's message asks for and answer ONLY by calling the ${CLASSIFY_TOOL} tool once:`,
-  '- intent "chat" with an answer, for a question you can answer without touching the project;',
-  '- intent "task" for work on the project: a short title, a description for the engineer who will do it,',
-  "  acceptance criteria, and the shell commands that verify it (build and tests) when there are any.",
-].join("\n");
-
 export type TaskDefaults = { max_turns: number; soft_timeout_ms: number; hard_timeout_ms: number; retry_budget: number };
 
-export function classification_request(request: UserRequest): ModelRequest {
-  return {
-    purpose: "classification",
-    system: SYSTEM,
-    messages: [{ role: "user", content: request.text }],
-    tools: [
-      {
-        name: CLASSIFY_TOOL,
-        description: "Record whether the message is a question (chat) or work on the project (task).",
-        input_schema: toJsonSchema(ClassificationReply) as Record<string, unknown>,
-      },
-    ],
-  };
+const CLASSIFY_TOOL_SCHEMA: ToolSchema = {
+  name: CLASSIFY_TOOL,
+  description: "Record whether the message is a question (chat) or work on the project (task).",
+  input_schema: toJsonSchema(ClassificationReply) as Record<string, unknown>,
+};
+
+/**
+ * The classification request: the Main Agent's stable layers (L0, its role prompt `prompts/roles/main.md`,
+ * the permission mode, the project rules) with their cache breakpoint, then the user's message.
+ */
+export function classification_request(request: UserRequest, context: Pick<SessionContext, "assemble_main">): ModelRequest {
+  const conversation = [{ id: request.message_id, message: { role: "user" as const, content: request.text } }];
+  return context.assemble_main("classification", conversation, [CLASSIFY_TOOL_SCHEMA]).request;
 }
 
 function reply_of(response: ModelResponse): unknown {

@@ -1,4 +1,5 @@
 import { fromPromise, type AnyActorLogic } from "xstate";
+import type { SessionContext } from "../../context/session-context.js";
 import { make_event, type EventType, type PayloadInputOf } from "../../contracts/events/registry.js";
 import { new_id } from "../../contracts/ids.js";
 import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
@@ -15,6 +16,8 @@ export type MainAgentDependencies = {
   /** Runs one task's worker: the worker-run machine with its bridge. */
   readonly run_worker: AnyActorLogic;
   readonly task_defaults: TaskDefaults;
+  /** Assembles the Main Agent's requests from its prompt layers. */
+  readonly context: Pick<SessionContext, "assemble_main">;
 };
 
 function emit<T extends EventType>(session: Session, type: T, payload: PayloadInputOf<T>): void {
@@ -42,7 +45,7 @@ export function provide_main_agent(session: Session, dependencies: MainAgentDepe
   return main_agent_machine.provide({
     actors: {
       classify: fromPromise(async ({ input }) =>
-        parse_classification(await dependencies.complete(classification_request(input), "main"), dependencies.task_defaults),
+        parse_classification(await dependencies.complete(classification_request(input, dependencies.context), "main"), dependencies.task_defaults),
       ),
       answer: fromPromise(async ({ input }) => {
         emit(session, "assistant.message.created", { message_id: new_id("message"), content: input.answer });

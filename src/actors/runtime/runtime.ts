@@ -1,16 +1,22 @@
 import * as v from "valibot";
 import { createActor, fromPromise, toPromise, waitFor, type Actor } from "xstate";
+import { load_compaction_rules } from "../../context/compaction/rules.js";
+import { SessionContext } from "../../context/session-context.js";
 import { make_event } from "../../contracts/events/registry.js";
 import { new_id, type AgentId } from "../../contracts/ids.js";
+import { AGENT_TYPE_OF_TASK, type AgentStartContext } from "../../contracts/ipc.js";
+import type { TaskSpec } from "../../contracts/task.js";
 import type { ToolSchema } from "../../contracts/tool.js";
 import { AirFailure } from "../../contracts/errors.js";
 import { ModelResponse, type ModelRequest } from "../../contracts/provider.js";
 import type { RequestOutcome } from "../../machines/main-agent.js";
 import type { SchedulerRunResult, WorkerRunOutcome } from "../../machines/scheduler.js";
 import type { PermissionEngine } from "../../permissions/engine.js";
+import { air_home } from "../../project/layout.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ProviderSession } from "../../providers/manager.js";
 import { create_tool_registry } from "../../tools/builtin.js";
+import { context_compact_tool } from "../../tools/context/compact.js";
 import { model_complete_tool } from "../../tools/model/complete.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { verdict_of, worker_run_input, worker_run_logic } from "../worker-run.js";
@@ -32,8 +38,31 @@ export type RuntimeOptions = {
 
 /** The tools a model may be offered: internal ones (model.complete) stay between worker and parent. */
 function model_visible(registry: ToolRegistry): ToolSchema[] {
-  const internal = new Set(registry.list().filter((tool) => tool.category === "internal").map((tool) => tool.name));
+  const internal = new Set(internal_tools(registry));
   return registry.schemas().filter((schema) => !internal.has(schema.name));
+}
+
+function internal_tools(registry: ToolRegistry): string[] {
+  return registry.list().filter((tool) => tool.category === "internal").map((tool) => tool.name);
+}
+
+/**
+ * What a worker starts with besides its task: the tools, its stable prompt layers L0–L6 built here (the
+ * worker reads no project file), the budget of the session's model and the compaction settings in force.
+ */
+function agent_start_context(session: Session, registry: ToolRegistry, context: SessionContext, options: RuntimeOptions, task: TaskSpec): AgentStartContext {
+  const { settings } = load_compaction_rules(session.project.layout, air_home());
+  return {
+    project_root: session.project.layout.root,
+    model_id: options.provider.model_id,
+    max_turns: task.constraints.max_turns,
+    tools: model_visible(registry),
+    layers: context.agent_layers(task, AGENT_TYPE_OF_TASK[task.type]),
+    context_window: context.context_window,
+    token_budget: context.token_budget,
+    internal_tools: internal_tools(registry).filter((name) => name !== "model.complete"),
+    compaction: { threshold_ratio: settings.threshold_ratio, circuit_breaker: settings.circuit_breaker },
+  };
 }
 
 /** The Main Agent's model calls go through `model.complete` too, so every call is a recorded tool run. */
@@ -44,19 +73,14 @@ async function complete_through_registry(session: Session, registry: ToolRegistr
 }
 
 /** One task's worker run, as the Scheduler's `run_worker` actor: the worker-run machine with the real bridge. */
-function run_worker_logic(session: Session, registry: ToolRegistry, options: RuntimeOptions) {
+function run_worker_logic(session: Session, registry: ToolRegistry, context: SessionContext, options: RuntimeOptions) {
   return fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(async ({ input, signal }) => {
     const task = read_task_spec(session.connection, input.task_id);
     const run = createActor(worker_run_logic, {
       input: worker_run_input({
         agent_id: input.agent_id as AgentId,
         task,
-        context: {
-          project_root: session.project.layout.root,
-          model_id: options.provider.model_id,
-          max_turns: task.constraints.max_turns,
-          tools: model_visible(registry),
-        },
+        context: agent_start_context(session, registry, context, options, task),
         services: {
           session,
           call_tool: (call, context, on_stream) =>
@@ -91,11 +115,14 @@ export type Runtime = {
 export function start_runtime(session: Session, options: RuntimeOptions): Runtime {
   const registry = create_tool_registry({ permissions: options.permissions });
   registry.register(model_complete_tool(options.provider));
-  const run_worker = run_worker_logic(session, registry, options);
+  registry.register(context_compact_tool(options.provider));
+  const context = new SessionContext({ session, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window });
+  const run_worker = run_worker_logic(session, registry, context, options);
   const machine = provide_main_agent(session, {
     complete: (request) => complete_through_registry(session, registry, request),
     run_worker,
     task_defaults: options.task_defaults,
+    context,
   });
   const main_agent = createActor(machine, { systemId: "main-agent" });
   // An actor error with no observer would crash the process (xstate-inspect.md §6); `submit` reports it.

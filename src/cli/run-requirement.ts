@@ -2,6 +2,7 @@ import { start_runtime, type Runtime } from "../actors/runtime/runtime.js";
 import { summary_of } from "../actors/runtime/main-agent-actors.js";
 import type { TaskDefaults } from "../actors/runtime/classification.js";
 import type { RequestOutcome } from "../machines/main-agent.js";
+import { sessions } from "../db/schema.js";
 import { project_layout } from "../project/layout.js";
 import { init_project, locate_project_root, read_project } from "../project/project-store.js";
 import { open_session, type Session } from "../project/session-manager.js";
@@ -44,8 +45,10 @@ export function runtime_for(
   request: Pick<RunRequest, "max_turns" | "worker_entry">,
   permissions: PermissionEngine,
 ): Runtime {
+  // The model is fixed for a session (DESIGN §7): a resumed session keeps the provider and model it began with.
+  const row = session.connection.db.select({ model_id: sessions.model_id, provider_id: sessions.model_provider_id }).from(sessions).get();
   return start_runtime(session, {
-    provider: providers.for_session(),
+    provider: providers.for_session(row?.model_id ?? undefined, row?.provider_id ?? undefined),
     permissions,
     task_defaults: { ...DEFAULT_TASK_DEFAULTS, ...(request.max_turns === undefined ? {} : { max_turns: request.max_turns }) },
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),

@@ -1,9 +1,9 @@
 import { recover_session } from "../../actors/runtime/recovery.js";
 import { air_failure } from "../../contracts/errors.js";
 import type { SessionId } from "../../contracts/ids.js";
-import { open_project } from "../../project/project-store.js";
 import { has_session, latest_session_id } from "../../project/session-catalog.js";
 import { open_session } from "../../project/session-manager.js";
+import { locate_project_root, open_project } from "../../project/project-store.js";
 import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
 import { follow } from "../progress.js";
@@ -18,7 +18,7 @@ import { parse_permission_options, prompt_answerer } from "../permission-options
  */
 export async function run_resume(io: Io, options: { session?: string; permission_mode?: string; prompts?: string }): Promise<number> {
   const permission_options = parse_permission_options(options);
-  const providers = ProviderManager.load();
+  const providers = ProviderManager.load({ project_root: locate_project_root(io.cwd) ?? io.cwd });
   providers.require_configured();
   const project = open_project(io.cwd);
   const { layout } = project;

@@ -1,4 +1,5 @@
 import { air_failure } from "../../contracts/errors.js";
+import { locate_project_root } from "../../project/project-store.js";
 import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
 import type { OutputFormat } from "../progress.js";
@@ -29,6 +30,6 @@ export async function run_run(
   }
   const permissions = parse_permission_options(options);
   const request = { requirement: options.print, format, permissions, ...(max_turns === undefined ? {} : { max_turns }) };
-  const report = await run_requirement(io, request, ProviderManager.load());
+  const report = await run_requirement(io, request, ProviderManager.load({ project_root: locate_project_root(io.cwd) ?? io.cwd }));
   return report.code;
 }

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { RequestView } from "./request-body.js";
 
 /** What the OpenAI API accepts as a function name (shorter than Anthropic's limit). */
-export const OPENAI_FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const OPENAI_FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const NonEmpty = v.pipe(v.string(), v.minLength(1));
 const TextPart = v.looseObject({ type: v.literal("text"), text: v.string() });

@@ -6,7 +6,7 @@ import { estimate_tokens } from "./request-body.js";
 import type { ErrorStatus, ScriptedError, ScriptedReply, Turn } from "./script.js";
 
 /** The type and code the OpenAI API uses for each status a script may answer with. */
-export const OPENAI_ERRORS: Readonly<Record<ErrorStatus, { type: string; code: string | null }>> = {
+const OPENAI_ERRORS: Readonly<Record<ErrorStatus, { type: string; code: string | null }>> = {
   400: { type: "invalid_request_error", code: null },
   401: { type: "invalid_request_error", code: "invalid_api_key" },
   403: { type: "permission_error", code: null },

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { WIRE_TOOL_NAME } from "../tool-names.js";
 
-export const Block = v.looseObject({ type: v.pipe(v.string(), v.minLength(1)) });
-export type Block = v.InferOutput<typeof Block>;
+const Block = v.looseObject({ type: v.pipe(v.string(), v.minLength(1)) });
+type Block = v.InferOutput<typeof Block>;
 
 /**
  * The part of a Messages API request body the scripted server checks, as strictly as the real API does
@@ -40,7 +40,7 @@ export type RequestView = {
   readonly tools: readonly string[];
 };
 
-export function text_of_blocks(blocks: readonly Block[]): string {
+function text_of_blocks(blocks: readonly Block[]): string {
   return blocks.map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : "")).join("\n");
 }
 

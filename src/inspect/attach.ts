@@ -4,7 +4,7 @@ import { air_failure } from "../contracts/errors.js";
 import { open_file_sink } from "./file-sink.js";
 import { LiveSystem } from "./live-system.js";
 import { start_relay } from "./relay.js";
-import { start_sky, type SkyWorkerEntry } from "./sky.js";
+import { start_sky } from "./sky.js";
 
 export type InspectTarget = { readonly kind: "local"; readonly port: number } | { readonly kind: "sky" };
 
@@ -26,8 +26,8 @@ export type InspectOptions = {
   readonly inspect?: string;
   /** `--inspect-file PATH`, relative to `cwd`. */
   readonly inspect_file?: string;
-  /** Test seam: the thread that talks to Stately Sky. */
-  readonly sky_worker?: SkyWorkerEntry;
+  /** Test seam: a module run as the Sky thread instead of Stately's client. */
+  readonly sky_thread?: URL;
 };
 
 export type Inspection = {
@@ -69,7 +69,7 @@ export async function start_inspection(
       url = relay.url;
       io.err(`air: live statecharts at ${url} — open it in a browser on this machine (the page embeds the Stately Inspector from stately.ai)\n`);
     } else if (target?.kind === "sky") {
-      const sky = start_sky(io.err, options.sky_worker);
+      const sky = start_sky(io.err, options.sky_thread);
       closers.push(system.attach(sky), () => sky.close());
     }
     process.once("exit", close);

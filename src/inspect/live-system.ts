@@ -26,9 +26,18 @@ function parent_of(ref: AnyActorRef): AnyActorRef | undefined {
   return (ref as AnyActorRef & { _parent?: AnyActorRef })._parent;
 }
 
+/** Undefined while the actor is still being constructed (XState's development build throws then). */
+function snapshot_of(ref: AnyActorRef): unknown {
+  try {
+    return ref.getSnapshot() as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Done, failed and stopped actors leave; an actor still inside its constructor has no snapshot yet and stays. */
 function has_ended(ref: AnyActorRef): boolean {
-  const status = (ref.getSnapshot() as { status?: string } | undefined)?.status;
+  const status = (snapshot_of(ref) as { status?: string } | undefined)?.status;
   return status !== undefined && status !== "active";
 }
 
@@ -126,7 +135,7 @@ export class LiveSystem {
 
   #actor_event(tracked: Tracked): WireEvent {
     tracked.described ??= actor_definition(tracked.ref);
-    return wire_actor(tracked.registration, tracked.described, tracked.last?.snapshot ?? tracked.ref.getSnapshot());
+    return wire_actor(tracked.registration, tracked.described, tracked.last?.snapshot ?? snapshot_of(tracked.ref));
   }
 
   #emit(event: WireEvent): void {

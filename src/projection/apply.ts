@@ -32,24 +32,20 @@ export type ProjectionOptions = {
 export type FoldOptions = FoldContext & Pick<ProjectionOptions, "price">;
 
 export function empty_state(session_id: SessionId, ui: UiState = DEFAULT_UI_STATE): ProjectionState {
-  return summarize(
-    {
-      session: { id: session_id, title: "", status: "active", model_provider_id: null, model_id: null, created_at: null },
-      conversation: { messages: [], drafts: [] },
-      tasks: [],
-      agents: [],
-      tool_runs: [],
-      command_runs: [],
-      permission_prompts: [],
-      artifacts: [],
-      evidence: [],
-      blockers: [],
-      usage: EMPTY_USAGE,
-      hud: undefined as never,
-      ui,
-    },
-    {},
-  );
+  const empty = {
+    session: { id: session_id, title: "", status: "active" as const, model_provider_id: null, model_id: null, created_at: null },
+    conversation: { messages: [], drafts: [] },
+    tasks: [],
+    agents: [],
+    tool_runs: [],
+    command_runs: [],
+    permission_prompts: [],
+    artifacts: [],
+    evidence: [],
+    usage: EMPTY_USAGE,
+    ui,
+  };
+  return summarize(empty, {});
 }
 
 function with_drafts(state: ProjectionState, drafts: readonly DraftView[]): ProjectionState {
@@ -211,7 +207,10 @@ export function fold(state: ProjectionState, event: RuntimeEvent, options: FoldO
 }
 
 /** The derived parts: blockers from the blocked tasks, and the HUD summary. */
-export function summarize(state: ProjectionState, options: Pick<ProjectionOptions, "context_window" | "permission_mode">): ProjectionState {
+export function summarize(
+  state: Omit<ProjectionState, "blockers" | "hud">,
+  options: Pick<ProjectionOptions, "context_window" | "permission_mode">,
+): ProjectionState {
   const blockers = state.tasks
     .filter((task) => task.status === "blocked")
     .map((task) => ({ task_id: task.id, title: task.title, reason: task.status_reason ?? "", error: task.error, since: task.completed_at }));

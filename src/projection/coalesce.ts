@@ -29,10 +29,6 @@ export class Coalescer {
     private readonly on_due: () => void,
   ) {}
 
-  get size(): number {
-    return this.#pending.length;
-  }
-
   push(event: RuntimeEvent): void {
     const rule = rule_of(event);
     const key = rule === undefined ? undefined : `${event.type}\u0000${String(field(event.payload, rule.key))}`;

@@ -4,6 +4,7 @@
  */
 import { asc, inArray, max, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { CanonicalContent } from "../contracts/events/common.js";
 import type { TokenUsage } from "../contracts/events/message.js";
 import type {
   AgentId,
@@ -68,7 +69,7 @@ function message_view(row: typeof messages.$inferSelect): MessageView {
   return {
     id: row.id as MessageId,
     role: row.role,
-    ...content_view(parse(row.content_json) as never),
+    ...content_view(parse(row.content_json) as CanonicalContent),
     task_id: row.task_id as TaskId | null,
     agent_id: row.agent_id as AgentId | null,
     model_id: row.model_id,
@@ -82,7 +83,7 @@ function draft_view(row: typeof message_drafts.$inferSelect): DraftView {
   return {
     message_id: row.message_id as MessageId,
     status: row.status,
-    text: content_view(parse(row.content_json) as never).text,
+    text: content_view(parse(row.content_json) as CanonicalContent).text,
     task_id: row.task_id as TaskId | null,
     agent_id: row.agent_id as AgentId | null,
     model_id: row.model_id,

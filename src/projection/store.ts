@@ -30,14 +30,18 @@ export const LIVE_EVENT_TYPES: readonly EventType[] = [
   "stderr.delta",
 ];
 
-function make_store(initial: ProjectionState, options: ProjectionStoreOptions) {
+/** A batch of events folded, then the derived parts once: one store update per batch. */
+function fold_batch(state: ProjectionState, batch: readonly RuntimeEvent[], options: ProjectionStoreOptions): ProjectionState {
   const fold_options = { tail_chars: options.tail_chars ?? DEFAULT_TAIL_CHARS, price: options.price };
+  return summarize(batch.reduce((folded, event) => fold(folded, event, fold_options), state), options);
+}
+
+function make_store(initial: ProjectionState, options: ProjectionStoreOptions) {
   return createStore({
     context: initial,
     on: {
       hydrated: (_context, event: { state: ProjectionState }) => event.state,
-      applied: (context, event: { events: readonly RuntimeEvent[] }) =>
-        summarize(event.events.reduce((state, applied) => fold(state, applied, fold_options), context), options),
+      applied: (context, event: { events: readonly RuntimeEvent[] }) => fold_batch(context, event.events, options),
       ui_changed: (context, event: { ui: UiState }) => ({ ...context, ui: event.ui }),
     },
   });
@@ -94,8 +98,7 @@ export class ProjectionStore implements ProjectionClient {
    * keep the UI's own (newer) one, and the live-only parts (streamed text, output tails) of what still exists.
    */
   hydrate(): void {
-    const pending = this.#coalescer.take();
-    const before = pending.length === 0 ? this.snapshot() : this.#folded(pending);
+    const before = fold_batch(this.snapshot(), this.#coalescer.take(), this.options);
     const ui = this.#hydrated ? before.ui : read_ui_state(this.source.connection);
     const { state, seq } = hydrate_state(this.source, ui, this.options);
     this.#seq = seq;
@@ -156,11 +159,6 @@ export class ProjectionStore implements ProjectionClient {
   close(): void {
     this.detach();
     this.flush();
-  }
-
-  #folded(pending: readonly RuntimeEvent[]): ProjectionState {
-    this.#store.trigger.applied({ events: pending });
-    return this.snapshot();
   }
 
   #seq_of(event: RuntimeEvent): number | undefined {

@@ -94,6 +94,31 @@ const COMMANDS: Record<string, Command> = {
     options: { json: { type: "boolean" } },
     run: async (values, _, io) => (await import("./commands/doctor.js")).run_doctor(io, { json: values.json === true }),
   },
+  "provider list": {
+    summary: "The configured model providers, their models and capabilities (never a key)",
+    usage: "air provider list [--json]",
+    options: { json: { type: "boolean" } },
+    run: async (values, _, io) => (await import("./commands/provider.js")).run_provider_list(io, { json: values.json === true }),
+  },
+  "provider current": {
+    summary: "The provider and model of the latest (or given) session, or of a new one; read-only",
+    usage: "air provider current [--json] [--session ID]",
+    options: { json: { type: "boolean" }, session: { type: "string" } },
+    run: async (values, _, io) =>
+      (await import("./commands/provider.js")).run_provider_current(io, { json: values.json === true, ...strings(values, { session: "session" }) }),
+  },
+  compact: {
+    summary: "Summarise a session's conversations (originals kept) so the next requests fit",
+    usage: "air compact [--session ID] [--json]",
+    options: { json: { type: "boolean" }, session: { type: "string" } },
+    run: async (values, _, io) => (await import("./commands/compact.js")).run_compact(io, { json: values.json === true, ...strings(values, { session: "session" }) }),
+  },
+  statecharts: {
+    summary: "Print the Mermaid statechart of each machine (or one)",
+    usage: "air statecharts [--machine NAME]",
+    options: { machine: { type: "string" } },
+    run: async (values, _, io) => (await import("./commands/statecharts.js")).run_statecharts(io, strings(values, { machine: "machine" })),
+  },
   history: {
     summary: "Show a session's event log (default: the latest session)",
     usage: "air history [--session ID] [--json]",

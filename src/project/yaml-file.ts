@@ -23,6 +23,8 @@ function invalid(file: string, why: string, example: string): AirFailure {
 function describe(issue: v.BaseIssue<unknown>): string {
   const where = issue.path?.map((item) => String(item.key)).join(".") || "(top level)";
   if (issue.expected === "never") return `${where}: unknown key`;
+  // A rule the schema worded itself says best what it wants; valibot's own wording ("Invalid …") quotes the value.
+  if (issue.kind === "validation" && !issue.message.startsWith("Invalid ")) return `${where}: expected ${issue.message}`;
   return `${where}: expected ${issue.expected ?? "a valid value"}`;
 }
 

@@ -119,13 +119,15 @@ function check_provider(env: NodeJS.ProcessEnv): DoctorCheck {
     base_url: settings.sources.base_url,
     models_file: settings.models_file,
   };
-  if (settings.api_key === undefined) {
+  if (settings.api_key === undefined && settings.key_required) {
+    const places = `${settings.key_variables.join(", ") || "the environment"} or ${settings.models_file}`;
     return {
-      ...failed("provider", "no API key configured", `no model provider is configured: no API key in ANTHROPIC_API_KEY or in ${settings.models_file}`, no_provider_action(settings.models_file)),
+      ...failed("provider", "no API key configured", `no model provider is configured: no key for ${settings.provider_id} in ${places}`, no_provider_action(settings.models_file, settings.provider_id, settings.key_variables)),
       detail,
     };
   }
-  return { id: "provider", status: "ok", summary: `${settings.provider_id}, model ${settings.model_id}, key from ${settings.sources.api_key}`, detail };
+  const key = settings.api_key === undefined ? "no key needed" : `key from ${settings.sources.api_key}`;
+  return { id: "provider", status: "ok", summary: `${settings.provider_id}, model ${settings.model_id}, ${key}`, detail };
 }
 
 export function doctor_report(env: NodeJS.ProcessEnv = process.env): DoctorReport {

@@ -13,7 +13,7 @@ export type FoldContext = { readonly tail_chars: number };
 type Identified = { readonly id: string };
 
 /** The list with the item of this id replaced by `change(item)`; the same list when there is none. */
-export function update_by_id<T extends Identified>(list: readonly T[], id: string, change: (item: T) => T): readonly T[] {
+function update_by_id<T extends Identified>(list: readonly T[], id: string, change: (item: T) => T): readonly T[] {
   for (let index = list.length - 1; index >= 0; index -= 1) {
     if (list[index]!.id !== id) continue;
     const copy = list.slice();

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import * as v from "valibot";
 import { TaskSpec } from "../../contracts/task.js";
 import type { TaskStatus } from "../../contracts/status.js";
@@ -13,9 +13,11 @@ import type { TaskGraphSnapshot } from "../../machines/scheduler.js";
  * every hard dependency completed — highest priority first, then oldest.
  */
 export function read_task_graph(connection: Connection): TaskGraphSnapshot {
+  // Compact tasks run inline where the context asks for them (seeds 000 §10.3); they are not the Scheduler's work.
   const rows = connection.db
     .select({ id: tasks.id, status: tasks.status, priority: tasks.priority })
     .from(tasks)
+    .where(ne(tasks.type, "compact"))
     .all();
   const status_of = new Map(rows.map((row) => [row.id, row.status]));
   const counts = Object.fromEntries(TaskStatusSchema.options.map((status) => [status, 0])) as Record<TaskStatus, number>;

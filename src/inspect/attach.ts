@@ -58,17 +58,21 @@ export async function start_inspection(
     for (const closer of closers.splice(0)) closer();
   };
   try {
-    if (options.inspect_file !== undefined) {
-      const file = open_file_sink(path.resolve(io.cwd, options.inspect_file), io.err);
-      closers.push(system.attach(file, { replay: true }), () => file.close());
-    }
+    // The port first: a taken port then leaves no empty trace file behind.
     let url: string | undefined;
     if (target?.kind === "local") {
       const relay = await start_relay(system, { port: target.port });
       closers.push(() => relay.close());
       url = relay.url;
+    }
+    if (options.inspect_file !== undefined) {
+      const file = open_file_sink(path.resolve(io.cwd, options.inspect_file), io.err);
+      closers.push(system.attach(file, { replay: true }), () => file.close());
+    }
+    if (url !== undefined) {
       io.err(`air: live statecharts at ${url} — open it in a browser on this machine (the page embeds the Stately Inspector from stately.ai)\n`);
-    } else if (target?.kind === "sky") {
+    }
+    if (target?.kind === "sky") {
       const sky = start_sky(io.err, options.sky_thread);
       closers.push(system.attach(sky), () => sky.close());
     }

@@ -6,9 +6,14 @@
  *   4. `tool.call` round trip of `fs.list` through the real bridge and ToolRegistry — vs a bare NDJSON echo
  *   5. `air e2e cpp-fix-fixture` wall time split into runtime overhead, cmake/ctest and scripted model
  *   6. `air permissions check` latency per command (p50/p99) over the adversarial suite — vs the bare unbash parse
+ *   7. prefix stability of a 20-turn executor session (Anthropic and OpenAI wire formats): cache-eligible share
+ *      of the input after the second request — vs the whole previous request reused; tokens per turn
+ *   8. context assembly of 5,000 messages with 500 tool runs — vs JSON.stringify of the same messages
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
+import { bench_context_assembly } from "./context-assembly.js";
+import { bench_context_prefix, tokens_per_turn } from "./context-prefix.js";
 import { bench_e2e_split } from "./e2e-split.js";
 import { bench_ingest, type IngestMode } from "./ingest.js";
 import { bench_permissions_check } from "./permissions-check.js";
@@ -34,6 +39,11 @@ const TOOL_WARMUP = QUICK ? 5 : 20;
 const TOOL_CALLS = QUICK ? 20 : 200;
 const E2E_RUNS = QUICK ? 1 : 3;
 const CHECK_ROUNDS = QUICK ? 1 : 5;
+const ASSEMBLY_ROUNDS = QUICK ? 2 : 15;
+
+function percent(share: number): string {
+  return `${(100 * share).toFixed(1)} %`;
+}
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -122,11 +132,45 @@ async function main(): Promise<number> {
     printed.push(format_info_line({ name, ours: us(ours), ceiling_name: "bare unbash parse", ceiling: us(bare), ratio: ours / bare, note: `${check.cases} commands, in process` }));
   }
 
+  const per_turn: string[] = [];
+  for (const api of ["anthropic", "openai"] as const) {
+    log(`prefix: the 20-turn executor session over ${api}`);
+    const prefix = await bench_context_prefix(api);
+    log(`  prefix ${api}: ${took()}`);
+    printed.push(
+      format_line({
+        name: `cache-eligible ${api}`,
+        ours: percent(prefix.eligible),
+        ceiling_name: "whole prev. request",
+        ceiling: percent(prefix.ceiling),
+        ratio: 100 * prefix.eligible,
+        goal: { kind: "at_least", value: 90, unit: "%" },
+      }),
+    );
+    per_turn.push(`tokens per turn, cache-eligible/input (${api}): ${tokens_per_turn(prefix.report)}`);
+  }
+
+  log(`context assembly: ${ASSEMBLY_ROUNDS} rounds of 5,000 messages with 500 tool runs, each beside JSON.stringify of the same messages`);
+  const assembly = bench_context_assembly(ASSEMBLY_ROUNDS);
+  log(`  context assembly: ${took()}`);
+  printed.push(
+    format_info_line({
+      name: "context assembly",
+      ours: ms(assembly.cold_ms),
+      ceiling_name: "JSON.stringify",
+      ceiling: ms(assembly.stringify_ms),
+      ratio: assembly.ratio,
+      note: `${assembly.messages.toLocaleString("en-US")} messages, ${assembly.tool_runs} tool runs, ${assembly.omitted} left out to fit; next turn ${ms(assembly.warm_ms)}`,
+    }),
+  );
+
   console.log("");
   for (const line of printed) console.log(line);
+  for (const line of per_turn) console.log(line);
   console.log(
     `\nmedians of ${ROUNDS} rounds (ingest), ${LIST_RUNS} runs (session list), ${SPAWN_RUNS} runs (worker spawn), ` +
-      `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ${E2E_RUNS} runs (e2e); ` +
+      `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ${E2E_RUNS} runs (e2e), ` +
+      `${ASSEMBLY_ROUNDS} rounds (context assembly); cache-eligible: share of input bytes after the second request; ` +
       `ratios are medians of paired ratios; ` +
       `total ${((performance.now() - started) / 1000).toFixed(1)} s, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
   );

@@ -77,6 +77,8 @@ export const AgentStartContext = v.strictObject({
   max_turns: v.pipe(v.number(), v.integer(), v.minValue(1)),
   /** The tools the model may call; the parent still checks every call through its registry. */
   tools: v.array(ToolSchema),
+  /** Extra instructions of the parent for this run: the executor hands them to the model with its task instruction. */
+  instructions: v.optional(v.string()),
   /**
    * The stable prompt layers L0–L6 (runtime invariant, role, permission mode, project rules, plan, task,
    * evidence), built by the parent so that the worker reads no project file for its prompt. Absent: the

@@ -64,6 +64,12 @@ describe("the executor's conversation", () => {
     expect(system[0]!.text).toMatch(/^# Task specification: worker test task/);
   });
 
+  it("hands the parent's extra instructions to the model with its task instruction", async () => {
+    const report = await harness.run({ context: { layers: LAYERS, instructions: "Prefer small diffs." }, script: [() => says("nothing to do")] });
+    const [request] = report.tools[0]!.model_requests;
+    expect(request!.messages[0]!.content).toMatch(/^# Task: worker test task\n\n[\s\S]*\n\nPrefer small diffs\.$/);
+  });
+
   it("calls context.compact past the threshold, then prompts with the summary and the uncovered tail", async () => {
     const compactions: ToolCall[] = [];
     const tools = test_tools(harness.root, upper_turns(6));

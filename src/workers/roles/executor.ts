@@ -117,7 +117,8 @@ class ExecutorRun {
 
   async #loop(): Promise<Ending> {
     const context = this.#agent_context();
-    context.add_user(task_instruction(this.task));
+    const extra = this.context.instructions;
+    context.add_user(extra === undefined || extra === "" ? task_instruction(this.task) : `${task_instruction(this.task)}\n\n${extra}`);
     const tool_names = new Set(this.context.tools.map((tool) => tool.name));
     for (let turn = 1; turn <= this.context.max_turns; turn += 1) {
       this.#turns = turn;

@@ -11,6 +11,8 @@ import { actor_definition, wire_actor, wire_event, wire_snapshot, type WireEvent
 export type InspectionSink = {
   /** One Stately inspection message and its JSON text (no newline). */
   write(line: string, event: WireEvent): void;
+  /** False while nobody would see a message (a relay without clients): then none is rendered. Default true. */
+  listening?(): boolean;
 };
 
 type Tracked = {
@@ -106,14 +108,14 @@ export class LiveSystem {
         return;
       case "@xstate.event": {
         this.#announce(event.actorRef as AnyActorRef);
-        if (this.#sinks.size > 0) this.#emit(wire_event(event));
+        if (this.#listened()) this.#emit(wire_event(event));
         return;
       }
       case "@xstate.snapshot": {
         const ref = event.actorRef as AnyActorRef;
         const tracked = this.#announce(ref);
         if (tracked !== undefined) tracked.last = event;
-        if (this.#sinks.size > 0) this.#emit(wire_snapshot(event));
+        if (this.#listened()) this.#emit(wire_snapshot(event));
         if ((event.snapshot as { status?: string }).status !== "active") this.#actors.delete(ref.sessionId);
         return;
       }
@@ -129,7 +131,7 @@ export class LiveSystem {
     const parent = parent_of(ref);
     if (parent !== undefined) this.#announce(parent);
     tracked.announced = true;
-    if (this.#sinks.size > 0) this.#emit(this.#actor_event(tracked));
+    if (this.#listened()) this.#emit(this.#actor_event(tracked));
     return tracked;
   }
 
@@ -138,9 +140,16 @@ export class LiveSystem {
     return wire_actor(tracked.registration, tracked.described, tracked.last?.snapshot ?? snapshot_of(tracked.ref));
   }
 
+  /** Rendering a message (serialise, redact, stringify) is most of the cost: skipped when nobody listens. */
+  #listened(): boolean {
+    for (const sink of this.#sinks) if (sink.listening === undefined || sink.listening()) return true;
+    return false;
+  }
+
   #emit(event: WireEvent): void {
     const line = JSON.stringify(event);
     for (const sink of this.#sinks) {
+      if (sink.listening !== undefined && !sink.listening()) continue;
       try {
         sink.write(line, event);
       } catch {

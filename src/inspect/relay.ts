@@ -73,6 +73,7 @@ export async function start_relay(system: LiveSystem, options: RelayOptions = {}
   });
 
   const detach = system.attach({
+    listening: () => clients.size > 0,
     write(line) {
       for (const client of clients) {
         if (client.readyState !== WebSocket.OPEN) continue;

@@ -60,6 +60,24 @@ describe("LiveSystem", () => {
     expect([...first_of.values()].every((type) => type === "@xstate.actor")).toBe(true);
   });
 
+  it("renders nothing while no sink listens (a relay without clients), yet replays the whole system later", () => {
+    const live = new LiveSystem();
+    let listening = false;
+    const written: string[] = [];
+    live.attach({ listening: () => listening, write: (line) => void written.push(line) });
+    const task = createActor(task_machine, { inspect: live.inspect }).start();
+    task.send({ type: "task.started" });
+    expect(written).toEqual([]);
+    listening = true;
+    task.send({ type: "task.blocked" });
+    expect(written.map((line) => JSON.parse(line).type)).toEqual(["@xstate.event", "@xstate.snapshot"]);
+    expect(live.replay()).toEqual([
+      expect.objectContaining({ type: "@xstate.actor", name: "task", snapshot: expect.objectContaining({ value: "blocked" }) }),
+      expect.objectContaining({ type: "@xstate.snapshot", snapshot: expect.objectContaining({ value: "blocked" }) }),
+    ]);
+    task.stop();
+  });
+
   it("never lets a broken sink or an odd context disturb the actors or the other sinks", () => {
     const live = new LiveSystem();
     live.attach({

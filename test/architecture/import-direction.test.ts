@@ -33,7 +33,8 @@ function imports_of(file: string): Import[] {
 const ALLOWED: Record<string, { ours: string[]; packages?: RegExp }> = {
   contracts: { ours: ["contracts"], packages: /^(node:|valibot$|ulidx$)/ },
   machines: { ours: ["machines", "contracts"], packages: /^(xstate(\/graph)?$)/ },
-  workers: { ours: ["workers", "contracts"] },
+  // A worker assembles its own requests (src/context/: pure modules, no file or database access).
+  workers: { ours: ["workers", "contracts", "context"] },
   tui: { ours: ["tui", "contracts", "projection"] },
 };
 

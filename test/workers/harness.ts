@@ -216,7 +216,8 @@ export class WorkerHarness {
       tools,
       ephemeral,
       agent: find_row(connection, "agents", agent_id) ?? {},
-      agent_events: find_rows(connection, "events", agent_id, "agent_id"),
+      // The lifecycle: the agent's conversation messages carry its id too, and are not part of it.
+      agent_events: find_rows(connection, "events", agent_id, "agent_id").filter((row) => String(row.type).startsWith("agent.")),
       states,
     };
   }

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { MESSAGES_ARTIFACT_THRESHOLD_BYTES } from "../../context/assembler.js";
 import { ModelRequest, ModelResponse, type ModelDelta } from "../../contracts/provider.js";
 import { agents } from "../../db/schema.js";
 import type { Session } from "../../project/session-manager.js";
@@ -33,6 +34,11 @@ export function model_complete_tool(model: ModelCompleter) {
     output: ModelResponse,
     permissions: {},
     async execute(input, execution) {
+      // A large context is kept whole as a messages artifact of this run (seeds 000 §10.1), beside the usage record.
+      const json = JSON.stringify(input);
+      if (Buffer.byteLength(json) > MESSAGES_ARTIFACT_THRESHOLD_BYTES) {
+        execution.artifact({ type: "messages", content: json, mime_type: "application/json", extension: ".json", original_name: "model-request" });
+      }
       return model.complete(input, {
         requester: requester_of(execution.session, execution.agent_id),
         on_delta: (delta) => execution.stream(delta),

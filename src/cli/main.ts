@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { normalise_inspect_argv } from "../inspect/argv.js";
 import { process_io, render_error, type Io } from "./output.js";
 
 /**
@@ -15,6 +16,8 @@ type Command = {
 
 /** `--permission-mode default|accept-edits|plan|bypass` and `--prompts auto|stdin|policy`, for commands that run agents. */
 const PERMISSION_FLAGS = { "permission-mode": { type: "string" }, prompts: { type: "string" } } as const;
+/** `--inspect[=PORT|sky]` (a bare `--inspect` is normalised before parsing) and `--inspect-file PATH`. */
+const INSPECT_FLAGS = { inspect: { type: "string" }, "inspect-file": { type: "string" } } as const;
 
 function permission_values(values: Record<string, unknown>): { permission_mode?: string; prompts?: string } {
   return strings(values, { permission_mode: "permission-mode", prompts: "prompts" });
@@ -45,12 +48,14 @@ const COMMANDS: Record<string, Command> = {
   },
   run: {
     summary: "Do a requirement in this project, headless, and print progress and the result",
-    usage: 'air run -p "<requirement>" [--output-format text|json|stream-json] [--max-turns N] [--permission-mode MODE] [--prompts auto|stdin|policy]',
+    usage:
+      'air run -p "<requirement>" [--output-format text|json|stream-json] [--max-turns N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
     options: {
       print: { type: "string", short: "p" },
       "output-format": { type: "string" },
       "max-turns": { type: "string" },
       ...PERMISSION_FLAGS,
+      ...INSPECT_FLAGS,
     },
     run: async (values, _, io) =>
       (await import("./commands/run.js")).run_run(io, {
@@ -58,6 +63,7 @@ const COMMANDS: Record<string, Command> = {
         ...(typeof values["output-format"] === "string" ? { output_format: values["output-format"] } : {}),
         ...(typeof values["max-turns"] === "string" ? { max_turns: values["max-turns"] } : {}),
         ...permission_values(values),
+        ...strings(values, { inspect: "inspect", inspect_file: "inspect-file" }),
       }),
   },
   resume: {
@@ -166,7 +172,7 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
   const command = COMMANDS[found.name]!;
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: found.rest, options: { ...command.options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: command.positionals === true });
+    parsed = parseArgs({ args: normalise_inspect_argv(found.rest), options: { ...command.options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: command.positionals === true });
   } catch (error) {
     return usage_error(io, `${(error as Error).message} (usage: ${command.usage})`);
   }

@@ -2,6 +2,7 @@ import { start_runtime, type Runtime } from "../actors/runtime/runtime.js";
 import { summary_of } from "../actors/runtime/main-agent-actors.js";
 import type { TaskDefaults } from "../actors/runtime/classification.js";
 import type { RequestOutcome } from "../machines/main-agent.js";
+import type { InspectionEvent, Observer } from "xstate";
 import { sessions } from "../db/schema.js";
 import { project_layout } from "../project/layout.js";
 import { init_project, locate_project_root, read_project } from "../project/project-store.js";
@@ -27,6 +28,8 @@ export type RunRequest = {
   readonly max_turns?: number;
   readonly worker_entry?: WorkerEntry;
   readonly permissions?: PermissionOptions;
+  /** Live statecharts: the root actors report to it (`--inspect`, `--inspect-file`). */
+  readonly inspect?: Observer<InspectionEvent>;
 };
 
 export type RunReport = { readonly code: number; readonly session_id: string; readonly outcome: RequestOutcome };
@@ -42,7 +45,7 @@ export function exit_code_of(outcome: RequestOutcome): number {
 export function runtime_for(
   session: Session,
   providers: ProviderManager,
-  request: Pick<RunRequest, "max_turns" | "worker_entry">,
+  request: Pick<RunRequest, "max_turns" | "worker_entry" | "inspect">,
   permissions: PermissionEngine,
 ): Runtime {
   // The model is fixed for a session (DESIGN §7): a resumed session keeps the provider and model it began with.
@@ -52,6 +55,7 @@ export function runtime_for(
     permissions,
     task_defaults: { ...DEFAULT_TASK_DEFAULTS, ...(request.max_turns === undefined ? {} : { max_turns: request.max_turns }) },
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
+    ...(request.inspect === undefined ? {} : { inspect: request.inspect }),
   });
 }
 

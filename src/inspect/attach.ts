@@ -30,6 +30,14 @@ export type InspectOptions = {
   readonly sky_thread?: URL;
 };
 
+/** The inspection flags of a command's options, without the ones not given. */
+export function inspect_options(values: { readonly inspect?: string; readonly inspect_file?: string }): InspectOptions {
+  return {
+    ...(values.inspect === undefined ? {} : { inspect: values.inspect }),
+    ...(values.inspect_file === undefined ? {} : { inspect_file: values.inspect_file }),
+  };
+}
+
 export type Inspection = {
   /** The `inspect` option of every root actor: `createActor(logic, { inspect })`. */
   readonly inspect: Observer<InspectionEvent>;

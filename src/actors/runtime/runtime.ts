@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { createActor, fromPromise, toPromise, waitFor, type Actor } from "xstate";
+import { createActor, fromPromise, toPromise, waitFor, type Actor, type InspectionEvent, type Observer } from "xstate";
 import { load_compaction_rules } from "../../context/compaction/rules.js";
 import { SessionContext } from "../../context/session-context.js";
 import { make_event } from "../../contracts/events/registry.js";
@@ -34,6 +34,8 @@ export type RuntimeOptions = {
   /** Test seam for the worker command (default: this installation's worker entry). */
   readonly worker_entry?: WorkerEntry;
   readonly on_worker_log?: (entry: WorkerLogEntry) => void;
+  /** Live statecharts (`--inspect`, `--inspect-file`): every root actor reports to it. */
+  readonly inspect?: Observer<InspectionEvent>;
 };
 
 /** The tools a model may be offered: internal ones (model.complete) stay between worker and parent. */
@@ -77,6 +79,7 @@ function run_worker_logic(session: Session, registry: ToolRegistry, context: Ses
   return fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(async ({ input, signal }) => {
     const task = read_task_spec(session.connection, input.task_id);
     const run = createActor(worker_run_logic, {
+      ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
       input: worker_run_input({
         agent_id: input.agent_id as AgentId,
         task,
@@ -124,7 +127,7 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
     task_defaults: options.task_defaults,
     context,
   });
-  const main_agent = createActor(machine, { systemId: "main-agent" });
+  const main_agent = createActor(machine, { systemId: "main-agent", ...(options.inspect === undefined ? {} : { inspect: options.inspect }) });
   // An actor error with no observer would crash the process (xstate-inspect.md §6); `submit` reports it.
   main_agent.subscribe({ error: () => undefined });
   main_agent.start();
@@ -132,7 +135,10 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
     registry,
     main_agent,
     resume() {
-      const scheduler = createActor(provide_scheduler(session, run_worker), { input: { autostart: true } });
+      const scheduler = createActor(provide_scheduler(session, run_worker), {
+        input: { autostart: true },
+        ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+      });
       scheduler.start();
       return toPromise(scheduler);
     },

@@ -3,6 +3,7 @@ import { locate_project_root } from "../../project/project-store.js";
 import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
 import type { OutputFormat } from "../progress.js";
+import { inspect_options, start_inspection } from "../../inspect/attach.js";
 import { parse_permission_options } from "../permission-options.js";
 import { run_requirement } from "../run-requirement.js";
 
@@ -10,7 +11,7 @@ const FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json"];
 
 export async function run_run(
   io: Io,
-  options: { print?: string; output_format?: string; max_turns?: string; permission_mode?: string; prompts?: string },
+  options: { print?: string; output_format?: string; max_turns?: string; permission_mode?: string; prompts?: string; inspect?: string; inspect_file?: string },
 ): Promise<number> {
   if (options.print === undefined || options.print.trim() === "") {
     throw air_failure({
@@ -30,6 +31,12 @@ export async function run_run(
   }
   const permissions = parse_permission_options(options);
   const request = { requirement: options.print, format, permissions, ...(max_turns === undefined ? {} : { max_turns }) };
-  const report = await run_requirement(io, request, ProviderManager.load({ project_root: locate_project_root(io.cwd) ?? io.cwd }));
-  return report.code;
+  const providers = ProviderManager.load({ project_root: locate_project_root(io.cwd) ?? io.cwd });
+  const inspection = await start_inspection(io, inspect_options(options));
+  try {
+    const report = await run_requirement(io, { ...request, ...(inspection === undefined ? {} : { inspect: inspection.inspect }) }, providers);
+    return report.code;
+  } finally {
+    inspection?.close();
+  }
 }

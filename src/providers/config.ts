@@ -94,7 +94,7 @@ function env_base_url(env: NodeJS.ProcessEnv, variable: string | undefined): str
 }
 
 function key_variables(provider_id: ProviderId, entry: ProviderEntry | undefined): string[] {
-  return [PROVIDER_ENV[provider_id].key, entry?.api_key_env].filter((name): name is string => name !== undefined);
+  return [...new Set([PROVIDER_ENV[provider_id].key, entry?.api_key_env].filter((name): name is string => name !== undefined))];
 }
 
 /** The provider's own variable, else the one `api_key_env` names, else the file's `api_key`. */

@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { air_failure, is_air_failure, type AirFailure, type Retryability } from "../contracts/errors.js";
 import { cancelled_failure } from "./retry.js";
 import { redact, type Secret } from "./secret.js";
+import { network_code } from "./adapter-common.js";
 
 /** The provider answered, but not with a complete message: the stream stopped early or made no sense. */
 export class IncompleteStream extends Error {
@@ -18,15 +19,6 @@ export type FailureContext = {
 /** Connection failures no retry fixes: nothing listens there, or the host name does not resolve. */
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
 
-/** The first system error code along the cause chain (undici wraps it: TypeError "fetch failed" → Error ECONNREFUSED). */
-function network_code(error: unknown, depth = 0): string | undefined {
-  if (typeof error !== "object" || error === null || depth > 5) return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") return code;
-  const nested = (error as { errors?: unknown }).errors;
-  const first = Array.isArray(nested) ? nested.map((inner) => network_code(inner, depth + 1)).find((inner) => inner !== undefined) : undefined;
-  return first ?? network_code((error as { cause?: unknown }).cause, depth + 1);
-}
 
 const KEY_ACTION =
   "Check ANTHROPIC_API_KEY (or api_key under providers.anthropic in ~/.air/models.yaml): it must be a valid key for the server at ANTHROPIC_BASE_URL.";

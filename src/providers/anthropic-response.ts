@@ -5,6 +5,7 @@ import type { TokenUsage } from "../contracts/events/message.js";
 import { ModelResponse, StopReason, type ContentBlock, type ModelDelta } from "../contracts/provider.js";
 import { IncompleteStream } from "./anthropic-failure.js";
 import type { ToolNameMap } from "./tool-names.js";
+import { deliver_delta } from "./adapter-common.js";
 
 /**
  * Follows one response stream: forwards deltas as they arrive and keeps the raw JSON of each tool
@@ -102,18 +103,9 @@ export class ResponseStreamReader {
   }
 
   #deliver(delta: ModelDelta): void {
-    if (this.#on_delta === undefined) return;
-    try {
-      this.#on_delta(delta);
-    } catch (error) {
-      // A listener's bug is not a provider failure: it must not be retried or reported as one.
-      throw air_failure({
-        kind: "system_error",
-        message: `the on_delta listener threw: ${error instanceof Error ? error.message : String(error)}`,
-        retryability: "not_retryable",
-      }, error);
-    }
+    deliver_delta(this.#on_delta, delta);
   }
+
 }
 
 function usage_of(usage: Anthropic.Usage): TokenUsage {

@@ -1,7 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import * as v from "valibot";
-import { air_failure } from "../contracts/errors.js";
-import { ModelRequest, type ModelDelta, type ModelResponse } from "../contracts/provider.js";
+import type { ModelDelta, ModelRequest, ModelResponse } from "../contracts/provider.js";
 import { failure_from_error } from "./anthropic-failure.js";
 import { to_message_params, type RequestShape } from "./anthropic-request.js";
 import { ResponseStreamReader } from "./anthropic-response.js";
@@ -9,6 +7,7 @@ import { REQUESTER_HEADER } from "./requester.js";
 import { retry_policy, with_retries, type RetryNotice, type RetryPolicy } from "./retry.js";
 import { Secret } from "./secret.js";
 import { ToolNameMap } from "./tool-names.js";
+import { checked_request } from "./adapter-common.js";
 
 export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 
@@ -133,14 +132,3 @@ export class AnthropicAdapter {
   }
 }
 
-function checked_request(request: ModelRequest): ModelRequest {
-  const checked = v.safeParse(ModelRequest, request);
-  if (!checked.success) {
-    throw air_failure({
-      kind: "system_error",
-      message: `invalid model request: ${v.summarize(checked.issues)}`,
-      retryability: "not_retryable",
-    });
-  }
-  return checked.output;
-}

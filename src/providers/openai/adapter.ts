@@ -1,7 +1,6 @@
 import OpenAI from "openai";
-import * as v from "valibot";
 import { air_failure, is_air_failure } from "../../contracts/errors.js";
-import { ModelRequest, type ModelResponse } from "../../contracts/provider.js";
+import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
 import type { CompleteOptions } from "../anthropic.js";
 import { PROVIDER_ENV } from "../config.js";
 import { REQUESTER_HEADER } from "../requester.js";
@@ -12,6 +11,7 @@ import { failure_from_openai_error, IncompleteStream, where_to_set, type OpenAIF
 import { ConversionLosses } from "./report.js";
 import { to_chat_params, type ChatSettings } from "./request.js";
 import { ChatStreamReader } from "./response.js";
+import { checked_request } from "../adapter-common.js";
 
 export type OpenAICompatibleAdapterOptions = {
   /** "openai", "openrouter", "openai_compatible": names the settings in error messages (OPENROUTER_API_KEY, …). */
@@ -94,17 +94,10 @@ export class OpenAICompatibleAdapter {
   }
 
   async complete(request: ModelRequest, options: CompleteOptions): Promise<ModelResponse> {
-    const checked = v.safeParse(ModelRequest, request);
-    if (!checked.success) {
-      throw air_failure({
-        kind: "system_error",
-        message: `invalid model request: ${v.summarize(checked.issues)}`,
-        retryability: "not_retryable",
-      });
-    }
-    const names = new ToolNameMap(checked.output.tools?.map((tool) => tool.name) ?? []);
+    const checked = checked_request(request);
+    const names = new ToolNameMap(checked.tools?.map((tool) => tool.name) ?? []);
     const request_losses = new ConversionLosses();
-    const params = to_chat_params(checked.output, names, this.#settings, request_losses);
+    const params = to_chat_params(checked, names, this.#settings, request_losses);
     return with_retries(
       this.#policy,
       async () => {

@@ -4,6 +4,7 @@ import { IncompleteStream, retry_after_ms } from "../anthropic-failure.js";
 import { PROVIDER_ENV } from "../config.js";
 import { cancelled_failure } from "../retry.js";
 import { redact, type Secret } from "../secret.js";
+import { network_code } from "../adapter-common.js";
 
 export { IncompleteStream };
 
@@ -40,15 +41,6 @@ function retryability_of_status(status: number): Retryability {
   return "not_retryable";
 }
 
-/** The first system error code along the cause chain (undici wraps it: TypeError "fetch failed" → Error ECONNREFUSED). */
-function network_code(error: unknown, depth = 0): string | undefined {
-  if (typeof error !== "object" || error === null || depth > 5) return undefined;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") return code;
-  const nested = (error as { errors?: unknown }).errors;
-  const first = Array.isArray(nested) ? nested.map((inner) => network_code(inner, depth + 1)).find((inner) => inner !== undefined) : undefined;
-  return first ?? network_code((error as { cause?: unknown }).cause, depth + 1);
-}
 
 /**
  * Any error of one attempt as the AirFailure the retry loop and the caller act on, naming the setting

@@ -7,6 +7,7 @@ import { ModelResponse, type ContentBlock, type ModelDelta, type StopReason } fr
 import type { ToolNameMap } from "../tool-names.js";
 import { IncompleteStream } from "./failure.js";
 import type { ConversionLosses } from "./report.js";
+import { deliver_delta } from "../adapter-common.js";
 
 type Chunk = OpenAI.Chat.Completions.ChatCompletionChunk;
 type Delta = Chunk["choices"][number]["delta"];
@@ -193,17 +194,8 @@ export class ChatStreamReader {
   }
 
   #deliver(delta: ModelDelta): void {
-    if (this.#on_delta === undefined) return;
-    try {
-      this.#on_delta(delta);
-    } catch (error) {
-      // A listener's bug is not a provider failure: it must not be retried or reported as one.
-      throw air_failure({
-        kind: "system_error",
-        message: `the on_delta listener threw: ${error instanceof Error ? error.message : String(error)}`,
-        retryability: "not_retryable",
-      }, error);
-    }
+    deliver_delta(this.#on_delta, delta);
   }
+
 }
 

@@ -12,6 +12,8 @@ export const UiCommand = v.variant("type", [
   v.strictObject({
     type: v.literal("send_message"),
     text: v.pipe(v.string(), v.check((text) => text.trim().length > 0, "a message needs some text"), v.maxLength(200_000)),
+    /** Typed in direct mode (003 §10.5): for the running agent, not a new request to the Main Agent. */
+    direct: v.optional(v.literal(true)),
   }),
   v.strictObject({
     type: v.literal("answer_permission"),
@@ -22,6 +24,8 @@ export const UiCommand = v.variant("type", [
   }),
   v.strictObject({ type: v.literal("interrupt"), reason: Reason }),
   v.strictObject({ type: v.literal("compact") }),
+  /** `/direct` enters direct mode, `/done` leaves it (evidence, summary, back to idle: 003 §10.5). */
+  v.strictObject({ type: v.literal("direct_mode"), enabled: v.boolean() }),
 ]);
 export type UiCommand = v.InferOutput<typeof UiCommand>;
 export type UiCommandInput = v.InferInput<typeof UiCommand>;
@@ -31,10 +35,11 @@ export type UiCommandOf<T extends UiCommandType> = Extract<UiCommand, { type: T 
 /** What a UI is handed to send decisions with. */
 export type UiCommandSender = {
   send(command: UiCommandInput): UiCommand;
-  send_message(text: string): UiCommand;
+  send_message(text: string, options?: { direct?: boolean }): UiCommand;
   answer_permission(prompt_id: string, answer: "allow" | "deny", grant_scope: PermissionGrantScope, note?: string): UiCommand;
   interrupt(reason?: string): UiCommand;
   compact(): UiCommand;
+  direct_mode(enabled: boolean): UiCommand;
 };
 
 type Handler = (command: UiCommand) => void;
@@ -88,8 +93,8 @@ export class UiCommandChannel implements UiCommandSender {
     return () => handlers.delete(handler as Handler);
   }
 
-  send_message(text: string): UiCommand {
-    return this.send({ type: "send_message", text });
+  send_message(text: string, options: { direct?: boolean } = {}): UiCommand {
+    return this.send({ type: "send_message", text, ...(options.direct === true ? { direct: true as const } : {}) });
   }
 
   answer_permission(prompt_id: string, answer: "allow" | "deny", grant_scope: PermissionGrantScope, note?: string): UiCommand {
@@ -102,6 +107,10 @@ export class UiCommandChannel implements UiCommandSender {
 
   compact(): UiCommand {
     return this.send({ type: "compact" });
+  }
+
+  direct_mode(enabled: boolean): UiCommand {
+    return this.send({ type: "direct_mode", enabled });
   }
 
   /** No more commands: later sends fail, queued ones are dropped. */

@@ -41,10 +41,11 @@ const COMMANDS: Record<string, Command> = {
     run: async (values, _, io) => (await import("./commands/init.js")).run_init(io, { yes: values.yes === true }),
   },
   "session list": {
-    summary: "List this project's sessions",
-    usage: "air session list [--json]",
-    options: { json: { type: "boolean" } },
-    run: async (values, _, io) => (await import("./commands/session-list.js")).run_session_list(io, { json: values.json === true }),
+    summary: "List this project's sessions (or every project's that air has opened)",
+    usage: "air session list [--json] [--all-projects]",
+    options: { json: { type: "boolean" }, "all-projects": { type: "boolean" } },
+    run: async (values, _, io) =>
+      (await import("./commands/session-list.js")).run_session_list(io, { json: values.json === true, all_projects: values["all-projects"] === true }),
   },
   run: {
     summary: "Do a requirement in this project, headless, and print progress and the result",

@@ -5,7 +5,8 @@ import type { RequestOutcome } from "../machines/main-agent.js";
 import type { InspectionEvent, Observer } from "xstate";
 import { sessions } from "../db/schema.js";
 import { project_layout } from "../project/layout.js";
-import { init_project, locate_project_root, read_project } from "../project/project-store.js";
+import { record_project_opened } from "../project/project-index.js";
+import { init_project, locate_project_root, read_project, type Project } from "../project/project-store.js";
 import { open_session, type Session } from "../project/session-manager.js";
 import type { ProviderManager } from "../providers/manager.js";
 import type { WorkerEntry } from "../actors/worker-bridge/index.js";
@@ -40,6 +41,18 @@ export function exit_code_of(outcome: RequestOutcome): number {
   return outcome.kind === "executed" && outcome.run.status === "completed" ? 0 : 1;
 }
 
+
+/**
+ * Adds the project to `~/.air/project-index.db` for `air session list --all-projects`. The index is a
+ * convenience: a failure to write it is reported and the run goes on.
+ */
+export async function note_project_opened(io: Io, project: Project): Promise<void> {
+  try {
+    await record_project_opened(project);
+  } catch (error) {
+    io.err(`air: could not record ${project.layout.root} in the project index: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+}
 
 /** What a runtime needs beyond the session: the session's model and headless prompt answers. */
 export function runtime_for(
@@ -77,6 +90,7 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
     throw error;
   }
   const project = existing_root === undefined ? init_project(io.cwd).project : read_project(existing_root);
+  await note_project_opened(io, project);
   const session = open_session(project, {
     title: request.requirement.slice(0, 120),
     model_provider_id: provider.provider_id,

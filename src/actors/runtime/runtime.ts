@@ -7,7 +7,7 @@ import { new_id, type AgentId } from "../../contracts/ids.js";
 import { AGENT_TYPE_OF_TASK, type AgentStartContext } from "../../contracts/ipc.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import type { ToolSchema } from "../../contracts/tool.js";
-import { AirFailure } from "../../contracts/errors.js";
+import { air_failure, AirFailure } from "../../contracts/errors.js";
 import { ModelResponse, type ModelRequest } from "../../contracts/provider.js";
 import type { RequestOutcome } from "../../machines/main-agent.js";
 import type { SchedulerRunResult, WorkerRunOutcome } from "../../machines/scheduler.js";
@@ -68,8 +68,8 @@ function agent_start_context(session: Session, registry: ToolRegistry, context: 
 }
 
 /** The Main Agent's model calls go through `model.complete` too, so every call is a recorded tool run. */
-async function complete_through_registry(session: Session, registry: ToolRegistry, request: ModelRequest): Promise<ModelResponse> {
-  const outcome = await registry.call({ tool_name: "model.complete", input: request }, { session });
+async function complete_through_registry(session: Session, registry: ToolRegistry, request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
+  const outcome = await registry.call({ tool_name: "model.complete", input: request }, { session, ...(signal === undefined ? {} : { signal }) });
   if (!outcome.ok) throw new AirFailure(outcome.error);
   return v.parse(ModelResponse, outcome.output);
 }
@@ -108,11 +108,26 @@ export type Runtime = {
   /** Runs the Scheduler over the session's pending tasks (after recovery, `air resume`). */
   resume(): Promise<SchedulerRunResult>;
   readonly main_agent: Actor<ReturnType<typeof provide_main_agent>>;
-  /** Records the user's message, hands it to the Main Agent and resolves when it is back to IDLE. */
+  /**
+   * Records the user's message, hands it to the Main Agent and resolves when it is back to IDLE. One turn at
+   * a time: while one runs, another is refused before anything is recorded.
+   */
   submit(text: string): Promise<RequestOutcome>;
+  /** A turn is running (the Main Agent is not IDLE). */
+  busy(): boolean;
+  /** Interrupts the running turn: its model call is aborted, its tasks are cancelled; a no-op when idle. */
   cancel(reason: string): void;
   stop(): void;
 };
+
+function busy_failure() {
+  return air_failure({
+    kind: "user_error",
+    message: "a turn is still running; the message was not sent",
+    retryability: "retryable",
+    user_action: "Wait for the running turn to finish, or interrupt it (Esc), then send the message again.",
+  });
+}
 
 /** The runtime of one open session: tool registry, permission engine, Main Agent with its Scheduler. */
 export function start_runtime(session: Session, options: RuntimeOptions): Runtime {
@@ -121,8 +136,10 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
   registry.register(context_compact_tool(options.provider));
   const context = new SessionContext({ session, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window });
   const run_worker = run_worker_logic(session, registry, context, options);
+  // The running turn's abort: an interrupt stops the Main Agent's own model call, which `user.cancel` cannot reach.
+  let turn: AbortController | undefined;
   const machine = provide_main_agent(session, {
-    complete: (request) => complete_through_registry(session, registry, request),
+    complete: (request) => complete_through_registry(session, registry, request, turn?.signal),
     run_worker,
     task_defaults: options.task_defaults,
     context,
@@ -143,17 +160,28 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
       return toPromise(scheduler);
     },
     async submit(text) {
+      if (turn !== undefined || !main_agent.getSnapshot().matches("IDLE")) throw busy_failure();
       const message_id = new_id("message");
-      session.ingestor.ingest(
-        make_event("user.message.created", { message_id, content: text }, { ...session.origin, source: { kind: "user" }, route: ["user"] }),
-      );
-      main_agent.send({ type: "user.message", message_id, text });
-      const idle = await waitFor(main_agent, (snapshot) => snapshot.matches("IDLE") && snapshot.context.request?.message_id === message_id, {
-        timeout: Infinity,
-      });
-      return idle.context.outcome!;
+      const current = new AbortController();
+      turn = current;
+      try {
+        session.ingestor.ingest(
+          make_event("user.message.created", { message_id, content: text }, { ...session.origin, source: { kind: "user" }, route: ["user"] }),
+        );
+        main_agent.send({ type: "user.message", message_id, text });
+        const idle = await waitFor(main_agent, (snapshot) => snapshot.matches("IDLE") && snapshot.context.request?.message_id === message_id, {
+          timeout: Infinity,
+        });
+        return idle.context.outcome!;
+      } finally {
+        turn = undefined;
+      }
+    },
+    busy() {
+      return turn !== undefined || !main_agent.getSnapshot().matches("IDLE");
     },
     cancel(reason) {
+      turn?.abort(reason);
       main_agent.send({ type: "user.cancel", reason });
     },
     stop() {

@@ -7,7 +7,7 @@ import { locate_project_root, open_project } from "../../project/project-store.j
 import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
 import { follow } from "../progress.js";
-import { runtime_for } from "../run-requirement.js";
+import { note_project_opened, runtime_for } from "../run-requirement.js";
 import type { PermissionEngine } from "../../permissions/engine.js";
 import { permissions_for_project, prompts_of } from "../../permissions/session-permissions.js";
 import { parse_permission_options, prompt_answerer } from "../permission-options.js";
@@ -31,6 +31,7 @@ export async function run_resume(io: Io, options: { session?: string; permission
       user_action: "List the sessions with `air session list`.",
     });
   }
+  await note_project_opened(io, project);
   const prompts = prompt_answerer(permission_options.prompts);
   let permissions: PermissionEngine;
   try {

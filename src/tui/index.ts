@@ -1,0 +1,2 @@
+export { App } from "./app.js";
+export type { AppProps } from "./props.js";

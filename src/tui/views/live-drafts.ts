@@ -1,0 +1,30 @@
+import { Box, Text } from "ink";
+import { createElement as h, type ReactNode } from "react";
+import type { DraftView } from "../../projection/types.js";
+import { Markdown } from "../markdown.js";
+import { clean_text, tail_lines } from "../sanitize.js";
+import { StatusGlyph } from "./glyphs.js";
+
+/**
+ * The Main Agent's replies still streaming: only their last `max_lines` screen lines, so the live region
+ * stays shorter than the terminal (ink clears the whole screen to redraw a region taller than it).
+ * The whole reply is printed once it is final.
+ */
+export function LiveDrafts(props: { readonly drafts: readonly DraftView[]; readonly max_lines: number; readonly columns: number; readonly tick: number }): ReactNode {
+  const streaming = props.drafts.filter((draft) => draft.status === "streaming" && draft.task_id === null && draft.agent_id === null);
+  if (streaming.length === 0) return null;
+  return h(
+    Box,
+    { flexDirection: "column" },
+    ...streaming.map((draft) => {
+      const { lines, hidden } = tail_lines(clean_text(draft.text), props.max_lines, props.columns);
+      return h(
+        Box,
+        { key: draft.message_id, flexDirection: "column" },
+        ...(hidden > 0 ? [h(Text, { key: "hidden", dimColor: true }, `… ${hidden} lines above`)] : []),
+        h(Markdown, { text: lines.join("\n") }),
+        h(Text, { dimColor: true }, h(StatusGlyph, { status: "streaming", tick: props.tick }), " writing…"),
+      );
+    }),
+  );
+}

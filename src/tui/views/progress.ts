@@ -1,0 +1,56 @@
+import { Box, Text } from "ink";
+import { createElement as h, type ReactNode } from "react";
+import type { ProjectionState } from "../../projection/types.js";
+import { clean_line, clean_text, tail_lines } from "../sanitize.js";
+import { StatusGlyph } from "./glyphs.js";
+
+/** Lines of a running command's output shown live; the whole output is in its artifacts. */
+export const OUTPUT_TAIL_LINES = 4;
+const MAX_SHOWN = 4;
+
+function running<T extends { readonly status: string }>(items: readonly T[], statuses: readonly string[]): T[] {
+  return items.filter((item) => statuses.includes(item.status)).slice(-MAX_SHOWN);
+}
+
+function OutputTail(props: { readonly text: string; readonly color: string; readonly columns: number }): ReactNode {
+  const { lines } = tail_lines(clean_text(props.text).replace(/\n$/, ""), OUTPUT_TAIL_LINES, props.columns - 6);
+  if (lines.length === 0 || (lines.length === 1 && lines[0] === "")) return null;
+  return h(Box, { flexDirection: "column", paddingLeft: 4 }, ...lines.map((line, index) => h(Text, { key: String(index), color: props.color }, line === "" ? " " : line)));
+}
+
+/**
+ * What is happening now: running tasks, agents, tool runs and commands, each with its status glyph and its
+ * latest progress; a command shows the tail of its stdout and stderr. Finished ones leave this region
+ * (they are printed once above it).
+ */
+export function Progress(props: { readonly state: ProjectionState; readonly tick: number; readonly columns: number }): ReactNode {
+  const { state, tick, columns } = props;
+  const tasks = running(state.tasks, ["pending", "running"]);
+  const agents = running(state.agents, ["starting", "running"]);
+  const tools = running(state.tool_runs, ["running"]);
+  const commands = running(state.command_runs, ["running"]);
+  if (tasks.length + agents.length + tools.length + commands.length === 0) return null;
+  return h(
+    Box,
+    { flexDirection: "column" },
+    ...tasks.map((task) =>
+      h(Text, { key: task.id }, h(StatusGlyph, { status: task.status, tick }), ` ${clean_line(task.title)}`, task.attempt > 1 ? ` (attempt ${task.attempt})` : "", task.progress === null ? "" : h(Text, { dimColor: true }, ` — ${clean_line(task.progress.message)}${task.progress.percent === null ? "" : ` ${Math.round(task.progress.percent)}%`}`)),
+    ),
+    ...agents.map((agent) => {
+      const last = tail_lines(clean_text(agent.stream_tail).trimEnd(), 1, columns - 30).lines[0] ?? "";
+      return h(Text, { key: agent.id }, "  ", h(StatusGlyph, { status: agent.status, tick }), ` ${agent.agent_type}`, agent.model_id === null ? "" : h(Text, { dimColor: true }, ` (${clean_line(agent.model_id)})`), last === "" ? "" : h(Text, { dimColor: true }, ` ${last}`));
+    }),
+    ...tools.map((run) =>
+      h(Text, { key: run.id }, "  ", h(StatusGlyph, { status: run.status, tick }), " ", h(Text, { color: "cyan" }, run.tool_name), ` ${clean_line(run.input_summary)}`, run.progress === null ? "" : h(Text, { dimColor: true }, ` — ${clean_line(run.progress)}`)),
+    ),
+    ...commands.map((run) =>
+      h(
+        Box,
+        { key: run.id, flexDirection: "column" },
+        h(Text, null, "  ", h(StatusGlyph, { status: run.status, tick }), h(Text, { bold: true }, ` $ ${clean_line(run.command)}`)),
+        h(OutputTail, { text: run.stdout_tail, color: "white", columns }),
+        h(OutputTail, { text: run.stderr_tail, color: "red", columns }),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,18 @@
+import { Box, Text } from "ink";
+import { createElement as h, type ReactNode } from "react";
+
+/** The line the user types into; in direct mode it says so (messages go to the running agent). */
+export function PromptLine(props: { readonly draft: string; readonly direct: boolean; readonly hint: string | null; readonly disabled: boolean }): ReactNode {
+  return h(
+    Box,
+    { flexDirection: "column" },
+    h(
+      Text,
+      null,
+      props.direct ? h(Text, { color: "magenta", bold: true }, "direct › ") : h(Text, { color: "green", bold: true }, "› "),
+      props.disabled ? h(Text, { dimColor: true }, "(answer the permission prompt first)") : props.draft,
+      props.disabled ? "" : h(Text, { inverse: true }, " "),
+    ),
+    ...(props.hint === null ? [] : [h(Text, { key: "hint", color: "yellow" }, props.hint)]),
+  );
+}

@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { cleanup } from "ink-testing-library";
+import { base_state, prompt, render_app, type_keys, until, state_with } from "./fixtures.js";
+
+afterEach(() => cleanup());
+
+function answers(rendered: ReturnType<typeof render_app>) {
+  return rendered.commands.filter((command) => command.type === "answer_permission");
+}
+
+describe("permission prompt dialog", () => {
+  it("shows the tool, the risk, the categories and every command the analyzer found", () => {
+    const rendered = render_app(state_with(base_state(), { permission_prompts: [prompt()] }));
+    const frame = rendered.lastFrame() ?? "";
+    expect(frame).toContain("Permission needed: shell.run");
+    expect(frame).toContain("risk high");
+    expect(frame).toContain("categories: build, destructive");
+    expect(frame).toContain("$ make test");
+    expect(frame).toContain("$ rm -rf build");
+    for (const option of ["[y] Allow once", "[s] Allow for this session", "[p] Allow for this project", "[n] Deny"]) expect(frame).toContain(option);
+  });
+
+  it("sends answer_permission(prompt_id, allow, session) when the user presses s", async () => {
+    const asked = prompt();
+    const rendered = render_app(state_with(base_state(), { permission_prompts: [asked] }));
+    await type_keys(rendered, "s");
+    expect(answers(rendered)).toEqual([{ type: "answer_permission", prompt_id: asked.prompt_id, answer: "allow", grant_scope: "session" }]);
+    await until(() => !(rendered.lastFrame() ?? "").includes("Permission needed"), () => rendered.lastFrame() ?? "");
+  });
+
+  it("denies once with n, and picks with the arrows and Enter", async () => {
+    const first = prompt();
+    const second = prompt();
+    const rendered = render_app(state_with(base_state(), { permission_prompts: [first, second] }));
+    await type_keys(rendered, "n");
+    await until(() => (rendered.lastFrame() ?? "").includes("› [y] Allow once"), () => rendered.lastFrame() ?? "");
+    await type_keys(rendered, "\u001b[B", "\u001b[B", "\r");
+    expect(answers(rendered)).toEqual([
+      { type: "answer_permission", prompt_id: first.prompt_id, answer: "deny", grant_scope: "once" },
+      { type: "answer_permission", prompt_id: second.prompt_id, answer: "allow", grant_scope: "project" },
+    ]);
+  });
+
+  it("offers only the scopes the engine offered (deny always)", () => {
+    const rendered = render_app(state_with(base_state(), { permission_prompts: [prompt({ offered_scopes: ["once"] })] }));
+    const frame = rendered.lastFrame() ?? "";
+    expect(frame).toContain("[y] Allow once");
+    expect(frame).not.toContain("[s]");
+    expect(frame).not.toContain("[p]");
+    expect(frame).toContain("[n] Deny");
+  });
+
+  it("keeps typed keys out of the prompt line while a prompt is open", async () => {
+    const rendered = render_app(state_with(base_state(), { permission_prompts: [prompt({ offered_scopes: ["once"] })] }));
+    await type_keys(rendered, "s", "hello");
+    expect(answers(rendered)).toEqual([]);
+    expect(rendered.lastFrame()).toContain("(answer the permission prompt first)");
+  });
+});

@@ -16,6 +16,7 @@ import {
   type ProviderEntry,
   type ProviderId,
 } from "./models-file.js";
+import { credentials_file_path, resolve_auth_ref } from "./credentials-file.js";
 import { Secret } from "./secret.js";
 
 export { PROVIDER_IDS, type ProviderId } from "./models-file.js";
@@ -23,7 +24,7 @@ export { PROVIDER_IDS, type ProviderId } from "./models-file.js";
 export const DEFAULT_MODEL_ID = DEFAULT_MODELS.anthropic!;
 
 /** Where a setting came from, for `air doctor`, `air provider list` and error messages. */
-export type SettingSource = `env:${string}` | "models.yaml" | "default" | "unset";
+export type SettingSource = `env:${string}` | "models.yaml" | "credentials.yaml" | "default" | "unset";
 
 /** The environment variables of each provider, and where it is when no base URL is configured. */
 export const PROVIDER_ENV: Readonly<Record<ProviderId, { key?: string; base_url?: string; default_base_url?: string }>> = {
@@ -97,17 +98,21 @@ function key_variables(provider_id: ProviderId, entry: ProviderEntry | undefined
   return [...new Set([PROVIDER_ENV[provider_id].key, entry?.api_key_env].filter((name): name is string => name !== undefined))];
 }
 
-/** The provider's own variable, else the one `api_key_env` names, else the file's `api_key`. */
-function key_of(env: NodeJS.ProcessEnv, provider_id: ProviderId, entry: ProviderEntry | undefined): { key?: string; source: SettingSource } {
+/**
+ * The provider's own variable, else the one `api_key_env` names, else the key `auth_ref` names in
+ * credentials.yaml, else the file's `api_key`.
+ */
+function key_of(context: Pick<Context, "env" | "home" | "models_file">, provider_id: ProviderId, entry: ProviderEntry | undefined): { key?: string; source: SettingSource } {
   for (const name of key_variables(provider_id, entry)) {
-    const value = from_env(env, name);
+    const value = from_env(context.env, name);
     if (value !== undefined) return { key: value, source: `env:${name}` };
   }
+  if (entry?.auth_ref !== undefined) return { key: resolve_auth_ref(context.home, entry.auth_ref, context.models_file), source: "credentials.yaml" };
   if (entry?.api_key !== undefined) return { key: entry.api_key, source: "models.yaml" };
   return { source: "unset" };
 }
 
-type Context = { env: NodeJS.ProcessEnv; file: ModelsFile | undefined; models_file: string; selected: ProviderId };
+type Context = { env: NodeJS.ProcessEnv; home: string; file: ModelsFile | undefined; models_file: string; selected: ProviderId };
 
 function provider_settings(provider_id: ProviderId, context: Context): ProviderSettings {
   const { env, file, selected } = context;
@@ -115,8 +120,8 @@ function provider_settings(provider_id: ProviderId, context: Context): ProviderS
   if (provider_id === "openai_compatible" && entry === undefined) throw no_server_failure(context.models_file);
   const base_url_variable = PROVIDER_ENV[provider_id].base_url;
   const env_url = env_base_url(env, base_url_variable);
-  const { key, source: key_source } = key_of(env, provider_id, entry);
-  // A key from the environment is known to the redactor already; one from the file or a named variable is made known here.
+  const { key, source: key_source } = key_of(context, provider_id, entry);
+  // A key from the environment is known to the redactor already; one from a file or a named variable is made known here.
   if (key !== undefined) default_redactor().add({ label: `${provider_id}_api_key`, value: key });
   const env_model = provider_id === selected ? from_env(env, "AIR_MODEL") : undefined;
   // The top-level default_model belongs to the file's default provider (to any selected one when it names none).
@@ -166,17 +171,18 @@ function no_model_failure(provider_id: ProviderId, models_file: string): AirFail
   });
 }
 
-function is_set_up(env: NodeJS.ProcessEnv, file: ModelsFile | undefined, provider_id: ProviderId): boolean {
-  const entry = file?.providers?.[provider_id];
+function is_set_up(context: Pick<Context, "env" | "home" | "models_file" | "file">, provider_id: ProviderId): boolean {
+  const entry = context.file?.providers?.[provider_id];
   if (provider_id === "openai_compatible") return entry !== undefined;
-  return key_of(env, provider_id, entry).key !== undefined;
+  return key_of(context, provider_id, entry).key !== undefined;
 }
 
 /**
  * AIR_PROVIDER, else `default_provider` in models.yaml, else the first provider that is set up (a key, or
  * an `openai_compatible` server), else Anthropic — whose "no key" error then says how to configure one.
  */
-function select_provider(env: NodeJS.ProcessEnv, file: ModelsFile | undefined): { selected: ProviderId; source: SettingSource } {
+function select_provider(context: Omit<Context, "selected">): { selected: ProviderId; source: SettingSource } {
+  const { env, file } = context;
   const named = from_env(env, "AIR_PROVIDER");
   if (named !== undefined) {
     if (!(PROVIDER_IDS as readonly string[]).includes(named)) {
@@ -191,7 +197,7 @@ function select_provider(env: NodeJS.ProcessEnv, file: ModelsFile | undefined): 
     return { selected: named as ProviderId, source: "env:AIR_PROVIDER" };
   }
   if (file?.default_provider !== undefined) return { selected: file.default_provider, source: "models.yaml" };
-  return { selected: PROVIDER_IDS.find((id) => is_set_up(env, file, id)) ?? "anthropic", source: "default" };
+  return { selected: PROVIDER_IDS.find((id) => is_set_up(context, id)) ?? "anthropic", source: "default" };
 }
 
 /**
@@ -201,12 +207,13 @@ function select_provider(env: NodeJS.ProcessEnv, file: ModelsFile | undefined): 
  */
 export function load_provider_config(options: LoadSettingsOptions = {}): ProviderConfig {
   const env = options.env ?? process.env;
-  const models_file = models_file_path(options.home ?? air_home(env));
+  const home = options.home ?? air_home(env);
+  const models_file = models_file_path(home);
   const file = read_models_file(models_file);
   const project_models_file = options.project_root === undefined ? undefined : path.join(project_layout(options.project_root).shared, "models.yaml");
   const project_file = project_models_file === undefined ? undefined : read_project_models_file(project_models_file);
-  const { selected, source } = select_provider(env, file);
-  const context: Context = { env, file, models_file, selected };
+  const { selected, source } = select_provider({ env, home, file, models_file });
+  const context: Context = { env, home, file, models_file, selected };
   // The selected provider is checked now, so that a broken setting stops a run before it starts.
   const chosen = provider_settings(selected, context);
   return {
@@ -215,7 +222,7 @@ export function load_provider_config(options: LoadSettingsOptions = {}): Provide
     models_file,
     project_models_file,
     matrix: capability_matrix({ file: models_file, models: file?.models }, project_models_file === undefined ? undefined : { file: project_models_file, models: project_file?.models }),
-    is_set_up: (provider_id) => is_set_up(env, file, provider_id),
+    is_set_up: (provider_id) => is_set_up(context, provider_id),
     settings: (provider_id) => (provider_id === selected ? chosen : provider_settings(provider_id, context)),
   };
 }
@@ -243,6 +250,7 @@ export function key_hint(settings: ProviderSettings): string {
   const { api_key } = settings.sources;
   const in_file = `api_key under providers.${settings.provider_id} in ${settings.models_file}`;
   if (api_key.startsWith("env:")) return api_key.slice("env:".length);
+  if (api_key === "credentials.yaml") return `the key auth_ref names under providers.${settings.provider_id} in ${settings.models_file} (kept in ${credentials_file_path(path.dirname(settings.models_file))})`;
   return api_key === "models.yaml" ? in_file : settings.key_variables[0] ?? in_file;
 }
 

@@ -2,6 +2,7 @@ import path from "node:path";
 import * as v from "valibot";
 import { CostTier, QualityTier } from "../contracts/provider.js";
 import { read_yaml_file } from "../project/yaml-file.js";
+import { AuthRef } from "./credentials-file.js";
 
 const NonEmpty = v.pipe(v.string(), v.minLength(1));
 const Tokens = v.pipe(v.number(), v.integer(), v.minValue(1));
@@ -21,6 +22,8 @@ const provider_entry = <B extends v.GenericSchema>(base_url: B) =>
     api_key: v.optional(NonEmpty),
     /** The variable holding the key, for a key kept out of the file; it wins over `api_key` when set. */
     api_key_env: v.optional(EnvName),
+    /** The name of a key in `~/.air/credentials.yaml` (what `air init` writes): the key stays out of this file. */
+    auth_ref: v.optional(AuthRef),
     base_url,
     /** Sent with every request (OpenRouter's HTTP-Referer and X-Title, a proxy's routing header). */
     headers: v.optional(v.record(NonEmpty, v.string())),

@@ -10,6 +10,7 @@ export type RecordedOutcome =
   | { readonly kind: "error"; readonly status: number; readonly type: string; readonly in_stream: boolean }
   | { readonly kind: "broken_stream" }
   | { readonly kind: "count_tokens"; readonly input_tokens: number }
+  | { readonly kind: "models"; readonly count: number }
   | { readonly kind: "rejected"; readonly status: number; readonly type: string; readonly reason: string };
 
 export type RecordedRequest = {

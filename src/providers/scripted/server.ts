@@ -7,6 +7,7 @@ import { play_chat } from "./chat-route.js";
 import { Exchange, type RecordedRequest, type ScriptedApi } from "./exchange.js";
 import { expectation_mismatches } from "./expectations.js";
 import { play_messages } from "./messages-route.js";
+import { answer_models, SCRIPTED_MODELS } from "./models-route.js";
 import { CountTokensRequestBody, estimate_tokens, messages_view, MessagesRequestBody, type RequestView } from "./request-body.js";
 import { load_script, parse_script, type Script, type ScriptInput, type Turn } from "./script.js";
 
@@ -22,6 +23,8 @@ export type ScriptedServerOptions = {
    * the Messages API, as `Authorization: Bearer` on Chat Completions.
    */
   readonly api_key?: string;
+  /** What `GET /v1/models` lists (default `SCRIPTED_MODELS`). */
+  readonly models?: readonly string[];
 };
 
 export type ScriptedServer = {
@@ -36,7 +39,7 @@ const SECRET_HEADERS = new Set(["x-api-key", "authorization"]);
 /**
  * A loopback server speaking the Anthropic Messages API (`POST /v1/messages`, streamed or not, and
  * `POST /v1/messages/count_tokens`) and OpenAI Chat Completions (`POST /v1/chat/completions`, streamed
- * or not) that answers from one script, so that the real SDKs and our real adapters are exercised over
+ * or not), plus `GET /v1/models` in either API's shape, that answers from one script, so that the real SDKs and our real adapters are exercised over
  * the wire. Anything off-script is answered with a 400 whose message says
  * what was expected, so a test fails with the reason rather than a hang or a vague mismatch.
  */
@@ -61,7 +64,8 @@ export async function start_scripted_server(options: ScriptedServerOptions): Pro
       seq += 1;
       const exchange = new Exchange(seq, req, res, Buffer.concat(chunks).toString("utf8"), record);
       try {
-        answer(exchange, script, cursors, options.api_key);
+        if (exchange.req.method === "GET" && MODEL_LIST_PATHS.has(exchange.path)) answer_models(exchange, options.models ?? SCRIPTED_MODELS, options.api_key);
+        else answer(exchange, script, cursors, options.api_key);
       } catch (error) {
         // A bug in this server must show up in the test as a response, not as a hung request.
         exchange.reject(500, "api_error", `scripted model server failed: ${error instanceof Error ? error.stack : String(error)}`);
@@ -103,10 +107,13 @@ const ROUTES: Readonly<Record<string, Route>> = {
   "/chat/completions": { api: "openai_chat" },
 };
 
+/** `/models` too, for a base URL without /v1 (as for chat completions). */
+const MODEL_LIST_PATHS = new Set(["/v1/models", "/models"]);
+
 function answer(exchange: Exchange, script: Script, cursors: Map<string, number>, api_key: string | undefined): void {
   const route = exchange.req.method === "POST" ? ROUTES[exchange.path] : undefined;
   if (route === undefined) {
-    return exchange.reject(404, "not_found_error", `${exchange.req.method} ${exchange.path} is not served (only POST ${Object.keys(ROUTES).join(", ")})`);
+    return exchange.reject(404, "not_found_error", `${exchange.req.method} ${exchange.path} is not served (only POST ${Object.keys(ROUTES).join(", ")} and GET ${[...MODEL_LIST_PATHS].join(", ")})`);
   }
   exchange.api = route.api;
   if (exchange.body === undefined) return exchange.reject(400, "invalid_request_error", "the request body is not JSON");

@@ -1,0 +1,33 @@
+import path from "node:path";
+import * as v from "valibot";
+import { PermissionMode } from "../../contracts/events/permission.js";
+import { read_yaml_file } from "../../project/yaml-file.js";
+import { PROVIDER_IDS } from "../../providers/models-file.js";
+
+/** The offline demo: the scripted model server, as `air e2e` runs it; no key, nothing leaves the machine. */
+export const DEMO_PROVIDER = "scripted_demo";
+export const WizardProvider = v.picklist([...PROVIDER_IDS, DEMO_PROVIDER]);
+export type WizardProvider = v.InferOutput<typeof WizardProvider>;
+
+/**
+ * `~/.air/config.yaml`: what the first-run wizard chose. models.yaml and permissions.yaml carry the settings
+ * the runtime uses; this file records that setup is done (the demo has nothing else to show for it) and
+ * what was picked, for `air doctor` and a later wizard run.
+ */
+export const AirConfigFile = v.strictObject({
+  version: v.literal(1),
+  provider: WizardProvider,
+  model: v.pipe(v.string(), v.minLength(1)),
+  permission_mode: PermissionMode,
+});
+export type AirConfigFile = v.InferOutput<typeof AirConfigFile>;
+
+const EXAMPLE = ["version: 1", "provider: anthropic      # anthropic | openai | openrouter | openai_compatible | scripted_demo", "model: claude-sonnet-4-5", "permission_mode: default"].join("\n");
+
+export function air_config_path(home: string): string {
+  return path.join(home, "config.yaml");
+}
+
+export function read_air_config(home: string): AirConfigFile | undefined {
+  return read_yaml_file(air_config_path(home), { schema: AirConfigFile, example: EXAMPLE });
+}

@@ -67,7 +67,7 @@ export function command_run(command: string, extra: Partial<CommandRunView> = {}
 
 export function task(title: string, extra: Partial<TaskView> = {}): TaskView {
   return {
-    id: new_id("task"), type: "implementation", title, status: "running", attempt: 1, priority: 0, agent_id: null, status_reason: null,
+    id: new_id("task"), type: "execute", title, status: "running", attempt: 1, priority: 0, agent_id: null, status_reason: null,
     error: null, summary: null, progress: null, created_at: at(), started_at: null, completed_at: null, ...extra,
   };
 }

@@ -4,7 +4,7 @@ import type { PermissionPromptView, ProjectionState } from "../projection/types.
 import type { AppProps } from "./props.js";
 import { clean_text } from "./sanitize.js";
 import { help_text, parse_input, type SlashName } from "./slash.js";
-import { use_projection, use_tick } from "./use-projection.js";
+import { MAX_FPS, use_projection } from "./use-projection.js";
 import { BlockerReports } from "./views/blockers.js";
 import { collect_finished, type FinishedItem, type Notice } from "./views/finished.js";
 import { FinishedView } from "./views/finished-view.js";
@@ -62,7 +62,7 @@ export function App(props: AppProps): ReactNode {
   const { client, sender } = props;
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const state = use_projection(client, props.max_fps);
+  const { state, tick } = use_projection(client, props.max_fps ?? MAX_FPS, is_busy);
   const { items, add_notice } = use_finished(state, props.read_artifact);
   const [draft, set_draft] = useState(state.ui.input_draft);
   const [direct, set_direct] = useState(false);
@@ -70,12 +70,13 @@ export function App(props: AppProps): ReactNode {
   const [answered, set_answered] = useState<ReadonlySet<string>>(new Set());
   const left = useRef(false);
   const busy = is_busy(state);
-  const tick = use_tick(busy);
   const prompt = open_prompt(state, answered);
   const rows = stdout.rows ?? 24;
   const columns = stdout.columns ?? 80;
 
-  useEffect(() => client.set_ui({ input_draft: draft }), [client, draft]);
+  useEffect(() => {
+    if (client.snapshot().ui.input_draft !== draft) client.set_ui({ input_draft: draft });
+  }, [client, draft]);
 
   const attempt = useCallback(
     (action: () => unknown): boolean => {

@@ -127,7 +127,7 @@ export function recording_channel(): { channel: UiCommandChannel; commands: UiCo
   return { channel, commands };
 }
 
-export type Rendered = ReturnType<typeof render> & { exits: () => number; commands: UiCommand[]; holder: StateHolder };
+export type Rendered = ReturnType<typeof render> & { exits: () => number; commands: UiCommand[]; holder: StateHolder; channel: UiCommandChannel };
 
 export function render_app(state: ProjectionState, props: Partial<AppProps> = {}): Rendered {
   const holder = new StateHolder(state);
@@ -148,7 +148,7 @@ export function render_app(state: ProjectionState, props: Partial<AppProps> = {}
       ...props,
     }),
   );
-  return Object.assign(rendered, { exits: () => exits, commands, holder });
+  return Object.assign(rendered, { exits: () => exits, commands, holder, channel });
 }
 
 /** Waits until `check` holds (ink renders on timers), or fails with what the screen showed. */

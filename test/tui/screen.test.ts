@@ -1,0 +1,122 @@
+/**
+ * No flicker (issue 6): finished items are written to the terminal once, live updates are throttled to
+ * 30 frames a second, the live region stays shorter than the terminal and the screen is never cleared.
+ * Drives ink's real renderer (not the test library's debug mode, which reprints everything every frame).
+ */
+import { EventEmitter } from "node:events";
+import { render as ink_render } from "ink";
+import { cleanup } from "ink-testing-library";
+import { createElement } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import { App } from "../../src/tui/app.js";
+import { base_state, draft, message, recording_channel, render_app, StateHolder, state_with, until } from "./fixtures.js";
+
+afterEach(() => cleanup());
+
+class Terminal extends EventEmitter {
+  readonly isTTY = true;
+  readonly writes: string[] = [];
+  constructor(readonly columns: number, readonly rows: number) {
+    super();
+  }
+  write(chunk: string): boolean {
+    this.writes.push(chunk);
+    return true;
+  }
+  text(): string {
+    return this.writes.join("");
+  }
+}
+
+class Keyboard extends EventEmitter {
+  readonly isTTY = true;
+  setEncoding(): void {}
+  setRawMode(): void {}
+  ref(): void {}
+  unref(): void {}
+  resume(): void {}
+  pause(): void {}
+  read(): null {
+    return null;
+  }
+}
+
+function on_terminal(holder: StateHolder, rows = 30) {
+  const stdout = new Terminal(100, rows);
+  const instance = ink_render(
+    createElement(App, { client: holder, sender: recording_channel().channel, read_artifact: () => "", list_sessions: () => [], on_exit: () => {} }),
+    { stdout: stdout as never, stdin: new Keyboard() as never, stderr: new Terminal(100, rows) as never, exitOnCtrlC: false, patchConsole: false },
+  );
+  return { stdout, unmount: () => instance.unmount() };
+}
+
+function occurrences(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("the screen", () => {
+  it("writes a finished message once, however often the live region below it redraws", async () => {
+    const reply = draft("streaming 0");
+    const holder = new StateHolder(state_with(base_state(), { conversation: { messages: [message("assistant", "FINISHED-ONE")], drafts: [reply] } }));
+    const terminal = on_terminal(holder);
+    for (let index = 1; index <= 20; index += 1) {
+      holder.update({ conversation: { messages: holder.snapshot().conversation.messages, drafts: [{ ...reply, text: `streaming ${index}` }] } });
+      await sleep(40);
+    }
+    await until(() => terminal.stdout.text().includes("streaming 20"));
+    holder.update({ conversation: { messages: [...holder.snapshot().conversation.messages, message("assistant", "FINISHED-TWO")], drafts: [] } });
+    await until(() => terminal.stdout.text().includes("FINISHED-TWO"));
+    await sleep(100);
+    terminal.unmount();
+    const written = terminal.stdout.text();
+    expect(occurrences(written, "streaming 1")).toBeGreaterThan(0);
+    expect(occurrences(written, "FINISHED-ONE")).toBe(1);
+    expect(occurrences(written, "FINISHED-TWO")).toBe(1);
+  });
+
+  it("never clears the screen, even while a reply far taller than the terminal streams", async () => {
+    const reply = draft("");
+    const holder = new StateHolder(state_with(base_state(), { conversation: { messages: [], drafts: [reply] } }));
+    const terminal = on_terminal(holder, 20);
+    let text = "";
+    for (let index = 0; index < 60; index += 1) {
+      text += `line ${index}\n`.repeat(5);
+      holder.update({ conversation: { messages: [], drafts: [{ ...reply, text }] } });
+      await sleep(15);
+    }
+    await until(() => terminal.stdout.text().includes("line 59"));
+    terminal.unmount();
+    const written = terminal.stdout.text();
+    for (const clear of ["\u001b[2J", "\u001b[3J", "\u001bc"]) expect(written).not.toContain(clear);
+  });
+
+  it("keeps the live region shorter than the terminal", () => {
+    const lines = Array.from({ length: 300 }, (_, index) => `line ${index}`).join("\n");
+    const rendered = render_app(state_with(base_state(), { conversation: { messages: [], drafts: [draft(lines)] } }));
+    const frame = rendered.lastFrame() ?? "";
+    expect(frame).toContain("line 299");
+    expect(frame).toContain("lines above");
+    expect(frame.split("\n").length).toBeLessThan(24);
+  });
+
+  it("renders a burst of projection updates at no more than 30 frames a second", async () => {
+    const reply = draft("");
+    const rendered = render_app(state_with(base_state(), { conversation: { messages: [], drafts: [reply] } }));
+    const before = rendered.frames.length;
+    const started = Date.now();
+    let text = "";
+    for (let index = 0; index < 2000; index += 1) {
+      text += `${index} `;
+      rendered.holder.update({ conversation: { messages: [], drafts: [{ ...reply, text }] } });
+      if (index % 20 === 19) await sleep(5);
+    }
+    await until(() => (rendered.lastFrame() ?? "").includes("1999"), () => rendered.lastFrame() ?? "");
+    const seconds = (Date.now() - started) / 1000;
+    const frames = rendered.frames.length - before;
+    // Spinner ticks go through the same throttle, so they count within the 30.
+    expect(frames).toBeLessThanOrEqual(Math.ceil(seconds * 30) + 2);
+    expect(rendered.holder.notifications).toBe(2000);
+  });
+});

@@ -11,10 +11,10 @@ import type { KeyChoice, WizardChoices } from "./plan.js";
 import { answered, ask_key, ask_model, ask_permission_mode, ask_provider, with_spinner, WizardCancelled } from "./steps.js";
 
 /** The demo's model list comes from the scripted server itself, asked through the real Anthropic SDK as `air e2e` does. */
-async function demo_models(): Promise<string[]> {
+async function demo_models(signal: AbortSignal): Promise<string[]> {
   const server = await start_scripted_server({ script: { turns: {} } });
   try {
-    return await list_models({ provider_id: "anthropic", base_url: server.url, api_key: "scripted-demo-key" });
+    return await list_models({ provider_id: "anthropic", base_url: server.url, api_key: "scripted-demo-key" }, signal);
   } finally {
     await server.close();
   }
@@ -43,7 +43,7 @@ async function connect(provider: ProviderId, typed_url: string | undefined, env:
     // Known to the redactor before the first request: an error message quoting it is redacted too.
     if (api_key !== undefined) default_redactor().add({ label: `${provider}_api_key`, value: api_key });
     try {
-      const models = await with_spinner(`Connecting to ${base_url}`, () => list_models({ provider_id: provider, base_url, api_key }), (ids) => `Connected: ${ids.length} model${ids.length === 1 ? "" : "s"}`);
+      const models = await with_spinner(`Connecting to ${base_url}`, (signal) => list_models({ provider_id: provider, base_url, api_key }, signal), (ids) => `Connected: ${ids.length} model${ids.length === 1 ? "" : "s"}`);
       return { key, models };
     } catch (error) {
       if (!is_air_failure(error)) throw error;

@@ -15,18 +15,18 @@ export type ModelListTarget = {
 const MAX_MODELS = 200;
 const TIMEOUT_MS = 15_000;
 
-async function anthropic_models(target: ModelListTarget): Promise<string[]> {
+async function anthropic_models(target: ModelListTarget, signal: AbortSignal | undefined): Promise<string[]> {
   // authToken null: the SDK would otherwise add ANTHROPIC_AUTH_TOKEN from the environment.
   const client = new Anthropic({ apiKey: target.api_key ?? null, authToken: null, baseURL: target.base_url, maxRetries: 0, timeout: TIMEOUT_MS });
   const ids: string[] = [];
-  for await (const model of client.models.list({ limit: 100 })) {
+  for await (const model of client.models.list({ limit: 100 }, { signal })) {
     ids.push(model.id);
     if (ids.length >= MAX_MODELS) break;
   }
   return ids;
 }
 
-async function openai_models(target: ModelListTarget): Promise<string[]> {
+async function openai_models(target: ModelListTarget, signal: AbortSignal | undefined): Promise<string[]> {
   // As the adapter does: nulls keep OPENAI_ORG_ID & co. from the environment off this server.
   const client = new OpenAI({
     apiKey: target.api_key ?? "no-key",
@@ -40,7 +40,7 @@ async function openai_models(target: ModelListTarget): Promise<string[]> {
     timeout: TIMEOUT_MS,
   });
   const ids: string[] = [];
-  for await (const model of client.models.list()) {
+  for await (const model of client.models.list({ signal })) {
     ids.push(model.id);
     if (ids.length >= MAX_MODELS) break;
   }
@@ -56,9 +56,9 @@ function status_of(error: unknown): number | undefined {
  * The provider's models, through the real SDK against the configured base URL: the cheapest call that
  * proves the URL answers and the key is accepted. Sorted, so the list reads the same each time.
  */
-export async function list_models(target: ModelListTarget): Promise<string[]> {
+export async function list_models(target: ModelListTarget, signal?: AbortSignal): Promise<string[]> {
   try {
-    const ids = target.provider_id === "anthropic" ? await anthropic_models(target) : await openai_models(target);
+    const ids = target.provider_id === "anthropic" ? await anthropic_models(target, signal) : await openai_models(target, signal);
     return [...new Set(ids)].sort();
   } catch (error) {
     const status = status_of(error);

@@ -96,16 +96,22 @@ export async function ask_permission_mode(): Promise<PermissionMode> {
   }));
 }
 
-/** Runs `work` under a spinner; Ctrl+C while it runs cancels the wizard instead of waiting for the network. */
-export async function with_spinner<T>(message: string, work: () => Promise<T>, done: (value: T) => string): Promise<T> {
-  let cancel: (() => void) | undefined;
+/**
+ * Runs `work` under a spinner; Ctrl+C while it runs cancels the wizard at once and aborts the request,
+ * so no open socket keeps the process alive.
+ */
+export async function with_spinner<T>(message: string, work: (signal: AbortSignal) => Promise<T>, done: (value: T) => string): Promise<T> {
+  const abort = new AbortController();
   const cancelled = new Promise<never>((_, reject) => {
-    cancel = () => reject(new WizardCancelled());
+    abort.signal.addEventListener("abort", () => reject(new WizardCancelled()));
   });
-  const spin = clack.spinner({ onCancel: () => cancel?.(), cancelMessage: "Cancelled" });
+  const spin = clack.spinner({ onCancel: () => abort.abort(), cancelMessage: "Cancelled" });
   spin.start(message);
+  // The spinner puts the terminal in raw mode and exits the process (code 0) on a raw Ctrl+C; in cooked
+  // mode Ctrl+C is a SIGINT instead, which the spinner hands to onCancel: the wizard then ends as cancelled.
+  if (process.stdin.isTTY) process.stdin.setRawMode(false);
   try {
-    const value = await Promise.race([work(), cancelled]);
+    const value = await Promise.race([work(abort.signal), cancelled]);
     spin.stop(done(value));
     return value;
   } catch (error) {

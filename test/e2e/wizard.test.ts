@@ -137,11 +137,11 @@ const ANTHROPIC_STEPS: readonly Step[] = [
   { prompt: "Default permission mode", answer: [KEYS.down, KEYS.enter] },
 ];
 
-/** Another OpenAI-compatible server at a typed URL (the scripted server's), no key, the first model, default mode. */
-function compatible_steps(): Step[] {
+/** Another OpenAI-compatible server at a typed URL, no key, the first model, default mode. */
+function compatible_steps(base_url: string): Step[] {
   return [
     { prompt: "Which model provider?", answer: [...Array<string>(6).fill(KEYS.down), KEYS.enter] },
-    { prompt: "base URL", answer: [...Array<string>(40).fill(KEYS.backspace), `${server.url}/v1`, KEYS.enter] },
+    { prompt: "base URL", answer: [...Array<string>(40).fill(KEYS.backspace), base_url, KEYS.enter] },
     { prompt: "API key (leave empty", answer: [KEYS.enter] },
     { prompt: "Which model?", answer: [KEYS.enter] },
     { prompt: "Default permission mode", answer: [KEYS.enter] },
@@ -186,9 +186,8 @@ describe("air init in a terminal with no provider set up", () => {
   it("sets up an OpenAI-compatible server at a typed URL without a key, checked through its model list", async () => {
     const keyless = await start_scripted_server({ script: { turns: {} }, models: ["qwen2.5-coder:7b"] });
     try {
-      const steps = compatible_steps().map((step) => (step.prompt === "base URL" ? { ...step, answer: [...step.answer.slice(0, -2), `${keyless.url}/v1`, KEYS.enter] } : step));
       const pty = start();
-      await run_steps(pty, steps);
+      await run_steps(pty, compatible_steps(`${keyless.url}/v1`));
       await pty.wait_for("Initialised air project");
 
       expect(await pty.exited, pty.screen()).toBe(0);
@@ -237,18 +236,17 @@ describe("air init in a terminal with no provider set up", () => {
   });
 
   const cancel_points = [
-    ...ANTHROPIC_STEPS.map((_, index) => ({ path: "anthropic", steps: ANTHROPIC_STEPS, index })),
-    { path: "openai-compatible", steps: undefined, index: 1 },
+    ...ANTHROPIC_STEPS.map((step, index) => ({ route: "anthropic", prompt: step.prompt, steps: () => ANTHROPIC_STEPS, index })),
+    { route: "openai-compatible", prompt: "base URL", steps: () => compatible_steps(`${server.url}/v1`), index: 1 },
   ];
 
-  for (const { path: route, steps, index } of cancel_points) {
-    const label = (steps ?? ANTHROPIC_STEPS)[index]?.prompt ?? "base URL";
-    it(`Ctrl+C at "${label}" (${route}) writes nothing: AIR_HOME and the project stay byte-identical`, async () => {
+  for (const { route, prompt, steps, index } of cancel_points) {
+    it(`Ctrl+C at "${prompt}" (${route}) writes nothing: AIR_HOME and the project stay byte-identical`, async () => {
       const before = { home: snapshot(air_home), project: snapshot(project) };
-      const all = steps ?? compatible_steps();
+      const all = steps();
       const pty = start();
       await run_steps(pty, all.slice(0, index));
-      await pty.wait_for(all[index]!.prompt);
+      await pty.wait_for(prompt);
       pty.press(KEYS.ctrl_c);
       await pty.wait_for("Setup cancelled: nothing was written.");
 

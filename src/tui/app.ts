@@ -18,6 +18,20 @@ const EXIT_HINT = "Press Ctrl+C again to exit (the session stays resumable).";
 /** Lines the live region keeps for everything but a streaming reply (HUD, progress, prompt line). */
 const RESERVED_ROWS = 14;
 
+/**
+ * State whose handlers read the latest value at once: keys arriving in one burst (a paste, `tmux send-keys`,
+ * two quick Ctrl+C) reach the input handler before React re-renders it with the new value.
+ */
+function use_synced<T>(initial: T): [T, { readonly current: T }, (next: T) => void] {
+  const ref = useRef(initial);
+  const [value, set_value] = useState(initial);
+  const set = useCallback((next: T) => {
+    ref.current = next;
+    set_value(next);
+  }, []);
+  return [value, ref, set];
+}
+
 /** The finished items in the order they finished; the list only grows, so `<Static>` prints each once. */
 function use_finished(state: ProjectionState, read_artifact: AppProps["read_artifact"]) {
   const seen = useRef(new Set<string>());
@@ -64,10 +78,10 @@ export function App(props: AppProps): ReactNode {
   const { stdout } = useStdout();
   const { state, tick } = use_projection(client, props.max_fps ?? MAX_FPS, is_busy);
   const { items, add_notice } = use_finished(state, props.read_artifact);
-  const [draft, set_draft] = useState(state.ui.input_draft);
-  const [direct, set_direct] = useState(false);
-  const [exit_armed, set_exit_armed] = useState(false);
-  const [answered, set_answered] = useState<ReadonlySet<string>>(new Set());
+  const [draft, typed, set_draft] = use_synced(state.ui.input_draft);
+  const [direct, in_direct, set_direct] = use_synced(false);
+  const [exit_armed, armed, set_exit_armed] = use_synced(false);
+  const [answered, answered_now, set_answered] = use_synced<ReadonlySet<string>>(new Set());
   const left = useRef(false);
   const busy = is_busy(state);
   const prompt = open_prompt(state, answered);
@@ -106,14 +120,14 @@ export function App(props: AppProps): ReactNode {
         if (attempt(() => sender.compact())) add_notice({ tone: "info", text: "Compacting the context…" });
         return;
       case "direct":
-        if (direct) return add_notice({ tone: "info", text: "Already in direct mode; /done leaves it." });
+        if (in_direct.current) return add_notice({ tone: "info", text: "Already in direct mode; /done leaves it." });
         if (attempt(() => sender.direct_mode(true))) {
           set_direct(true);
           add_notice({ tone: "info", text: "Direct mode: your messages go to the running agent. /done ends it." });
         }
         return;
       case "done":
-        if (!direct) return add_notice({ tone: "info", text: "Not in direct mode (/direct enters it)." });
+        if (!in_direct.current) return add_notice({ tone: "info", text: "Not in direct mode (/direct enters it)." });
         if (attempt(() => sender.direct_mode(false))) set_direct(false);
         return;
       case "hud": {
@@ -141,33 +155,43 @@ export function App(props: AppProps): ReactNode {
   };
 
   const submit = (): void => {
-    const parsed = parse_input(draft);
+    const parsed = parse_input(typed.current);
     set_draft("");
-    if (parsed.kind === "message") attempt(() => sender.send_message(parsed.text, direct ? { direct: true } : {}));
+    if (parsed.kind === "message") attempt(() => sender.send_message(parsed.text, in_direct.current ? { direct: true } : {}));
     else if (parsed.kind === "command") run_command(parsed.name, parsed.args);
     else if (parsed.kind === "unknown_command") add_notice({ tone: "error", text: `Unknown command /${parsed.name}; /help lists them.` });
   };
 
   useInput((input, key) => {
     if (key.ctrl && input === "c") {
-      if (exit_armed) leave();
+      if (armed.current) leave();
       else set_exit_armed(true);
       return;
     }
-    if (exit_armed) set_exit_armed(false);
+    if (armed.current) set_exit_armed(false);
     if (key.escape) {
       if (busy) attempt(() => sender.interrupt("interrupted by the user (Esc)"));
       return;
     }
     if (prompt !== undefined) return;
     if (key.return) submit();
-    else if (key.backspace || key.delete) set_draft((text) => text.slice(0, -1));
-    else if (!key.ctrl && !key.meta && input !== "") set_draft((text) => text + clean_text(input));
+    else if (key.backspace || key.delete) set_draft(typed.current.slice(0, -1));
+    else if (!key.ctrl && !key.meta && input !== "") type_text(input);
   });
 
+  /** Typed or pasted text; a carriage return in it is Enter (typed text then Enter in one burst). */
+  const type_text = (input: string): void => {
+    const [first = "", ...after_enter] = input.split("\r");
+    set_draft(typed.current + clean_text(first));
+    for (const segment of after_enter) {
+      submit();
+      set_draft(clean_text(segment));
+    }
+  };
+
   const answer = (answer: PromptAnswer): void => {
-    if (prompt === undefined) return;
-    set_answered((previous) => new Set([...previous, prompt.prompt_id]));
+    if (prompt === undefined || answered_now.current.has(prompt.prompt_id)) return;
+    set_answered(new Set([...answered_now.current, prompt.prompt_id]));
     attempt(() => sender.answer_permission(prompt.prompt_id, answer.answer, answer.grant_scope));
   };
 

@@ -38,6 +38,17 @@ describe("the App", () => {
     expect(frame(rendered)).not.toContain("fix the failing test");
   });
 
+  it("takes a line and its Enter arriving in one burst (a paste, tmux send-keys)", async () => {
+    const rendered = render_app(base_state());
+    await type_keys(rendered, "fix the build\rand then");
+    rendered.stdin.write(ENTER);
+    await until(() => rendered.commands.length === 2);
+    expect(rendered.commands).toEqual([
+      { type: "send_message", text: "fix the build" },
+      { type: "send_message", text: "and then" },
+    ]);
+  });
+
   it("keeps the unsent line in the UI state, and starts from it on resume", async () => {
     const rendered = render_app(state_with(base_state(), { ui: { hud_preset: "full", input_draft: "half a tho" } }));
     expect(frame(rendered)).toContain("› half a tho");
@@ -65,6 +76,13 @@ describe("the App", () => {
     await until(() => frame(rendered).includes("Press Ctrl+C again to exit"), () => frame(rendered));
     expect(rendered.exits()).toBe(0);
     await type_keys(rendered, CTRL_C);
+    expect(rendered.exits()).toBe(1);
+  });
+
+  it("exits on two Ctrl+C that arrive before a re-render", async () => {
+    const rendered = render_app(base_state());
+    rendered.stdin.write(CTRL_C);
+    rendered.stdin.write(CTRL_C);
     expect(rendered.exits()).toBe(1);
   });
 

@@ -48,9 +48,9 @@ const COMMANDS: Record<string, Command> = {
       (await import("./commands/session-list.js")).run_session_list(io, { json: values.json === true, all_projects: values["all-projects"] === true }),
   },
   run: {
-    summary: "Do a requirement in this project, headless, and print progress and the result",
+    summary: "Open the TUI on a new session of this project (or the folder given); with -p, do one requirement headless",
     usage:
-      'air run -p "<requirement>" [--output-format text|json|stream-json] [--max-turns N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
+      'air run [project] (the TUI) | air run -p "<requirement>" [project] [--output-format text|json|stream-json] [--max-turns N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
     options: {
       print: { type: "string", short: "p" },
       "output-format": { type: "string" },
@@ -58,17 +58,21 @@ const COMMANDS: Record<string, Command> = {
       ...PERMISSION_FLAGS,
       ...INSPECT_FLAGS,
     },
-    run: async (values, _, io) =>
-      (await import("./commands/run.js")).run_run(io, {
+    positionals: true,
+    run: async (values, positionals, io) => {
+      if (positionals.length > 1) return usage_error(io, `air run takes one project folder, not "${positionals.join(" ")}"`);
+      return (await import("./commands/run.js")).run_run(io, {
+        ...(positionals[0] === undefined ? {} : { project: positionals[0] }),
         ...(typeof values.print === "string" ? { print: values.print } : {}),
         ...(typeof values["output-format"] === "string" ? { output_format: values["output-format"] } : {}),
         ...(typeof values["max-turns"] === "string" ? { max_turns: values["max-turns"] } : {}),
         ...permission_values(values),
         ...strings(values, { inspect: "inspect", inspect_file: "inspect-file" }),
-      }),
+      });
+    },
   },
   resume: {
-    summary: "Reopen a session (default: the latest), recover it and finish its tasks",
+    summary: "Reopen a session (default: the latest), recover it and finish its tasks; on a terminal, in the TUI with its history",
     usage: "air resume [--session ID] [--permission-mode MODE] [--prompts auto|stdin|policy]",
     options: { session: { type: "string" }, ...PERMISSION_FLAGS },
     run: async (values, _, io) =>
@@ -127,13 +131,14 @@ const COMMANDS: Record<string, Command> = {
     run: async (values, _, io) => (await import("./commands/statecharts.js")).run_statecharts(io, strings(values, { machine: "machine" })),
   },
   history: {
-    summary: "Show a session's event log (default: the latest session)",
-    usage: "air history [--session ID] [--json]",
-    options: { session: { type: "string" }, json: { type: "boolean" } },
+    summary: "Show a session as the TUI does, or its event log (default: the latest session; piped: the log)",
+    usage: "air history [--session ID] [--view tui|events] [--json]",
+    options: { session: { type: "string" }, json: { type: "boolean" }, view: { type: "string" } },
     run: async (values, _, io) =>
       (await import("./commands/history.js")).run_history(io, {
         ...(typeof values.session === "string" ? { session: values.session } : {}),
         json: values.json === true,
+        ...strings(values, { view: "view" }),
       }),
   },
 };

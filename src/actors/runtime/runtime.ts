@@ -115,7 +115,7 @@ export type Runtime = {
   submit(text: string): Promise<RequestOutcome>;
   /** A turn is running (the Main Agent is not IDLE). */
   busy(): boolean;
-  /** Interrupts the running turn: its model call is aborted, its tasks are cancelled; a no-op when idle. */
+  /** Interrupts the running turn (or resumed run): its model call is aborted, its tasks are cancelled; a no-op when idle. */
   cancel(reason: string): void;
   stop(): void;
 };
@@ -138,6 +138,8 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
   const run_worker = run_worker_logic(session, registry, context, options);
   // The running turn's abort: an interrupt stops the Main Agent's own model call, which `user.cancel` cannot reach.
   let turn: AbortController | undefined;
+  // A resumed session's Scheduler run (`resume()`): an interrupt cancels it too.
+  let resumed: ReturnType<typeof createActor<ReturnType<typeof provide_scheduler>>> | undefined;
   const machine = provide_main_agent(session, {
     complete: (request) => complete_through_registry(session, registry, request, turn?.signal),
     run_worker,
@@ -156,8 +158,11 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
         input: { autostart: true },
         ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
       });
+      resumed = scheduler;
       scheduler.start();
-      return toPromise(scheduler);
+      return toPromise(scheduler).finally(() => {
+        if (resumed === scheduler) resumed = undefined;
+      });
     },
     async submit(text) {
       if (turn !== undefined || !main_agent.getSnapshot().matches("IDLE")) throw busy_failure();
@@ -182,6 +187,7 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
     },
     cancel(reason) {
       turn?.abort(reason);
+      resumed?.send({ type: "scheduler.cancel", reason });
       main_agent.send({ type: "user.cancel", reason });
     },
     stop() {

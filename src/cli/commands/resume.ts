@@ -11,10 +11,13 @@ import { note_project_opened, runtime_for } from "../run-requirement.js";
 import type { PermissionEngine } from "../../permissions/engine.js";
 import { permissions_for_project, prompts_of } from "../../permissions/session-permissions.js";
 import { parse_permission_options, prompt_answerer } from "../permission-options.js";
+import { is_interactive } from "../wizard.js";
 
 /**
  * `air resume`: reopen a session whose runtime stopped, recover it from its rows (tasks left running are
- * interrupted, their agents lost, then re-queued) and run its pending tasks to the end.
+ * interrupted, their agents lost, then re-queued) and run its pending tasks to the end. On a terminal (and
+ * unless `--prompts stdin|policy` asks for the line interface) the TUI opens on it, with its history, and
+ * the session goes on there; elsewhere it runs headless and ends with its tasks.
  */
 export async function run_resume(io: Io, options: { session?: string; permission_mode?: string; prompts?: string }): Promise<number> {
   const permission_options = parse_permission_options(options);
@@ -30,6 +33,10 @@ export async function run_resume(io: Io, options: { session?: string; permission
       retryability: "not_retryable",
       user_action: "List the sessions with `air session list`.",
     });
+  }
+  if (is_interactive() && options.prompts === undefined) {
+    const { run_interactive } = await import("../interactive.js");
+    return run_interactive(io, providers, { permissions: permission_options, session_id: session_id as SessionId });
   }
   await note_project_opened(io, project);
   const prompts = prompt_answerer(permission_options.prompts);

@@ -1,4 +1,6 @@
-import { air_failure } from "../../contracts/errors.js";
+import fs from "node:fs";
+import path from "node:path";
+import { air_failure, is_air_failure, type AirFailure } from "../../contracts/errors.js";
 import { locate_project_root } from "../../project/project-store.js";
 import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
@@ -6,36 +8,127 @@ import type { OutputFormat } from "../progress.js";
 import { inspect_options, start_inspection } from "../../inspect/attach.js";
 import { parse_permission_options } from "../permission-options.js";
 import { run_requirement } from "../run-requirement.js";
+import { DEMO_PROVIDER } from "../wizard/air-config.js";
 
 const FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json"];
 
-export async function run_run(
-  io: Io,
-  options: { print?: string; output_format?: string; max_turns?: string; permission_mode?: string; prompts?: string; inspect?: string; inspect_file?: string },
-): Promise<number> {
-  if (options.print === undefined || options.print.trim() === "") {
+export type RunOptions = {
+  print?: string;
+  output_format?: string;
+  max_turns?: string;
+  permission_mode?: string;
+  prompts?: string;
+  inspect?: string;
+  inspect_file?: string;
+  /** `air run [project]`: the project folder (default: the working folder). */
+  project?: string;
+};
+
+/** The provider's own failure when none is configured (the guidance on what to set), else undefined. */
+export function missing_provider(providers: ProviderManager): AirFailure | undefined {
+  try {
+    providers.require_configured();
+    return undefined;
+  } catch (error) {
+    if (is_air_failure(error) && error.error.kind === "env_error") return error;
+    throw error;
+  }
+}
+
+/** `air run` without `-p` where nobody can use the TUI: what to do instead, and what to configure first. */
+function no_terminal_failure(providers: ProviderManager): AirFailure {
+  const provider = missing_provider(providers);
+  const run_headless = 'Run `air run -p "<what you want done>"` for a headless run, or run `air run` in a terminal for the TUI.';
+  return air_failure({
+    kind: "user_error",
+    message:
+      "air run needs a requirement with -p when there is no terminal (standard input or output is not a TTY, or CI is set)" +
+      (provider === undefined ? "" : `; also, ${provider.error.message}`),
+    retryability: "not_retryable",
+    user_action: provider === undefined ? run_headless : `${run_headless}\nFirst configure a model provider: ${provider.error.user_action ?? ""}`,
+  });
+}
+
+/** `air run [project]` runs in the project folder given, which must exist. */
+function in_project_folder(io: Io, project: string | undefined): Io {
+  if (project === undefined) return io;
+  const cwd = path.resolve(io.cwd, project);
+  if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
+    throw air_failure({
+      kind: "user_error",
+      message: `no folder ${cwd}`,
+      retryability: "not_retryable",
+      user_action: "Name an existing project folder, or leave it out to use the working folder.",
+    });
+  }
+  return { ...io, cwd };
+}
+
+export async function run_run(io: Io, options: RunOptions): Promise<number> {
+  const here = in_project_folder(io, options.project);
+  if (options.print === undefined) return run_interactive_or_explain(here, options);
+  if (options.print.trim() === "") {
     throw air_failure({
       kind: "user_error",
       message: "air run needs a requirement with -p",
       retryability: "not_retryable",
-      user_action: 'Run `air run -p "<what you want done>"`; the interactive TUI is tracked in issue #6.',
+      user_action: 'Run `air run -p "<what you want done>"`, or `air run` in a terminal for the TUI.',
     });
   }
   const format = (options.output_format ?? "text") as OutputFormat;
   if (!FORMATS.includes(format)) {
     throw air_failure({ kind: "user_error", message: `unknown output format "${format}"`, retryability: "not_retryable", user_action: `Use one of: ${FORMATS.join(", ")}.` });
   }
-  const max_turns = options.max_turns === undefined ? undefined : Number(options.max_turns);
-  if (max_turns !== undefined && (!Number.isInteger(max_turns) || max_turns < 1)) {
-    throw air_failure({ kind: "user_error", message: `--max-turns must be a positive integer, not "${options.max_turns}"`, retryability: "not_retryable", user_action: "Pass e.g. --max-turns 20." });
-  }
+  const max_turns = parse_max_turns(options.max_turns);
   const permissions = parse_permission_options(options);
   const request = { requirement: options.print, format, permissions, ...(max_turns === undefined ? {} : { max_turns }) };
-  const providers = ProviderManager.load({ project_root: locate_project_root(io.cwd) ?? io.cwd });
+  const providers = ProviderManager.load({ project_root: locate_project_root(here.cwd) ?? here.cwd });
+  const inspection = await start_inspection(here, inspect_options(options));
+  try {
+    const report = await run_requirement(here, { ...request, ...(inspection === undefined ? {} : { inspect: inspection.inspect }) }, providers);
+    return report.code;
+  } finally {
+    inspection?.close();
+  }
+}
+
+function parse_max_turns(raw: string | undefined): number | undefined {
+  const max_turns = raw === undefined ? undefined : Number(raw);
+  if (max_turns !== undefined && (!Number.isInteger(max_turns) || max_turns < 1)) {
+    throw air_failure({ kind: "user_error", message: `--max-turns must be a positive integer, not "${raw}"`, retryability: "not_retryable", user_action: "Pass e.g. --max-turns 20." });
+  }
+  return max_turns;
+}
+
+/** The exit code of a first-run setup the user cancelled (as for Ctrl+C). */
+const CANCELLED = 130;
+
+/**
+ * `air run` without `-p`: the TUI on a terminal — after the first-run wizard when nothing is set up yet —
+ * and anywhere else a user error at once, never a prompt.
+ */
+async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<number> {
+  const permissions = parse_permission_options(options);
+  const max_turns = parse_max_turns(options.max_turns);
+  const project_root = locate_project_root(io.cwd) ?? io.cwd;
+  let providers = ProviderManager.load({ project_root });
+  const wizard = await import("../wizard.js");
+  if (!wizard.is_interactive()) throw no_terminal_failure(providers);
+  if (wizard.needs_wizard()) {
+    const setup = await wizard.run_wizard(io, { for_init: false });
+    if (setup.status === "cancelled") return CANCELLED;
+    // The offline demo configures no provider: the wizard has said how to run it.
+    if (setup.provider === DEMO_PROVIDER) return 0;
+    providers = ProviderManager.load({ project_root });
+  }
+  const { run_interactive } = await import("../interactive.js");
   const inspection = await start_inspection(io, inspect_options(options));
   try {
-    const report = await run_requirement(io, { ...request, ...(inspection === undefined ? {} : { inspect: inspection.inspect }) }, providers);
-    return report.code;
+    return await run_interactive(io, providers, {
+      permissions,
+      ...(max_turns === undefined ? {} : { max_turns }),
+      ...(inspection === undefined ? {} : { inspect: inspection.inspect }),
+    });
   } finally {
     inspection?.close();
   }

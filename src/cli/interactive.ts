@@ -1,0 +1,213 @@
+import fs from "node:fs";
+import type { InspectionEvent, Observer } from "xstate";
+import { summary_of } from "../actors/runtime/main-agent-actors.js";
+import { recover_session } from "../actors/runtime/recovery.js";
+import type { Runtime } from "../actors/runtime/runtime.js";
+import { air_failure, to_air_error } from "../contracts/errors.js";
+import { make_event } from "../contracts/events/registry.js";
+import { new_id, type SessionId } from "../contracts/ids.js";
+import type { PermissionEngine } from "../permissions/engine.js";
+import { permissions_for_project, prompts_of } from "../permissions/session-permissions.js";
+import { project_layout } from "../project/layout.js";
+import { init_project, locate_project_root, read_project } from "../project/project-store.js";
+import { open_session, type Session } from "../project/session-manager.js";
+import { open_session_projection, type SessionProjection } from "../projection/session-projection.js";
+import type { ProviderManager } from "../providers/manager.js";
+import type { Io } from "./output.js";
+import type { PermissionOptions } from "./permission-options.js";
+import { note_project_opened, runtime_for } from "./run-requirement.js";
+import { artifact_reader, deferred_answerer, session_views } from "./tui-session.js";
+
+export type InteractiveOptions = {
+  readonly permissions: PermissionOptions;
+  readonly max_turns?: number;
+  /** Reopen this session (`air resume`): recover it, ask its open prompts again, finish its tasks. */
+  readonly session_id?: SessionId;
+  readonly inspect?: Observer<InspectionEvent>;
+};
+
+/** Timings the TUI benchmark reads (`AIR_TUI_METRICS=<file>`): epoch ms, frames drawn, CPU of this process. */
+type Metrics = { started_at: number; first_frame_at?: number; main_agent_ready_at?: number; frames: number; render_ms: number };
+
+const epoch_ms = () => performance.timeOrigin + performance.now();
+
+function write_metrics(metrics: Metrics): void {
+  const file = process.env.AIR_TUI_METRICS;
+  if (file === undefined || file === "") return;
+  fs.writeFileSync(file, `${JSON.stringify({ ...metrics, cpu: process.cpuUsage(), ended_at: epoch_ms() })}\n`);
+}
+
+function busy_failure() {
+  return air_failure({
+    kind: "user_error",
+    message: "air is still working on the last message; this one was not sent",
+    retryability: "retryable",
+    user_action: "Wait for the turn to finish, or press Esc to interrupt it, then send it again.",
+  });
+}
+
+/** Refused to the UI, which shows it: talking to a running worker needs a worker-side inbox air does not have yet. */
+function no_direct_mode() {
+  return air_failure({
+    kind: "user_error",
+    message: "direct mode is not available in this version: a running agent cannot take messages yet",
+    retryability: "not_retryable",
+    user_action: "Send your message normally; it goes to the Main Agent once the running turn ends (Esc interrupts it).",
+  });
+}
+
+/**
+ * Work the user started (a message, `/compact`, a resumed session's remaining tasks): one at a time, so the
+ * Main Agent and the Scheduler never run two requests at once. A failure nobody else reported becomes an
+ * assistant message, so the conversation says what happened.
+ */
+class Turns {
+  #current: Promise<void> | undefined;
+
+  constructor(private readonly session: Session) {}
+
+  get busy(): boolean {
+    return this.#current !== undefined;
+  }
+
+  start(work: () => Promise<string | undefined>): void {
+    if (this.#current !== undefined) throw busy_failure();
+    const before = this.#assistant_messages();
+    this.#current = work()
+      .then(
+        (failure) => failure,
+        (error: unknown) => `The request failed: ${to_air_error(error).message}`,
+      )
+      .then((failure) => {
+        if (failure !== undefined && this.#assistant_messages() === before) this.#say(failure);
+      })
+      .catch(() => undefined)
+      .finally(() => (this.#current = undefined));
+  }
+
+  /** Resolves when the running work has ended (at once when there is none). */
+  settled(): Promise<void> {
+    return this.#current ?? Promise.resolve();
+  }
+
+  #assistant_messages(): number {
+    return this.session.store.query({ types: ["assistant.message.created"] }).length;
+  }
+
+  #say(text: string): void {
+    this.session.ingestor.ingest(
+      make_event("assistant.message.created", { message_id: new_id("message"), content: text }, { ...this.session.origin, source: { kind: "main" }, route: ["main"] }),
+    );
+  }
+}
+
+/** Routes the UI's commands to the runtime; returns the unsubscribe. */
+function route_commands(projection: SessionProjection, runtime: Runtime, session: Session, turns: Turns): () => void {
+  const { channel } = projection;
+  const offs = [
+    channel.on("send_message", ({ text, direct }) => {
+      if (direct === true) throw no_direct_mode();
+      if (runtime.busy()) throw busy_failure();
+      turns.start(async () => {
+        const outcome = await runtime.submit(text);
+        return outcome.kind === "failed" ? summary_of(session, outcome) : undefined;
+      });
+    }),
+    channel.on("interrupt", ({ reason }) => {
+      if (turns.busy) runtime.cancel(reason);
+    }),
+    channel.on("direct_mode", ({ enabled }) => {
+      if (enabled) throw no_direct_mode();
+    }),
+    channel.on("compact", () => {
+      turns.start(async () => {
+        const outcome = await runtime.registry.call({ tool_name: "context.compact", input: { reason: "/compact" } }, { session });
+        return outcome.ok ? undefined : `Compaction did not run: ${outcome.error.message}`;
+      });
+    }),
+  ];
+  return () => offs.forEach((off) => off());
+}
+
+/** A resumed session: recovered from its rows, its open prompts asked again (in the UI), its pending tasks run. */
+function resume_in_background(session: Session, permissions: PermissionEngine, runtime: Runtime, turns: Turns): void {
+  recover_session(session);
+  const { pending, answered } = prompts_of(session);
+  turns.start(async () => {
+    await permissions.resume_prompts(pending, answered, session);
+    const result = await runtime.resume();
+    return result.status === "completed" ? undefined : `The session's remaining tasks did not finish: the Scheduler is ${result.status}${result.error === undefined ? "" : ` (${result.error.message})`}.`;
+  });
+}
+
+/**
+ * `air run` (no `-p`) and `air resume` on a terminal: the session's runtime with the TUI on top. The
+ * provider and the permissions files are checked before anything is written; on exit the running turn
+ * is interrupted, the UI state flushed and the session closed, so `air resume` can reopen it.
+ */
+export async function run_interactive(io: Io, providers: ProviderManager, options: InteractiveOptions): Promise<number> {
+  const metrics: Metrics = { started_at: epoch_ms(), frames: 0, render_ms: 0 };
+  const provider = providers.require_configured();
+  const existing_root = locate_project_root(io.cwd);
+  const answerer = deferred_answerer();
+  const mode = options.permissions.mode;
+  const permissions = permissions_for_project(project_layout(existing_root ?? io.cwd), { answerer, ...(mode === undefined ? {} : { mode }) });
+  const project = existing_root === undefined ? init_project(io.cwd).project : read_project(existing_root);
+  await note_project_opened(io, project);
+  const session = open_session(project, {
+    ...(options.session_id === undefined ? { title: "interactive session" } : { session_id: options.session_id }),
+    model_provider_id: provider.provider_id,
+    model_id: provider.model_id,
+  });
+  let projection: SessionProjection | undefined;
+  let runtime: Runtime | undefined;
+  try {
+    projection = open_session_projection(session);
+    answerer.forward_to(projection.answerer);
+    runtime = runtime_for(session, providers, options, permissions);
+    metrics.main_agent_ready_at = epoch_ms();
+    const turns = new Turns(session);
+    const unroute = route_commands(projection, runtime, session, turns);
+    if (options.session_id !== undefined) resume_in_background(session, permissions, runtime, turns);
+    await show_tui(session, projection, metrics);
+    unroute();
+    if (turns.busy) runtime.cancel("the user left the session");
+    await turns.settled();
+    return 0;
+  } finally {
+    projection?.close();
+    runtime?.stop();
+    session.close();
+    write_metrics(metrics);
+  }
+}
+
+/** Renders the App until the user leaves (`/exit`, Ctrl+C twice) or the terminal goes away. */
+async function show_tui(session: Session, projection: SessionProjection, metrics: Metrics): Promise<void> {
+  const [{ render }, React, { App }] = await Promise.all([import("ink"), import("react"), import("../tui/index.js")]);
+  const layout = session.project.layout;
+  const element = React.createElement(App, {
+    client: projection.store,
+    sender: projection.channel,
+    read_artifact: artifact_reader(layout, session.id, projection.store),
+    list_sessions: () => session_views(layout),
+    on_exit: () => undefined,
+  });
+  const instance = render(element, {
+    exitOnCtrlC: false,
+    onRender: ({ renderTime }) => {
+      metrics.first_frame_at ??= epoch_ms();
+      metrics.frames += 1;
+      metrics.render_ms += renderTime;
+    },
+  });
+  // A closed terminal or a kill: leave as `/exit` would, so the session is closed cleanly and resumable.
+  const leave = () => instance.unmount();
+  const signals = ["SIGTERM", "SIGHUP"] as const;
+  for (const signal of signals) process.once(signal, leave);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    for (const signal of signals) process.off(signal, leave);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The interactive `air run` end to end, in a real terminal: the built CLI in a tmux pane of fixed size
+ * against the scripted model server. A requirement is typed, the permission prompt for the file write is
+ * answered by key, the diff and the final summary appear, Ctrl+C twice leaves; then `air resume` in the
+ * same kind of pane shows the session's history. Only skipped where tmux is not installed.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { start_scripted_server } from "../../src/providers/scripted/server.js";
+import type { ScriptInput } from "../../src/providers/scripted/script.js";
+import { AIR_BIN, air_env, CLASSIFY_GREETING, copy_fixture_project, fixture_requirement, require_build, session_ids, temp_dir, wait_until } from "./helpers.js";
+
+const KEY = "sk-e2e-tui";
+const WRITE_GREETING = { type: "tool_use", name: "fs.write", input: { path: "greeting.txt", content: "hello from air\n" } } as const;
+const SCRIPT: ScriptInput = {
+  turns: {
+    main: [CLASSIFY_GREETING],
+    executor: [{ reply: { content: [WRITE_GREETING] } }, { reply: { content: [{ type: "text", text: "Wrote greeting.txt with the greeting." }] } }],
+  },
+};
+const COLUMNS = 120;
+const ROWS = 40;
+
+const tmux_available = spawnSync("tmux", ["-V"], { encoding: "utf8" }).status === 0;
+
+/** One tmux server of our own (`-L`), so the test never touches a user's sessions; `kill` ends it. */
+class Tmux {
+  readonly socket = `air-e2e-${process.pid}-${Date.now()}`;
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  run(...args: string[]): string {
+    const result = spawnSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8", env: this.env });
+    if (result.status !== 0) throw new Error(`tmux ${args.join(" ")} failed: ${result.stderr}`);
+    return result.stdout;
+  }
+
+  /** A detached session running `command` in `cwd`; the shell says how air exited and keeps the pane. */
+  start(name: string, cwd: string, command: string): void {
+    this.run("new-session", "-d", "-s", name, "-x", String(COLUMNS), "-y", String(ROWS), "-c", cwd, `${command}; echo "[air exited $?]"; sleep 600`);
+  }
+
+  /** The pane's text, scrollback included (what `<Static>` printed scrolls up). */
+  screen(name: string): string {
+    return this.run("capture-pane", "-p", "-J", "-S", "-2000", "-t", name);
+  }
+
+  type(name: string, text: string): void {
+    this.run("send-keys", "-t", name, "-l", text);
+  }
+
+  keys(name: string, ...keys: string[]): void {
+    this.run("send-keys", "-t", name, ...keys);
+  }
+
+  kill(): void {
+    spawnSync("tmux", ["-L", this.socket, "kill-server"], { env: this.env });
+  }
+}
+
+let cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  cleanups = [];
+});
+
+async function screen_shows(tmux: Tmux, name: string, what: string, pattern: RegExp, timeout_ms = 30_000): Promise<string> {
+  let last = "";
+  try {
+    return await wait_until(what, () => {
+      last = tmux.screen(name);
+      return pattern.test(last) ? last : undefined;
+    }, timeout_ms, 100);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- screen ---\n${last}`);
+  }
+}
+
+async function leave_with_ctrl_c_twice(tmux: Tmux, name: string): Promise<void> {
+  tmux.keys(name, "C-c");
+  await screen_shows(tmux, name, "the exit hint", /Press Ctrl\+C again to exit/);
+  tmux.keys(name, "C-c");
+}
+
+describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
+  it("takes a requirement, asks before writing, shows the diff and the summary, leaves on Ctrl+C twice; air resume shows the session", async () => {
+    require_build();
+    const work = temp_dir("air-e2e-tui-");
+    cleanups.push(work.cleanup);
+    const server = await start_scripted_server({ script: SCRIPT, api_key: KEY });
+    cleanups.push(() => server.close());
+    const project = copy_fixture_project("worker", work.dir);
+    const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, TERM: "xterm-256color" });
+    delete env.CI;
+    delete env.TMUX;
+    const tmux = new Tmux(env);
+    cleanups.push(() => tmux.kill());
+    const air = `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)}`;
+
+    tmux.start("run", project, `${air} run --permission-mode default`);
+    await screen_shows(tmux, "run", "the TUI's first frame", /mode default[\s\S]*›/);
+    // Enter is its own key press once the text is on screen, as a person types (a burst reads as a paste).
+    tmux.type("run", fixture_requirement("worker"));
+    await screen_shows(tmux, "run", "the typed requirement", /› Add the greeting file described in README\.md\./);
+    tmux.keys("run", "Enter");
+
+    const asked = await screen_shows(tmux, "run", "the permission prompt", /fs\.write[\s\S]*greeting\.txt/);
+    expect(fs.existsSync(path.join(project, "greeting.txt"))).toBe(false);
+    expect(asked).toMatch(/once/i);
+    tmux.keys("run", "y");
+
+    const done = await screen_shows(tmux, "run", "the diff and the final summary", /\+hello from air[\s\S]*Task "Add the greeting file" is completed\./, 60_000);
+    expect(done).toContain("+hello from air");
+    expect(fs.readFileSync(path.join(project, "greeting.txt"), "utf8")).toBe("hello from air\n");
+
+    await leave_with_ctrl_c_twice(tmux, "run");
+    await screen_shows(tmux, "run", "air leaving", /\[air exited 0\]/);
+    const [session_id] = session_ids(project);
+    expect(session_id).toBeDefined();
+
+    tmux.start("resume", project, `${air} resume --permission-mode default`);
+    const resumed = await screen_shows(tmux, "resume", "the session's history", /Add the greeting file described in README\.md\.[\s\S]*Task "Add the greeting file" is completed\./);
+    expect(resumed).toContain("+hello from air");
+    expect(resumed).toMatch(/allowed once: fs\.write/);
+    await leave_with_ctrl_c_twice(tmux, "resume");
+    await screen_shows(tmux, "resume", "air leaving", /\[air exited 0\]/);
+  }, 180_000);
+});

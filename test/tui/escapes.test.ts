@@ -64,13 +64,15 @@ describe("escape sequences in untrusted text", () => {
         conversation: { messages: [message("assistant", `final ${evil}`), message("user", `typed ${evil}`)], drafts: [draft(`streaming ${evil}`)] },
         tool_runs: [tool_run("fs.edit", `src/${evil}.ts`, { status: "ok" }), tool_run("fs.read", `src/${evil}`)],
         command_runs: [command_run(`make ${evil}`, { stdout_tail: `out ${evil}\n`, stderr_tail: `err ${evil}\n` })],
-        permission_prompts: [prompt({ question: `Run ${evil}?`, commands: [`rm ${evil}`], categories: [`cat ${evil}`] })],
       }),
     );
+    expect(rendered.lastFrame()).toContain("out ");
+    rendered.holder.update({ permission_prompts: [prompt({ question: `Run ${evil}?`, commands: [`rm ${evil}`], categories: [`cat ${evil}`] })] });
     await until(() => (rendered.lastFrame() ?? "").includes("Permission needed"));
     const output = rendered.frames.join("");
     expect(output).toContain("final");
     expect(output).toContain("streaming");
+    expect(output).toContain("err ");
     assert_inert(output);
   });
 });

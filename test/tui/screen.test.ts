@@ -9,7 +9,7 @@ import { cleanup } from "ink-testing-library";
 import { createElement } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { App } from "../../src/tui/app.js";
-import { base_state, draft, message, recording_channel, render_app, StateHolder, state_with, until } from "./fixtures.js";
+import { base_state, command_run, draft, message, prompt, recording_channel, render_app, StateHolder, state_with, until } from "./fixtures.js";
 
 afterEach(() => cleanup());
 
@@ -98,6 +98,19 @@ describe("the screen", () => {
     const frame = rendered.lastFrame() ?? "";
     expect(frame).toContain("line 299");
     expect(frame).toContain("lines above");
+    expect(frame.split("\n").length).toBeLessThan(24);
+  });
+
+  it("gives a streaming reply only the rows that progress and a permission dialog leave", () => {
+    const lines = Array.from({ length: 300 }, (_, index) => `line ${index}`).join("\n");
+    const rendered = render_app(state_with(base_state(), {
+      conversation: { messages: [], drafts: [draft(lines)] },
+      command_runs: [command_run("make", { stdout_tail: "a\nb\nc\nd\n", stderr_tail: "e\nf\n" })],
+      permission_prompts: [prompt()],
+    }));
+    const frame = rendered.lastFrame() ?? "";
+    expect(frame).toContain("line 299");
+    expect(frame).toContain("$ rm -rf build");
     expect(frame.split("\n").length).toBeLessThan(24);
   });
 

@@ -8,7 +8,8 @@ import { StatusGlyph } from "./glyphs.js";
 /**
  * The Main Agent's replies still streaming: only their last `max_lines` screen lines, so the live region
  * stays shorter than the terminal (ink clears the whole screen to redraw a region taller than it).
- * The whole reply is printed once it is final.
+ * With no room at all (a permission dialog), only its status line shows. The whole reply is printed once
+ * it is final.
  */
 export function LiveDrafts(props: { readonly drafts: readonly DraftView[]; readonly max_lines: number; readonly columns: number; readonly tick: number }): ReactNode {
   const streaming = props.drafts.filter((draft) => draft.status === "streaming" && draft.task_id === null && draft.agent_id === null);
@@ -18,12 +19,14 @@ export function LiveDrafts(props: { readonly drafts: readonly DraftView[]; reado
     { flexDirection: "column" },
     ...streaming.map((draft) => {
       const { lines, hidden } = tail_lines(clean_text(draft.text), props.max_lines, props.columns);
+      const status = h(Text, { key: "status", dimColor: true }, h(StatusGlyph, { status: "streaming", tick: props.tick }), " writing…", lines.length === 0 ? ` (${hidden} lines)` : "");
+      if (lines.length === 0) return h(Box, { key: draft.message_id }, status);
       return h(
         Box,
         { key: draft.message_id, flexDirection: "column" },
         ...(hidden > 0 ? [h(Text, { key: "hidden", dimColor: true }, `… ${hidden} lines above`)] : []),
-        h(Markdown, { text: lines.join("\n") }),
-        h(Text, { dimColor: true }, h(StatusGlyph, { status: "streaming", tick: props.tick }), " writing…"),
+        h(Markdown, { key: "text", text: lines.join("\n") }),
+        status,
       );
     }),
   );

@@ -32,6 +32,12 @@ function subject_line(subject: PermissionPromptView["subjects"][number]): string
   }
 }
 
+/** How many lines the dialog takes: every command is always shown, however many. */
+export function dialog_lines(prompt: PermissionPromptView): number {
+  const commands = prompt.commands.length > 0 ? prompt.commands.length : prompt.subjects.length;
+  return 5 + (prompt.categories.length > 0 ? 1 : 0) + commands + prompt_options(prompt).length;
+}
+
 /**
  * The permission dialog (seeds 000 §9): the tool, the risk, the categories and every command the analyzer
  * found, then the answers — by their key (y/s/p/n) or arrows and Enter. Everything shown comes from the

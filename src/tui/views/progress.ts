@@ -5,8 +5,8 @@ import { clean_line, clean_text, tail_lines } from "../sanitize.js";
 import { StatusGlyph } from "./glyphs.js";
 
 /** Lines of a running command's output shown live; the whole output is in its artifacts. */
-export const OUTPUT_TAIL_LINES = 4;
-const MAX_SHOWN = 4;
+export const OUTPUT_TAIL_LINES = 3;
+const MAX_SHOWN = 3;
 
 function running<T extends { readonly status: string }>(items: readonly T[], statuses: readonly string[]): T[] {
   return items.filter((item) => statuses.includes(item.status)).slice(-MAX_SHOWN);
@@ -18,17 +18,29 @@ function OutputTail(props: { readonly text: string; readonly color: string; read
   return h(Box, { flexDirection: "column", paddingLeft: 4 }, ...lines.map((line, index) => h(Text, { key: String(index), color: props.color }, line === "" ? " " : line)));
 }
 
+function shown(state: ProjectionState) {
+  return {
+    tasks: running(state.tasks, ["pending", "running"]),
+    agents: running(state.agents, ["starting", "running"]),
+    tools: running(state.tool_runs, ["running"]),
+    commands: running(state.command_runs, ["running"]),
+  };
+}
+
+/** At most how many lines `Progress` takes (so a streaming reply can be given the rest of the screen). */
+export function progress_lines(state: ProjectionState, compact: boolean): number {
+  const { tasks, agents, tools, commands } = shown(state);
+  return tasks.length + agents.length + tools.length + commands.length * (1 + (compact ? 0 : 2 * OUTPUT_TAIL_LINES));
+}
+
 /**
  * What is happening now: running tasks, agents, tool runs and commands, each with its status glyph and its
  * latest progress; a command shows the tail of its stdout and stderr. Finished ones leave this region
- * (they are printed once above it).
+ * (they are printed once above it). `compact` leaves out the output tails (a permission dialog needs the room).
  */
-export function Progress(props: { readonly state: ProjectionState; readonly tick: number; readonly columns: number }): ReactNode {
+export function Progress(props: { readonly state: ProjectionState; readonly tick: number; readonly columns: number; readonly compact: boolean }): ReactNode {
   const { state, tick, columns } = props;
-  const tasks = running(state.tasks, ["pending", "running"]);
-  const agents = running(state.agents, ["starting", "running"]);
-  const tools = running(state.tool_runs, ["running"]);
-  const commands = running(state.command_runs, ["running"]);
+  const { tasks, agents, tools, commands } = shown(state);
   if (tasks.length + agents.length + tools.length + commands.length === 0) return null;
   return h(
     Box,
@@ -48,8 +60,9 @@ export function Progress(props: { readonly state: ProjectionState; readonly tick
         Box,
         { key: run.id, flexDirection: "column" },
         h(Text, null, "  ", h(StatusGlyph, { status: run.status, tick }), h(Text, { bold: true }, ` $ ${clean_line(run.command)}`)),
-        h(OutputTail, { text: run.stdout_tail, color: "white", columns }),
-        h(OutputTail, { text: run.stderr_tail, color: "red", columns }),
+        ...(props.compact
+          ? []
+          : [h(OutputTail, { key: "out", text: run.stdout_tail, color: "white", columns }), h(OutputTail, { key: "err", text: run.stderr_tail, color: "red", columns })]),
       ),
     ),
   );

@@ -1,0 +1,126 @@
+import { useApp, useInput } from "ink";
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { PermissionPromptView, ProjectionState } from "../projection/types.js";
+import { error_text, run_command, type CommandContext } from "./commands.js";
+import type { AppProps } from "./props.js";
+import { clean_text } from "./sanitize.js";
+import { parse_input } from "./slash.js";
+import type { Notice } from "./views/finished.js";
+import type { PromptAnswer } from "./views/permission-prompt.js";
+
+/**
+ * State whose handlers read the latest value at once: keys arriving in one burst (a paste, `tmux send-keys`,
+ * two quick Ctrl+C) reach the input handler before React re-renders it with the new value.
+ */
+function use_synced<T>(initial: T): [T, { readonly current: T }, (next: T) => void] {
+  const ref = useRef(initial);
+  const [value, set_value] = useState(initial);
+  const set = useCallback((next: T) => {
+    ref.current = next;
+    set_value(next);
+  }, []);
+  return [value, ref, set];
+}
+
+export function is_busy(state: ProjectionState): boolean {
+  const { hud } = state;
+  return hud.streaming || hud.running_tasks > 0 || hud.running_agents > 0 || hud.pending_prompts > 0;
+}
+
+function open_prompt(state: ProjectionState, answered: ReadonlySet<string>): PermissionPromptView | undefined {
+  return state.permission_prompts
+    .filter((prompt) => prompt.status === "pending" && !answered.has(prompt.prompt_id))
+    .sort((a, b) => (a.requested_at < b.requested_at ? -1 : 1))[0];
+}
+
+export type Controls = {
+  readonly draft: string;
+  readonly direct: boolean;
+  readonly exit_armed: boolean;
+  /** The permission prompt the dialog shows (the oldest one not answered yet). */
+  readonly prompt: PermissionPromptView | undefined;
+  readonly answer: (answer: PromptAnswer) => void;
+};
+
+/**
+ * The keyboard: the prompt line and its slash commands, Esc (interrupt the running turn), Ctrl+C twice
+ * (exit through `on_exit`, the session stays resumable) and the answers of the permission dialog.
+ */
+export function use_controls(props: AppProps, state: ProjectionState, notify: (notice: Notice) => void): Controls {
+  const { sender } = props;
+  const { exit } = useApp();
+  const [draft, typed, set_draft] = use_synced(state.ui.input_draft);
+  const [direct, in_direct, set_direct] = use_synced(false);
+  const [exit_armed, armed, set_exit_armed] = use_synced(false);
+  const [answered, answered_now, set_answered] = use_synced<ReadonlySet<string>>(new Set());
+  const left = useRef(false);
+  const prompt = open_prompt(state, answered);
+
+  // The unsent line survives a restart (D-053: `ui_state`); written only when it changes.
+  useEffect(() => {
+    if (props.client.snapshot().ui.input_draft !== draft) props.client.set_ui({ input_draft: draft });
+  }, [props.client, draft]);
+
+  const attempt = (action: () => unknown): boolean => {
+    try {
+      action();
+      return true;
+    } catch (error) {
+      notify({ tone: "error", text: error_text(error) });
+      return false;
+    }
+  };
+  const leave = (): void => {
+    if (left.current) return;
+    left.current = true;
+    props.on_exit();
+    exit();
+  };
+  const context: CommandContext = {
+    sender, client: props.client, list_sessions: props.list_sessions, notify, attempt, leave,
+    direct: { get: () => in_direct.current, set: set_direct },
+  };
+
+  const submit = (): void => {
+    const parsed = parse_input(typed.current);
+    set_draft("");
+    if (parsed.kind === "message") attempt(() => sender.send_message(parsed.text, in_direct.current ? { direct: true } : {}));
+    else if (parsed.kind === "command") run_command(parsed.name, parsed.args, context);
+    else if (parsed.kind === "unknown_command") notify({ tone: "error", text: `Unknown command /${parsed.name}; /help lists them.` });
+  };
+
+  /** Typed or pasted text; a carriage return in it is Enter (typed text then Enter in one burst). */
+  const type_text = (input: string): void => {
+    const [first = "", ...after_enter] = input.split("\r");
+    set_draft(typed.current + clean_text(first));
+    for (const segment of after_enter) {
+      submit();
+      set_draft(clean_text(segment));
+    }
+  };
+
+  useInput((input, key) => {
+    if (key.ctrl && input === "c") {
+      if (armed.current) leave();
+      else set_exit_armed(true);
+      return;
+    }
+    if (armed.current) set_exit_armed(false);
+    if (key.escape) {
+      if (is_busy(props.client.snapshot())) attempt(() => sender.interrupt("interrupted by the user (Esc)"));
+      return;
+    }
+    if (prompt !== undefined) return;
+    if (key.return) submit();
+    else if (key.backspace || key.delete) set_draft(typed.current.slice(0, -1));
+    else if (!key.ctrl && !key.meta && input !== "") type_text(input);
+  });
+
+  const answer = (chosen: PromptAnswer): void => {
+    if (prompt === undefined || answered_now.current.has(prompt.prompt_id)) return;
+    set_answered(new Set([...answered_now.current, prompt.prompt_id]));
+    attempt(() => sender.answer_permission(prompt.prompt_id, chosen.answer, chosen.grant_scope));
+  };
+
+  return { draft, direct, exit_armed, prompt, answer };
+}

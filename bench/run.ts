@@ -9,6 +9,10 @@
  *   7. prefix stability of a 20-turn executor session (Anthropic and OpenAI wire formats): cache-eligible share
  *      of the input after the second request — vs the whole previous request reused; tokens per turn
  *   8. context assembly of 5,000 messages with 500 tool runs — vs JSON.stringify of the same messages
+ *   9. `air run` (the TUI, in a tmux pane) from process start to the first painted frame and to the Main Agent
+ *      ready — vs `node -e 0`
+ *  10. the TUI during a scripted stream of 2,000 assistant deltas: frames per second (vs the 30 fps cap) and
+ *      the process's CPU — vs the same stream with no UI
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
@@ -22,6 +26,8 @@ import { format_goal_line, format_info_line, format_skip_line, format_split_line
 import { bench_session_list } from "./session-list.js";
 import { remove_all, temp_dir } from "./temp.js";
 import { bench_tool_call } from "./tool-call.js";
+import { bench_tui_startup } from "./tui-startup.js";
+import { bench_tui_stream } from "./tui-stream.js";
 import { bench_worker_spawn } from "./worker-spawn.js";
 
 /** `--quick`: a smoke run of the same code at a tenth of the size (figures not meaningful). */
@@ -40,6 +46,10 @@ const TOOL_CALLS = QUICK ? 20 : 200;
 const E2E_RUNS = QUICK ? 1 : 3;
 const CHECK_ROUNDS = QUICK ? 1 : 5;
 const ASSEMBLY_ROUNDS = QUICK ? 2 : 15;
+const TUI_STARTS = QUICK ? 2 : 7;
+const TUI_STREAMS = QUICK ? 1 : 3;
+/** The App's re-render cap while the projection changes (src/tui/props.ts `max_fps`). */
+const TUI_FPS_CAP = 30;
 
 function percent(share: number): string {
   return `${(100 * share).toFixed(1)} %`;
@@ -162,6 +172,24 @@ async function main(): Promise<number> {
       ratio: assembly.ratio,
       note: `${assembly.messages.toLocaleString("en-US")} messages, ${assembly.tool_runs} tool runs, ${assembly.omitted} left out to fit; next turn ${ms(assembly.warm_ms)}`,
     }),
+  );
+
+  log(`tui start: ${TUI_STARTS} runs of air run in a tmux pane (first frame, Main Agent ready), each beside node -e 0`);
+  const start = await bench_tui_startup(TUI_STARTS, air_home);
+  log(`  tui start: ${took()}`);
+  if (start.kind === "skipped") printed.push(format_skip_line("tui first frame", start.reason));
+  else {
+    for (const [name, value] of [["tui first frame", start.first_frame_ms], ["tui main agent ready", start.ready_ms]] as const) {
+      printed.push(format_info_line({ name, ours: ms(value), ceiling_name: "node -e 0", ceiling: ms(start.node_ms), ratio: value / start.node_ms, note: "since air's process start; node -e 0 wall time" }));
+    }
+  }
+
+  log(`tui stream: ${TUI_STREAMS} interleaved runs of 2,000 deltas with the App rendering and with no UI`);
+  const stream = bench_tui_stream(TUI_STREAMS, air_home);
+  log(`  tui stream: ${took()}`);
+  printed.push(
+    format_info_line({ name: "tui fps (2,000 deltas)", ours: `${stream.fps.toFixed(1)} fps`, ceiling_name: "cap", ceiling: `${TUI_FPS_CAP} fps`, ratio: stream.fps / TUI_FPS_CAP, note: `stream of ${ms(stream.stream_ms)}` }),
+    format_info_line({ name: "tui cpu (2,000 deltas)", ours: ms(stream.tui_cpu_ms), ceiling_name: "no UI", ceiling: ms(stream.bare_cpu_ms), ratio: stream.tui_cpu_ms / stream.bare_cpu_ms, note: "user+system CPU of the process during the stream" }),
   );
 
   console.log("");

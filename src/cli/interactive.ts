@@ -34,7 +34,7 @@ const epoch_ms = () => performance.timeOrigin + performance.now();
 function write_metrics(metrics: Metrics): void {
   const file = process.env.AIR_TUI_METRICS;
   if (file === undefined || file === "") return;
-  fs.writeFileSync(file, `${JSON.stringify({ ...metrics, cpu: process.cpuUsage(), ended_at: epoch_ms() })}\n`);
+  fs.writeFileSync(file, `${JSON.stringify({ ...metrics, process_started_at: performance.timeOrigin, cpu: process.cpuUsage(), ended_at: epoch_ms() })}\n`);
 }
 
 function busy_failure() {
@@ -161,20 +161,25 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
   });
   let projection: SessionProjection | undefined;
   let runtime: Runtime | undefined;
+  let tui: Awaited<ReturnType<typeof show_tui>> | undefined;
   try {
     projection = open_session_projection(session);
     answerer.forward_to(projection.answerer);
+    // The first frame does not wait for the runtime: the channel keeps what the user sends meanwhile.
+    tui = await show_tui(session, projection, metrics);
     runtime = runtime_for(session, providers, options, permissions);
     metrics.main_agent_ready_at = epoch_ms();
     const turns = new Turns(session);
     const unroute = route_commands(projection, runtime, session, turns);
     if (options.session_id !== undefined) resume_in_background(session, permissions, runtime, turns);
-    await show_tui(session, projection, metrics);
+    await tui.exited;
     unroute();
     if (turns.busy) runtime.cancel("the user left the session");
     await turns.settled();
     return 0;
   } finally {
+    // After a failure while the TUI is up, it must go, or ink would keep the process alive.
+    tui?.unmount();
     projection?.close();
     runtime?.stop();
     session.close();
@@ -182,8 +187,8 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
   }
 }
 
-/** Renders the App until the user leaves (`/exit`, Ctrl+C twice) or the terminal goes away. */
-async function show_tui(session: Session, projection: SessionProjection, metrics: Metrics): Promise<void> {
+/** Renders the App; `exited` resolves when the user leaves (`/exit`, Ctrl+C twice) or the terminal goes away. */
+async function show_tui(session: Session, projection: SessionProjection, metrics: Metrics): Promise<{ exited: Promise<void>; unmount(): void }> {
   const [{ render }, React, { App }] = await Promise.all([import("ink"), import("react"), import("../tui/index.js")]);
   const layout = session.project.layout;
   const element = React.createElement(App, {
@@ -205,9 +210,8 @@ async function show_tui(session: Session, projection: SessionProjection, metrics
   const leave = () => instance.unmount();
   const signals = ["SIGTERM", "SIGHUP"] as const;
   for (const signal of signals) process.once(signal, leave);
-  try {
-    await instance.waitUntilExit();
-  } finally {
+  const exited = instance.waitUntilExit().finally(() => {
     for (const signal of signals) process.off(signal, leave);
-  }
+  });
+  return { exited: exited.then(() => undefined), unmount: leave };
 }

@@ -1,0 +1,58 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { median } from "./stats.js";
+import { VerificationError } from "./verify.js";
+
+/**
+ * The TUI during a scripted stream of 2,000 assistant deltas (bench/tui-stream-child.ts): frames per second
+ * drawn (the App throttles to ≤ 30) and the CPU of the whole process, beside the same stream with no UI.
+ */
+export type StreamResult = {
+  readonly fps: number;
+  readonly tui_cpu_ms: number;
+  readonly bare_cpu_ms: number;
+  readonly stream_ms: number;
+  readonly deltas: number;
+  readonly runs: number;
+};
+
+type ChildReport = { mode: string; deltas: number; stream_ms: number; frames: number; cpu_ms: number; bytes: number };
+
+const CHILD = fileURLToPath(new URL("./tui-stream-child.ts", import.meta.url));
+const TSX = fileURLToPath(new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url));
+
+function run_child(mode: "tui" | "bare", air_home: string): ChildReport {
+  const env: NodeJS.ProcessEnv = { ...process.env, AIR_HOME: air_home };
+  delete env.NODE_OPTIONS;
+  const child = spawnSync(process.execPath, ["--import", TSX, CHILD, mode], { env, encoding: "utf8", timeout: 120_000 });
+  // ink restores the real terminal's cursor on exit: the report is the one JSON line.
+  const line = child.stdout.split("\n").find((text) => text.startsWith("{"));
+  if (child.status !== 0 || line === undefined) throw new VerificationError(`tui-stream child (${mode}) failed (status ${child.status}): ${child.stderr}`);
+  const report = JSON.parse(line) as ChildReport;
+  if (report.deltas !== 2_000 || (mode === "tui" && (report.frames < 1 || report.bytes === 0))) {
+    throw new VerificationError(`tui-stream child (${mode}) did not stream and draw: ${line}`);
+  }
+  return report;
+}
+
+export function bench_tui_stream(runs: number, air_home: string): StreamResult {
+  const tui: ChildReport[] = [];
+  const bare: ChildReport[] = [];
+  for (let i = 0; i < runs; i++) {
+    if (i % 2 === 0) {
+      tui.push(run_child("tui", air_home));
+      bare.push(run_child("bare", air_home));
+    } else {
+      bare.push(run_child("bare", air_home));
+      tui.push(run_child("tui", air_home));
+    }
+  }
+  return {
+    fps: median(tui.map((report) => (1000 * report.frames) / report.stream_ms)),
+    tui_cpu_ms: median(tui.map((report) => report.cpu_ms)),
+    bare_cpu_ms: median(bare.map((report) => report.cpu_ms)),
+    stream_ms: median(tui.map((report) => report.stream_ms)),
+    deltas: 2_000,
+    runs,
+  };
+}

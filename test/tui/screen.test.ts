@@ -4,11 +4,9 @@
  * Drives ink's real renderer (not the test library's debug mode, which reprints everything every frame).
  */
 import { EventEmitter } from "node:events";
-import { render as ink_render } from "ink";
 import { cleanup } from "ink-testing-library";
-import { createElement } from "react";
 import { afterEach, describe, expect, it } from "vitest";
-import { App } from "../../src/tui/app.js";
+import { mount_tui } from "../../src/tui/mount.js";
 import { base_state, command_run, draft, message, prompt, recording_channel, render_app, StateHolder, state_with, until } from "./fixtures.js";
 
 afterEach(() => cleanup());
@@ -30,24 +28,33 @@ class Terminal extends EventEmitter {
 
 class Keyboard extends EventEmitter {
   readonly isTTY = true;
+  #data: string | null = null;
+  write(data: string): void {
+    this.#data = data;
+    this.emit("readable");
+    this.emit("data", data);
+  }
   setEncoding(): void {}
   setRawMode(): void {}
   ref(): void {}
   unref(): void {}
   resume(): void {}
   pause(): void {}
-  read(): null {
-    return null;
+  read(): string | null {
+    const data = this.#data;
+    this.#data = null;
+    return data;
   }
 }
 
-function on_terminal(holder: StateHolder, rows = 30) {
+function on_terminal(holder: StateHolder, rows = 30, on_exit = () => {}) {
   const stdout = new Terminal(100, rows);
-  const instance = ink_render(
-    createElement(App, { client: holder, sender: recording_channel().channel, read_artifact: () => "", list_sessions: () => [], on_exit: () => {} }),
-    { stdout: stdout as never, stdin: new Keyboard() as never, stderr: new Terminal(100, rows) as never, exitOnCtrlC: false, patchConsole: false },
+  const keyboard = new Keyboard();
+  const mounted = mount_tui(
+    { client: holder, sender: recording_channel().channel, read_artifact: () => "", list_sessions: () => [], on_exit },
+    { stdout: stdout as never, stdin: keyboard as never, stderr: new Terminal(100, rows) as never },
   );
-  return { stdout, unmount: () => instance.unmount() };
+  return { stdout, keyboard, unmount: () => mounted.unmount(), exited: mounted.exited };
 }
 
 function occurrences(text: string, needle: string): number {
@@ -70,10 +77,25 @@ describe("the screen", () => {
     await until(() => terminal.stdout.text().includes("FINISHED-TWO"));
     await sleep(100);
     terminal.unmount();
+    await terminal.exited;
     const written = terminal.stdout.text();
     expect(occurrences(written, "streaming 1")).toBeGreaterThan(0);
     expect(occurrences(written, "FINISHED-ONE")).toBe(1);
     expect(occurrences(written, "FINISHED-TWO")).toBe(1);
+  });
+
+  it("leaves Ctrl+C to the App when mounted: the first press warns, the second exits", async () => {
+    let exits = 0;
+    const terminal = on_terminal(new StateHolder(base_state()), 30, () => {
+      exits += 1;
+    });
+    await sleep(30);
+    terminal.keyboard.write("\u0003");
+    await until(() => terminal.stdout.text().includes("Press Ctrl+C again"));
+    expect(exits).toBe(0);
+    terminal.keyboard.write("\u0003");
+    await terminal.exited;
+    expect(exits).toBe(1);
   });
 
   it("never clears the screen, even while a reply far taller than the terminal streams", async () => {

@@ -13,6 +13,8 @@ import { make_event } from "../../src/contracts/events/registry.js";
 import { new_id } from "../../src/contracts/ids.js";
 import { init_project } from "../../src/project/project-store.js";
 import { open_session } from "../../src/project/session-manager.js";
+import { deferred_answerer } from "../../src/cli/tui-session.js";
+import type { PermissionPrompt, PromptAnswer } from "../../src/permissions/prompts.js";
 import { run_air } from "../fixtures/cli.js";
 import { require_build } from "../e2e/helpers.js";
 import { set_air_home } from "../fixtures/session.js";
@@ -125,5 +127,39 @@ describe("air history", () => {
     recorded_session();
     const io: Io = { out: () => undefined, err: () => undefined, cwd: project };
     await expect(run_history(io, { json: false, view: "fancy" })).rejects.toThrow('unknown history view "fancy"');
+  });
+});
+
+describe("the deferred prompt answerer (the engine exists before the UI's answerer)", () => {
+  const prompt = (n: number): PermissionPrompt => ({
+    prompt_id: new_id("permission_prompt") as PermissionPrompt["prompt_id"],
+    tool_name: "fs.write",
+    question: `write file ${n}?`,
+    reason: "default mode",
+    risk_level: "medium",
+    offered_scopes: ["once", "session"],
+    subjects: [],
+    categories: [],
+    commands: [],
+  });
+
+  it("holds prompts asked before the UI exists and hands them, and later ones, to the UI's answerer with their signal", async () => {
+    const deferred = deferred_answerer();
+    const early = deferred.answer(prompt(1));
+    const asked: { question: string; signal: AbortSignal | undefined }[] = [];
+    const allow: PromptAnswer = { answer: "allow", grant_scope: "once", resolved_by: "user" };
+    deferred.forward_to({
+      answer: async (p, signal) => {
+        asked.push({ question: p.question, signal });
+        return allow;
+      },
+    });
+    const controller = new AbortController();
+    expect(await early).toEqual(allow);
+    expect(await deferred.answer(prompt(2), controller.signal)).toEqual(allow);
+    expect(asked).toEqual([
+      { question: "write file 1?", signal: undefined },
+      { question: "write file 2?", signal: controller.signal },
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import { createElement } from "react";
 import { new_id, type SessionId } from "../../src/contracts/ids.js";
 import { empty_state, summarize } from "../../src/projection/apply.js";
 import type {
+  AgentView,
   CommandRunView,
   DraftView,
   MessageView,
@@ -69,6 +70,13 @@ export function task(title: string, extra: Partial<TaskView> = {}): TaskView {
   return {
     id: new_id("task"), type: "execute", title, status: "running", attempt: 1, priority: 0, agent_id: null, status_reason: null,
     error: null, summary: null, progress: null, created_at: at(), started_at: null, completed_at: null, ...extra,
+  };
+}
+
+export function agent(extra: Partial<AgentView> = {}): AgentView {
+  return {
+    id: new_id("agent"), agent_type: "executor", status: "running", task_id: null, model_id: "model-small", pid: 4242, exit_code: null,
+    status_reason: null, started_at: at(), ended_at: null, last_heartbeat_at: null, stream_tail: "", ...extra,
   };
 }
 

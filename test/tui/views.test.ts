@@ -8,7 +8,7 @@ import { parse_input } from "../../src/tui/slash.js";
 import { DIFF_MAX_LINES, DiffView } from "../../src/tui/views/diff.js";
 import { EvidenceList } from "../../src/tui/views/evidence.js";
 import { Hud, hud_fields } from "../../src/tui/views/hud.js";
-import { base_state, command_run, render_app, state_with, task, tool_run, until } from "./fixtures.js";
+import { agent, base_state, command_run, draft, render_app, state_with, task, tool_run, until } from "./fixtures.js";
 
 afterEach(() => cleanup());
 
@@ -172,6 +172,20 @@ describe("progress, results and blockers", () => {
     expect(frame).toContain("command_run ctest — all 3 tests pass");
     expect(frame).toContain("✗ $ ctest exit 8 2.5 s");
     expect(frame).toContain("1 test failed");
+  });
+
+  it("shows running agents with the last line their model is streaming", () => {
+    const frame = render_app(state_with(base_state(), { agents: [agent({ stream_tail: "Looking at src/add.cpp\nThe bug is in add()" })] })).lastFrame() ?? "";
+    expect(frame).toContain("executor (model-small) The bug is in add()");
+    expect(frame).not.toContain("Looking at");
+  });
+
+  it("prints a reply whose stream failed with what was received and why it stopped", () => {
+    const failed = draft("The build is", { status: "error", error: { kind: "provider_error", message: "the provider closed the stream", user_action: null } });
+    const frame = render_app(state_with(base_state(), { conversation: { messages: [], drafts: [failed] } })).lastFrame() ?? "";
+    expect(frame).toContain("The build is");
+    expect(frame).toContain("✗ the reply stopped: the provider closed the stream");
+    expect(frame).not.toContain("writing…");
   });
 
   it("reports a blocked task with its reason and what the user can do", () => {

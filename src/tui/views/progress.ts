@@ -5,7 +5,7 @@ import { clean_line, clean_text, tail_lines } from "../sanitize.js";
 import { StatusGlyph } from "./glyphs.js";
 
 /** Lines of a running command's output shown live; the whole output is in its artifacts. */
-export const OUTPUT_TAIL_LINES = 3;
+const OUTPUT_TAIL_LINES = 3;
 const MAX_SHOWN = 3;
 
 function running<T extends { readonly status: string }>(items: readonly T[], statuses: readonly string[]): T[] {

@@ -10,7 +10,8 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
-import { AIR_BIN, air_env, CLASSIFY_GREETING, copy_fixture_project, fixture_requirement, require_build, session_ids, temp_dir, wait_until } from "./helpers.js";
+import { session_lock_path, project_layout } from "../../src/project/layout.js";
+import { AIR_BIN, air_env, CLASSIFY_GREETING, copy_fixture_project, fixture_requirement, pid_alive, require_build, session_ids, temp_dir, wait_until } from "./helpers.js";
 
 const KEY = "sk-e2e-tui";
 const WRITE_GREETING = { type: "tool_use", name: "fs.write", input: { path: "greeting.txt", content: "hello from air\n" } } as const;
@@ -18,6 +19,17 @@ const SCRIPT: ScriptInput = {
   turns: {
     main: [CLASSIFY_GREETING],
     executor: [{ reply: { content: [WRITE_GREETING] } }, { reply: { content: [{ type: "text", text: "Wrote greeting.txt with the greeting." }] } }],
+  },
+};
+/** Attempt 1 asks to write and is killed at the question; the resumed attempt asks the same and finishes. */
+const KILLED_AT_THE_PROMPT: ScriptInput = {
+  turns: {
+    main: [CLASSIFY_GREETING],
+    executor: [
+      { reply: { content: [WRITE_GREETING] } },
+      { expect: { last_user_contains: "# Task: Add the greeting file" }, reply: { content: [WRITE_GREETING] } },
+      { reply: { content: [{ type: "text", text: "Wrote greeting.txt." }] } },
+    ],
   },
 };
 const COLUMNS = 120;
@@ -84,27 +96,37 @@ async function leave_with_ctrl_c_twice(tmux: Tmux, name: string): Promise<void> 
   tmux.keys(name, "C-c");
 }
 
+/** A project copied from the worker fixture, a scripted server, and a tmux server of our own for them. */
+async function setup(script: ScriptInput) {
+  require_build();
+  const work = temp_dir("air-e2e-tui-");
+  cleanups.push(work.cleanup);
+  const server = await start_scripted_server({ script, api_key: KEY });
+  cleanups.push(() => server.close());
+  const project = copy_fixture_project("worker", work.dir);
+  const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, TERM: "xterm-256color" });
+  delete env.CI;
+  delete env.TMUX;
+  const tmux = new Tmux(env);
+  cleanups.push(() => tmux.kill());
+  const air = `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)}`;
+  return { project, tmux, air };
+}
+
+/** Starts `air run` and sends the worker fixture's requirement once the TUI shows its prompt line. */
+async function run_and_ask(tmux: Tmux, air: string, project: string): Promise<void> {
+  tmux.start("run", project, `${air} run --permission-mode default`);
+  await screen_shows(tmux, "run", "the TUI's first frame", /mode default[\s\S]*›/);
+  // Enter is its own key press once the text is on screen, as a person types (a burst reads as a paste).
+  tmux.type("run", fixture_requirement("worker"));
+  await screen_shows(tmux, "run", "the typed requirement", /› Add the greeting file described in README\.md\./);
+  tmux.keys("run", "Enter");
+}
+
 describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
   it("takes a requirement, asks before writing, shows the diff and the summary, leaves on Ctrl+C twice; air resume shows the session", async () => {
-    require_build();
-    const work = temp_dir("air-e2e-tui-");
-    cleanups.push(work.cleanup);
-    const server = await start_scripted_server({ script: SCRIPT, api_key: KEY });
-    cleanups.push(() => server.close());
-    const project = copy_fixture_project("worker", work.dir);
-    const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, TERM: "xterm-256color" });
-    delete env.CI;
-    delete env.TMUX;
-    const tmux = new Tmux(env);
-    cleanups.push(() => tmux.kill());
-    const air = `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)}`;
-
-    tmux.start("run", project, `${air} run --permission-mode default`);
-    await screen_shows(tmux, "run", "the TUI's first frame", /mode default[\s\S]*›/);
-    // Enter is its own key press once the text is on screen, as a person types (a burst reads as a paste).
-    tmux.type("run", fixture_requirement("worker"));
-    await screen_shows(tmux, "run", "the typed requirement", /› Add the greeting file described in README\.md\./);
-    tmux.keys("run", "Enter");
+    const { project, tmux, air } = await setup(SCRIPT);
+    await run_and_ask(tmux, air, project);
 
     const asked = await screen_shows(tmux, "run", "the permission prompt", /fs\.write[\s\S]*greeting\.txt/);
     expect(fs.existsSync(path.join(project, "greeting.txt"))).toBe(false);
@@ -124,6 +146,26 @@ describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
     const resumed = await screen_shows(tmux, "resume", "the session's history", /Add the greeting file described in README\.md\.[\s\S]*Task "Add the greeting file" is completed\./);
     expect(resumed).toContain("+hello from air");
     expect(resumed).toMatch(/allowed once: fs\.write/);
+    await leave_with_ctrl_c_twice(tmux, "resume");
+    await screen_shows(tmux, "resume", "air leaving", /\[air exited 0\]/);
+  }, 180_000);
+
+  it("asks a prompt left open by a killed run again in air resume's TUI, takes the answer by key and finishes the task", async () => {
+    const { project, tmux, air } = await setup(KILLED_AT_THE_PROMPT);
+    await run_and_ask(tmux, air, project);
+    await screen_shows(tmux, "run", "the permission prompt", /fs\.write[\s\S]*greeting\.txt/);
+    const [session_id] = session_ids(project);
+    const lock = JSON.parse(fs.readFileSync(session_lock_path(project_layout(project), session_id!), "utf8")) as { pid: number };
+    process.kill(lock.pid, "SIGKILL");
+    await wait_until("the killed air to be gone", () => !pid_alive(lock.pid));
+    expect(fs.existsSync(path.join(project, "greeting.txt"))).toBe(false);
+
+    tmux.start("resume", project, `${air} resume --permission-mode default`);
+    await screen_shows(tmux, "resume", "the prompt asked again", /fs\.write[\s\S]*greeting\.txt[\s\S]*once/i);
+    tmux.keys("resume", "y");
+    const done = await screen_shows(tmux, "resume", "the task finished", /Task completed: Add the greeting file/, 60_000);
+    expect(done).toMatch(/allowed once: fs\.write/);
+    expect(fs.readFileSync(path.join(project, "greeting.txt"), "utf8")).toBe("hello from air\n");
     await leave_with_ctrl_c_twice(tmux, "resume");
     await screen_shows(tmux, "resume", "air leaving", /\[air exited 0\]/);
   }, 180_000);

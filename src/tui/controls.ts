@@ -118,8 +118,10 @@ export function use_controls(props: AppProps, state: ProjectionState, notify: (n
 
   const answer = (chosen: PromptAnswer): void => {
     if (prompt === undefined || answered_now.current.has(prompt.prompt_id)) return;
-    set_answered(new Set([...answered_now.current, prompt.prompt_id]));
-    attempt(() => sender.answer_permission(prompt.prompt_id, chosen.answer, chosen.grant_scope));
+    const before = answered_now.current;
+    set_answered(new Set([...before, prompt.prompt_id]));
+    // A refused answer (the runtime no longer waits for it, say) leaves the dialog up beside the reason.
+    if (!attempt(() => sender.answer_permission(prompt.prompt_id, chosen.answer, chosen.grant_scope))) set_answered(before);
   };
 
   return { draft, direct, exit_armed, prompt, answer };

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup } from "ink-testing-library";
+import { UiCommandChannel } from "../../src/projection/ui-command-channel.js";
 import { base_state, prompt, render_app, type_keys, until, state_with } from "./fixtures.js";
 
 afterEach(() => cleanup());
@@ -48,6 +49,17 @@ describe("permission prompt dialog", () => {
     expect(frame).not.toContain("[s]");
     expect(frame).not.toContain("[p]");
     expect(frame).toContain("[n] Deny");
+  });
+
+  it("keeps the dialog up beside the reason when the runtime refuses the answer", async () => {
+    const channel = new UiCommandChannel();
+    channel.on("answer_permission", () => {
+      throw new Error("no permission prompt is waiting for an answer");
+    });
+    const rendered = render_app(state_with(base_state(), { permission_prompts: [prompt()] }), { sender: channel });
+    await type_keys(rendered, "y");
+    await until(() => (rendered.lastFrame() ?? "").includes("no permission prompt is waiting"), () => rendered.lastFrame() ?? "");
+    expect(rendered.lastFrame()).toContain("Permission needed");
   });
 
   it("keeps typed keys out of the prompt line while a prompt is open", async () => {

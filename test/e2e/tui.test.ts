@@ -169,4 +169,16 @@ describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
     await leave_with_ctrl_c_twice(tmux, "resume");
     await screen_shows(tmux, "resume", "air leaving", /\[air exited 0\]/);
   }, 180_000);
+
+  it("interrupts the running task with Esc while its permission prompt is open: nothing is written, the task is cancelled, air stays", async () => {
+    const { project, tmux, air } = await setup(KILLED_AT_THE_PROMPT);
+    await run_and_ask(tmux, air, project);
+    await screen_shows(tmux, "run", "the permission prompt", /fs\.write[\s\S]*greeting\.txt/);
+    tmux.keys("run", "Escape");
+    const after = await screen_shows(tmux, "run", "the cancelled task", /Task "Add the greeting file" is cancelled/);
+    expect(after).not.toMatch(/allowed once: fs\.write/);
+    expect(fs.existsSync(path.join(project, "greeting.txt"))).toBe(false);
+    await leave_with_ctrl_c_twice(tmux, "run");
+    await screen_shows(tmux, "run", "air leaving", /\[air exited 0\]/);
+  }, 180_000);
 });

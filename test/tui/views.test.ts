@@ -174,6 +174,14 @@ describe("progress, results and blockers", () => {
     expect(frame).toContain("1 test failed");
   });
 
+  it("leaves a worker's model turns (model.complete runs) to its agent line", () => {
+    const frame = render_app(state_with(base_state(), {
+      tool_runs: [tool_run("model.complete", "task_execution"), tool_run("model.complete", "task_execution", { status: "ok" }), tool_run("fs.read", "src/add.cpp")],
+    })).lastFrame() ?? "";
+    expect(frame).not.toContain("model.complete");
+    expect(frame).toContain("fs.read src/add.cpp");
+  });
+
   it("shows running agents with the last line their model is streaming", () => {
     const frame = render_app(state_with(base_state(), { agents: [agent({ stream_tail: "Looking at src/add.cpp\nThe bug is in add()" })] })).lastFrame() ?? "";
     expect(frame).toContain("executor (model-small) The bug is in add()");

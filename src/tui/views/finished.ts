@@ -28,6 +28,11 @@ export type FinishedItem = { readonly key: string; readonly at: string } & (
 );
 
 const TASK_DONE = new Set(["completed", "failed", "cancelled", "interrupted"]);
+
+/** A worker's model turns are tool runs too; the screen shows them as the agent's streamed text instead. */
+export function is_model_turn(run: { readonly tool_name: string }): boolean {
+  return run.tool_name === "model.complete";
+}
 const MAX_EVIDENCE = 8;
 
 /** The user's conversation with the Main Agent (worker conversations show as their tool runs). */
@@ -66,7 +71,7 @@ function candidates(state: ProjectionState, read_artifact: (id: string) => strin
       .filter((draft) => is_main(draft) && draft.status === "error")
       .map((draft) => ({ key: `d:${draft.message_id}`, make: (): FinishedItem => ({ key: `d:${draft.message_id}`, at: draft.started_at, kind: "failed_draft", draft }) })),
     ...state.tool_runs
-      .filter((run) => run.status !== "running")
+      .filter((run) => run.status !== "running" && !is_model_turn(run))
       .map((run) => ({ key: `t:${run.id}`, make: () => tool_item(state, run, read_artifact) })),
     ...state.command_runs
       .filter((run) => run.status !== "running")

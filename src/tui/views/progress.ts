@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
 import type { ProjectionState } from "../../projection/types.js";
 import { clean_line, clean_text, tail_lines } from "../sanitize.js";
+import { is_model_turn } from "./finished.js";
 import { StatusGlyph } from "./glyphs.js";
 
 /** Lines of a running command's output shown live; the whole output is in its artifacts. */
@@ -22,7 +23,7 @@ function shown(state: ProjectionState) {
   return {
     tasks: running(state.tasks, ["pending", "running"]),
     agents: running(state.agents, ["starting", "running"]),
-    tools: running(state.tool_runs, ["running"]),
+    tools: running(state.tool_runs.filter((run) => !is_model_turn(run)), ["running"]),
     commands: running(state.command_runs, ["running"]),
   };
 }

@@ -82,9 +82,13 @@ export function use_controls(props: AppProps, state: ProjectionState, notify: (n
   };
 
   const submit = (): void => {
-    const parsed = parse_input(typed.current);
+    const line = typed.current;
+    const parsed = parse_input(line);
     set_draft("");
-    if (parsed.kind === "message") attempt(() => sender.send_message(parsed.text, in_direct.current ? { direct: true } : {}));
+    if (parsed.kind === "message") {
+      // A refused message (the runtime is busy, say) stays on the line to be sent again.
+      if (!attempt(() => sender.send_message(parsed.text, in_direct.current ? { direct: true } : {}))) set_draft(line);
+    }
     else if (parsed.kind === "command") run_command(parsed.name, parsed.args, context);
     else if (parsed.kind === "unknown_command") notify({ tone: "error", text: `Unknown command /${parsed.name}; /help lists them.` });
   };

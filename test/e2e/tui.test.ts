@@ -124,7 +124,7 @@ async function run_and_ask(tmux: Tmux, air: string, project: string): Promise<vo
 }
 
 describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
-  it("takes a requirement, asks before writing, shows the diff and the summary, leaves on Ctrl+C twice; air resume shows the session", async () => {
+  it("takes a requirement, asks before writing, shows the diff and the summary, answers /compact, leaves on Ctrl+C twice; air resume shows the session", async () => {
     const { project, tmux, air } = await setup(SCRIPT);
     await run_and_ask(tmux, air, project);
 
@@ -136,6 +136,12 @@ describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
     const done = await screen_shows(tmux, "run", "the diff and the final summary", /\+hello from air[\s\S]*Task "Add the greeting file" is completed\./, 60_000);
     expect(done).toContain("+hello from air");
     expect(fs.readFileSync(path.join(project, "greeting.txt"), "utf8")).toBe("hello from air\n");
+
+    // /compact runs the compaction of the conversation: this one is too short, and says so.
+    tmux.type("run", "/compact");
+    await screen_shows(tmux, "run", "the typed command", /› \/compact/);
+    tmux.keys("run", "Enter");
+    await screen_shows(tmux, "run", "the compaction's answer", /Compaction did not run: nothing to compact/);
 
     await leave_with_ctrl_c_twice(tmux, "run");
     await screen_shows(tmux, "run", "air leaving", /\[air exited 0\]/);

@@ -25,7 +25,7 @@ export type RunOptions = {
 };
 
 /** The provider's own failure when none is configured (the guidance on what to set), else undefined. */
-export function missing_provider(providers: ProviderManager): AirFailure | undefined {
+function missing_provider(providers: ProviderManager): AirFailure | undefined {
   try {
     providers.require_configured();
     return undefined;

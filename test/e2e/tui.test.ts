@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
 import { session_lock_path, project_layout } from "../../src/project/layout.js";
+import { run_air } from "../fixtures/cli.js";
 import { AIR_BIN, air_env, CLASSIFY_GREETING, copy_fixture_project, fixture_requirement, pid_alive, require_build, session_ids, temp_dir, wait_until } from "./helpers.js";
 
 const KEY = "sk-e2e-tui";
@@ -110,7 +111,7 @@ async function setup(script: ScriptInput) {
   const tmux = new Tmux(env);
   cleanups.push(() => tmux.kill());
   const air = `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)}`;
-  return { project, tmux, air };
+  return { project, tmux, air, env };
 }
 
 /** Starts `air run` and sends the worker fixture's requirement once the TUI shows its prompt line. */
@@ -125,7 +126,7 @@ async function run_and_ask(tmux: Tmux, air: string, project: string): Promise<vo
 
 describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
   it("takes a requirement, asks before writing, shows the diff and the summary, answers /compact, leaves on Ctrl+C twice; air resume shows the session", async () => {
-    const { project, tmux, air } = await setup(SCRIPT);
+    const { project, tmux, air, env } = await setup(SCRIPT);
     await run_and_ask(tmux, air, project);
 
     const asked = await screen_shows(tmux, "run", "the permission prompt", /fs\.write[\s\S]*greeting\.txt/);
@@ -147,6 +148,12 @@ describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
     await screen_shows(tmux, "run", "air leaving", /\[air exited 0\]/);
     const [session_id] = session_ids(project);
     expect(session_id).toBeDefined();
+    // The run recorded its project in ~/.air/project-index.db: listed from any folder.
+    const listed = run_air(["session", "list", "--all-projects", "--json"], { cwd: path.dirname(project), env });
+    expect(listed.status, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { projects: { root: string; sessions: { id: string }[] }[] }).projects).toEqual([
+      expect.objectContaining({ root: project, sessions: [expect.objectContaining({ id: session_id })] }),
+    ]);
 
     tmux.start("resume", project, `${air} resume --permission-mode default`);
     const resumed = await screen_shows(tmux, "resume", "the session's history", /Add the greeting file described in README\.md\.[\s\S]*Task "Add the greeting file" is completed\./);

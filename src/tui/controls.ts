@@ -8,6 +8,8 @@ import { parse_input } from "./slash.js";
 import type { Notice } from "./views/finished.js";
 import type { PromptAnswer } from "./views/permission-prompt.js";
 
+const UI_DRAFT_MAX = 100_000;
+
 /**
  * State whose handlers read the latest value at once: keys arriving in one burst (a paste, `tmux send-keys`,
  * two quick Ctrl+C) reach the input handler before React re-renders it with the new value.
@@ -56,9 +58,11 @@ export function use_controls(props: AppProps, state: ProjectionState, notify: (n
   const left = useRef(false);
   const prompt = open_prompt(state, answered);
 
-  // The unsent line survives a restart (D-053: `ui_state`); written only when it changes.
+  // The unsent line survives a restart (D-053: `ui_state`, which keeps at most its first 100,000 characters);
+  // written only when it changes.
   useEffect(() => {
-    if (props.client.snapshot().ui.input_draft !== draft) props.client.set_ui({ input_draft: draft });
+    const kept = draft.slice(0, UI_DRAFT_MAX);
+    if (props.client.snapshot().ui.input_draft !== kept) props.client.set_ui({ input_draft: kept });
   }, [props.client, draft]);
 
   const attempt = (action: () => unknown): boolean => {

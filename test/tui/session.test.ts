@@ -97,6 +97,15 @@ describe("the TUI over a real session", () => {
     await until(() => exits === 1);
   });
 
+  it("takes a paste longer than ui_state holds without stalling or failing", async () => {
+    const { projection } = open();
+    const rendered = render(createElement(App, { client: projection.store, sender: projection.channel, read_artifact: () => "", list_sessions: () => [], on_exit: () => {} }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    rendered.stdin.write("x".repeat(150_000));
+    await until(() => projection.store.snapshot().ui.input_draft.length === 100_000);
+    await until(() => (rendered.lastFrame() ?? "").includes("…(150000 characters)"), () => rendered.lastFrame() ?? "");
+  });
+
   it("opens a resumed session with its history already printed", async () => {
     const { temp } = open();
     ingest_all(temp.session, [

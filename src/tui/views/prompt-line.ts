@@ -1,6 +1,13 @@
 import { Box, Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
 
+/** How much of a long (pasted) line is drawn: laying out all of it on every keystroke would stall the screen. */
+const SHOWN_CHARS = 1000;
+
+function visible(draft: string): string {
+  return draft.length <= SHOWN_CHARS ? draft : `…(${draft.length} characters) ${draft.slice(-SHOWN_CHARS)}`;
+}
+
 /** The line the user types into; in direct mode it says so (messages go to the running agent). */
 export function PromptLine(props: { readonly draft: string; readonly direct: boolean; readonly hint: string | null; readonly disabled: boolean }): ReactNode {
   return h(
@@ -10,7 +17,7 @@ export function PromptLine(props: { readonly draft: string; readonly direct: boo
       Text,
       null,
       props.direct ? h(Text, { color: "magenta", bold: true }, "direct › ") : h(Text, { color: "green", bold: true }, "› "),
-      props.disabled ? h(Text, { dimColor: true }, "(answer the permission prompt first)") : props.draft,
+      props.disabled ? h(Text, { dimColor: true }, "(answer the permission prompt first)") : visible(props.draft),
       props.disabled ? "" : h(Text, { inverse: true }, " "),
     ),
     ...(props.hint === null ? [] : [h(Text, { key: "hint", color: "yellow" }, props.hint)]),

@@ -49,6 +49,8 @@ async function one_run(root: string, env: NodeJS.ProcessEnv, index: number): Pro
     await until("the metrics file", () => fs.existsSync(metrics_file));
   } finally {
     spawnSync("tmux", ["-L", socket, "kill-server"], { env: run_env });
+    // tmux leaves the socket file behind.
+    fs.rmSync(path.join(env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
   }
   return JSON.parse(fs.readFileSync(metrics_file, "utf8")) as Metrics;
 }

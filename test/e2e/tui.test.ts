@@ -68,8 +68,11 @@ class Tmux {
     this.run("send-keys", "-t", name, ...keys);
   }
 
+  /** Ends the server and removes its socket file, which tmux leaves behind. */
   kill(): void {
     spawnSync("tmux", ["-L", this.socket, "kill-server"], { env: this.env });
+    const dir = this.env.TMUX_TMPDIR !== undefined && this.env.TMUX_TMPDIR !== "" ? this.env.TMUX_TMPDIR : "/tmp";
+    fs.rmSync(path.join(dir, `tmux-${process.getuid?.() ?? 0}`, this.socket), { force: true });
   }
 }
 

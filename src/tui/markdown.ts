@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
-import { clean_text } from "./sanitize.js";
+import { clean_text, clip_lines } from "./sanitize.js";
 
 /**
  * A small Markdown renderer for the terminal: the subset models write (headings, emphasis, inline code,
@@ -48,7 +48,7 @@ const RULE = /^\s*([-*_])(\s*\1){2,}\s*$/;
 export function parse_markdown(source: string): MarkdownBlock[] {
   const blocks: MarkdownBlock[] = [];
   let fence: { marker: string; language: string; lines: string[] } | undefined;
-  for (const line of clean_text(source).split("\n")) {
+  for (const line of clip_lines(clean_text(source)).split("\n")) {
     const fence_match = FENCE.exec(line);
     if (fence !== undefined) {
       if (fence_match !== null && fence_match[1] === fence.marker && fence_match[2] === "") {

@@ -23,9 +23,20 @@ export function clean_text(text: string): string {
     .replace(BIDI, "");
 }
 
+/** Beyond this a line is cut: ink lays out one long line in time that grows faster than its length. */
+export const MAX_LINE_CHARS = 2000;
+
+/** `text` with every line longer than `MAX_LINE_CHARS` cut, saying how much was left out. */
+export function clip_lines(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => (line.length <= MAX_LINE_CHARS ? line : `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters)`))
+    .join("\n");
+}
+
 /** One line for a one-line slot (a title, a command): newlines shown as `⏎`. */
 export function clean_line(text: string): string {
-  return clean_text(text).replace(/\n/g, " ⏎ ");
+  return clip_lines(clean_text(text).replace(/\n/g, " ⏎ "));
 }
 
 /** The last `max_lines` screen lines of `text` when wrapped at `columns` (the live region stays short). */

@@ -57,6 +57,18 @@ describe("Markdown", () => {
   });
 });
 
+describe("long lines", () => {
+  it("cuts a line too long to lay out quickly (minified code, a runaway reply), saying how much is left out", () => {
+    const started = performance.now();
+    const frame = render(createElement(Markdown, { text: `start ${"x".repeat(200_000)}\nnext line` })).lastFrame() ?? "";
+    expect(frame).toContain("more characters)");
+    expect(frame).toContain("next line");
+    expect(performance.now() - started).toBeLessThan(2000);
+    const diff = render(createElement(DiffView, { text: `+${"y".repeat(50_000)}`, artifact_id: "art_1" })).lastFrame() ?? "";
+    expect(diff).toContain("(48001 more characters)");
+  });
+});
+
 describe("slash parsing", () => {
   it("tells commands, messages and unknown commands apart", () => {
     expect(parse_input("  /HUD minimal ")).toEqual({ kind: "command", name: "hud", args: "minimal" });

@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
-import { clean_text } from "../sanitize.js";
+import { clean_text, clip_lines } from "../sanitize.js";
 
 /** A diff longer than this shows its head and says where the rest is (the artifact). */
 export const DIFF_MAX_LINES = 60;
@@ -15,7 +15,7 @@ function line_color(line: string): { color?: string; bold?: boolean; dimColor?: 
 
 /** A unified diff, coloured; `artifact_id` names where the whole diff is. */
 export function DiffView(props: { readonly text: string; readonly artifact_id: string }): ReactNode {
-  const lines = clean_text(props.text).replace(/\n$/, "").split("\n");
+  const lines = clip_lines(clean_text(props.text).replace(/\n$/, "")).split("\n");
   const shown = lines.slice(0, DIFF_MAX_LINES);
   const more = lines.length - shown.length;
   return h(

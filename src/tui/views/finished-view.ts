@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
 import { Markdown } from "../markdown.js";
-import { clean_line, clean_text, tail_lines } from "../sanitize.js";
+import { clean_line, clean_text, clip_lines, tail_lines } from "../sanitize.js";
 import { DiffView } from "./diff.js";
 import { EvidenceList } from "./evidence.js";
 import type { FinishedItem } from "./finished.js";
@@ -17,7 +17,7 @@ function body(item: FinishedItem): ReactNode {
   switch (item.kind) {
     case "message":
       return item.message.role === "user"
-        ? h(Text, null, h(Text, { color: "green", bold: true }, "› "), clean_text(item.message.text))
+        ? h(Text, null, h(Text, { color: "green", bold: true }, "› "), clip_lines(clean_text(item.message.text)))
         : h(Markdown, { text: item.message.text });
     case "failed_draft":
       return h(
@@ -74,7 +74,7 @@ function body(item: FinishedItem): ReactNode {
       );
     }
     case "notice":
-      return h(Text, { color: item.notice.tone === "error" ? "red" : "gray" }, clean_text(item.notice.text));
+      return h(Text, { color: item.notice.tone === "error" ? "red" : "gray" }, clip_lines(clean_text(item.notice.text)));
   }
 }
 

@@ -32,8 +32,8 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS projects (
   last_opened_at TEXT NOT NULL
 )`;
 
-const UPSERT = `INSERT INTO projects (root, project_id, name, first_opened_at, last_opened_at) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT(root) DO UPDATE SET project_id = excluded.project_id, name = excluded.name, last_opened_at = excluded.last_opened_at`;
+// Re-inserted, not updated, so the rowid orders projects opened within one millisecond of each other.
+const INSERT = "INSERT INTO projects (root, project_id, name, first_opened_at, last_opened_at) VALUES (?, ?, ?, ?, ?)";
 
 export function project_index_path(home: string = air_home()): string {
   return path.join(home, "project-index.db");
@@ -54,7 +54,10 @@ export async function record_project_opened(project: Project, home: string = air
       client.exec(SCHEMA);
       client.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
       const at = now_iso();
-      client.prepare(UPSERT).run(project.layout.root, project.file.project_id, project.file.name, at, at);
+      const root = project.layout.root;
+      const known = client.prepare("SELECT first_opened_at FROM projects WHERE root = ?").raw().get(root) as [string] | undefined;
+      client.prepare("DELETE FROM projects WHERE root = ?").run(root);
+      client.prepare(INSERT).run(root, project.file.project_id, project.file.name, known?.[0] ?? at, at);
       client.exec("COMMIT");
     } catch (error) {
       if (client.inTransaction) client.exec("ROLLBACK");
@@ -77,7 +80,7 @@ export async function list_indexed_projects(home: string = air_home()): Promise<
   try {
     const table = client.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'projects'").raw().get();
     if (table === undefined) return [];
-    rows = (client.prepare("SELECT root, project_id, name, first_opened_at, last_opened_at FROM projects ORDER BY last_opened_at DESC").all() as IndexedProject[]).map(
+    rows = (client.prepare("SELECT root, project_id, name, first_opened_at, last_opened_at FROM projects ORDER BY last_opened_at DESC, rowid DESC").all() as IndexedProject[]).map(
       ({ root, project_id, name, first_opened_at, last_opened_at }) => ({ root, project_id, name, first_opened_at, last_opened_at }),
     );
   } finally {

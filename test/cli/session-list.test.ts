@@ -54,9 +54,11 @@ describe("the project index", () => {
     const alpha = project_named("alpha");
     const beta = project_named("beta");
     await record_project_opened(alpha, home);
+    const first_opened = (await list_indexed_projects(home))[0]!.first_opened_at;
     await record_project_opened(beta, home);
     await record_project_opened(alpha, home);
     const projects = await list_indexed_projects(home);
+    expect(projects[0]!.first_opened_at).toBe(first_opened);
     expect(projects.map((p) => [p.name, p.root, p.project_id])).toEqual([
       ["alpha", alpha.layout.root, alpha.file.project_id],
       ["beta", beta.layout.root, beta.file.project_id],

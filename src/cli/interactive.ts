@@ -198,8 +198,10 @@ async function show_tui(session: Session, projection: SessionProjection, metrics
     list_sessions: () => session_views(layout),
     on_exit: () => undefined,
   });
+  // As `mount_tui` does (Ctrl+C is the App's, ≤ 30 frames a second), plus the frame count the bench reads.
   const instance = render(element, {
     exitOnCtrlC: false,
+    maxFps: 30,
     onRender: ({ renderTime }) => {
       metrics.first_frame_at ??= epoch_ms();
       metrics.frames += 1;

@@ -5,8 +5,7 @@ import type { RequestOutcome } from "../machines/main-agent.js";
 import type { InspectionEvent, Observer } from "xstate";
 import { sessions } from "../db/schema.js";
 import { project_layout } from "../project/layout.js";
-import { record_project_opened } from "../project/project-index.js";
-import { init_project, locate_project_root, read_project, type Project } from "../project/project-store.js";
+import { init_project, locate_project_root, read_project } from "../project/project-store.js";
 import { open_session, type Session } from "../project/session-manager.js";
 import type { ProviderManager } from "../providers/manager.js";
 import type { WorkerEntry } from "../actors/worker-bridge/index.js";
@@ -15,6 +14,9 @@ import { follow, type OutputFormat } from "./progress.js";
 import type { PermissionEngine } from "../permissions/engine.js";
 import { permissions_for_project } from "../permissions/session-permissions.js";
 import { prompt_answerer, type PermissionOptions } from "./permission-options.js";
+import { note_project_opened } from "./note-project.js";
+
+export { note_project_opened };
 
 export const DEFAULT_TASK_DEFAULTS: TaskDefaults = {
   max_turns: 30,
@@ -41,18 +43,6 @@ export function exit_code_of(outcome: RequestOutcome): number {
   return outcome.kind === "executed" && outcome.run.status === "completed" ? 0 : 1;
 }
 
-
-/**
- * Adds the project to `~/.air/project-index.db` for `air session list --all-projects`. The index is a
- * convenience: a failure to write it is reported and the run goes on.
- */
-export async function note_project_opened(io: Io, project: Project): Promise<void> {
-  try {
-    await record_project_opened(project);
-  } catch (error) {
-    io.err(`air: could not record ${project.layout.root} in the project index: ${error instanceof Error ? error.message : String(error)}\n`);
-  }
-}
 
 /** What a runtime needs beyond the session: the session's model and headless prompt answers. */
 export function runtime_for(

@@ -26,7 +26,8 @@ function use_synced<T>(initial: T): [T, { readonly current: T }, (next: T) => vo
 
 export function is_busy(state: ProjectionState): boolean {
   const { hud } = state;
-  return hud.streaming || hud.running_tasks > 0 || hud.running_agents > 0 || hud.pending_prompts > 0;
+  // A running tool run counts too: the Main Agent's own model call is one, and Esc must reach it.
+  return hud.streaming || hud.running_tasks > 0 || hud.running_agents > 0 || hud.pending_prompts > 0 || state.tool_runs.some((run) => run.status === "running");
 }
 
 function open_prompt(state: ProjectionState, answered: ReadonlySet<string>): PermissionPromptView | undefined {

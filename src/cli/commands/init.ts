@@ -1,5 +1,6 @@
 import { init_project } from "../../project/project-store.js";
 import type { Io } from "../output.js";
+import { note_project_opened } from "../note-project.js";
 import { is_interactive, needs_wizard, run_wizard } from "../wizard.js";
 
 /** The exit code of a setup the user cancelled (as for Ctrl+C). */
@@ -16,6 +17,7 @@ export async function run_init(io: Io, options: { yes: boolean }): Promise<numbe
     if (result.status === "cancelled") return CANCELLED;
   }
   const { project, created } = init_project(io.cwd);
+  await note_project_opened(io, project);
   const { file, layout } = project;
   io.out(
     created

@@ -84,7 +84,7 @@ export const KNOWN_MODELS: Readonly<Record<ProviderId, readonly string[]>> = {
 };
 
 /** `anthropic/claude-sonnet-4.5` → `claude-sonnet-4.5`: OpenRouter names models vendor/model. */
-function bare_model_id(model_id: string): string {
+export function bare_model_id(model_id: string): string {
   return model_id.slice(model_id.lastIndexOf("/") + 1).toLowerCase();
 }
 

@@ -28,17 +28,18 @@ function describe(entry: HistoryEntry): string {
 
 /** The session's projection from its database, read-only (a live writer may hold it meanwhile). */
 async function read_projection(db_file: string, session_id: string): Promise<ProjectionState> {
-  const [{ Connection }, { assert_readable }, { hydrate_state }, { read_ui_state }] = await Promise.all([
+  const [{ Connection }, { assert_readable }, { hydrate_state }, { read_ui_state }, { request_cost_usd }] = await Promise.all([
     import("../../db/connection.js"),
     import("../../db/migrate.js"),
     import("../../projection/hydrate.js"),
     import("../../projection/ui-state.js"),
+    import("../../providers/pricing.js"),
   ]);
   const connection = Connection.open(db_file, { must_exist: true });
   try {
     connection.client.exec("PRAGMA query_only=ON");
     assert_readable(connection, "session");
-    return hydrate_state({ id: session_id as SessionId, connection }, read_ui_state(connection)).state;
+    return hydrate_state({ id: session_id as SessionId, connection }, read_ui_state(connection), { price: request_cost_usd }).state;
   } finally {
     connection.close();
   }

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import type { InspectionEvent, Observer } from "xstate";
 import { summary_of } from "../actors/runtime/main-agent-actors.js";
 import { recover_session } from "../actors/runtime/recovery.js";
-import type { Runtime } from "../actors/runtime/runtime.js";
+import { not_in_direct_mode_failure, type Runtime } from "../actors/runtime/runtime.js";
 import { air_failure, to_air_error } from "../contracts/errors.js";
 import { make_event } from "../contracts/events/registry.js";
 import { new_id, type SessionId } from "../contracts/ids.js";
@@ -43,16 +43,6 @@ function busy_failure() {
     message: "air is still working on the last message; this one was not sent",
     retryability: "retryable",
     user_action: "Wait for the turn to finish, or press Esc to interrupt it, then send it again.",
-  });
-}
-
-/** Refused to the UI, which shows it: talking to a running worker needs a worker-side inbox air does not have yet. */
-function no_direct_mode() {
-  return air_failure({
-    kind: "user_error",
-    message: "direct mode is not available in this version: a running agent cannot take messages yet",
-    retryability: "not_retryable",
-    user_action: "Send your message normally; it goes to the Main Agent once the running turn ends (Esc interrupts it).",
   });
 }
 
@@ -105,9 +95,10 @@ class Turns {
 function route_commands(projection: SessionProjection, runtime: Runtime, session: Session, turns: Turns): () => void {
   const { channel } = projection;
   const offs = [
+    // In direct mode the Main Agent itself takes the message as a direct turn (seeds 003 §10.5).
     channel.on("send_message", ({ text, direct }) => {
-      if (direct === true) throw no_direct_mode();
       if (runtime.busy()) throw busy_failure();
+      if (direct === true && !runtime.in_direct_mode()) throw not_in_direct_mode_failure();
       turns.start(async () => {
         const outcome = await runtime.submit(text);
         return outcome.kind === "failed" ? summary_of(session, outcome) : undefined;
@@ -116,8 +107,15 @@ function route_commands(projection: SessionProjection, runtime: Runtime, session
     channel.on("interrupt", ({ reason }) => {
       if (turns.busy) runtime.cancel(reason);
     }),
+    // `/direct` switches at once; `/done` is a turn of its own: evidence, summary (an assistant message), IDLE.
     channel.on("direct_mode", ({ enabled }) => {
-      if (enabled) throw no_direct_mode();
+      if (turns.busy || runtime.busy()) throw busy_failure();
+      if (enabled) return runtime.enter_direct();
+      if (!runtime.in_direct_mode()) throw not_in_direct_mode_failure();
+      turns.start(async () => {
+        const outcome = await runtime.leave_direct();
+        return outcome.kind === "failed" ? summary_of(session, outcome) : undefined;
+      });
     }),
     channel.on("compact", () => {
       turns.start(async () => {

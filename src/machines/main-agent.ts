@@ -1,5 +1,5 @@
 import { assign, sendTo, setup } from "xstate";
-import { to_air_error, type AirError } from "../contracts/errors.js";
+import { make_air_error, to_air_error, type AirError } from "../contracts/errors.js";
 import type { TaskSpec } from "../contracts/task.js";
 import { scheduler_machine, type SchedulerRunResult } from "./scheduler.js";
 import { unprovided } from "./unprovided.js";
@@ -25,10 +25,28 @@ type MainAgentContext = {
 
 export type MainAgentEvent =
   | ({ type: "user.message" } & UserRequest)
-  | { type: "user.cancel"; reason: string };
+  | { type: "user.cancel"; reason: string }
+  /** `/direct`: the user works with the Main Agent's tools directly until `/done` (seeds 003 §10.5). */
+  | { type: "direct.enter" }
+  /** `/done`: the direct session's evidence is collected and summarised, then back to IDLE. */
+  | { type: "direct.done" };
 
 /** Actors reject with `AirFailure`s (or, on a bug, anything): the outcome always holds an AirError. */
 const failed = (error: unknown): RequestOutcome => ({ kind: "failed", error: to_air_error(error, "system_error") });
+
+/** A direct turn or summary the user interrupted: leaving its state stops the actor, which aborts its calls. */
+function interrupted(reason: string): RequestOutcome {
+  return {
+    kind: "failed",
+    error: make_air_error({
+      kind: "user_error",
+      severity: "warning",
+      message: `interrupted: ${reason}`,
+      retryability: "retryable",
+      metadata: { cancelled: true },
+    }),
+  };
+}
 
 
 /**
@@ -47,6 +65,10 @@ export const main_agent_machine = setup({
     // The Scheduler runs as a child machine so that a cancel reaches it; its own actors are provided by the runtime.
     execute: scheduler_machine,
     summarize: unprovided<void, { request: UserRequest; outcome: RequestOutcome }>("summarize"),
+    // Direct mode: the Main Agent runs the model ↔ tools loop itself and answers with the model's last text.
+    direct_turn: unprovided<string, UserRequest>("direct_turn"),
+    // Evidence of the direct session (tool runs, diffs, commands) and its summary, told to the user.
+    direct_summary: unprovided<string, void>("direct_summary"),
   },
   guards: {
     is_task: ({ context }) => context.classification?.intent === "task",
@@ -54,6 +76,18 @@ export const main_agent_machine = setup({
   actions: {
     // Runs only on `xstate.error.actor.*` events, which carry the actor's error.
     fail: assign({ outcome: ({ event }) => failed((event as unknown as { error: unknown }).error) }),
+    take_request: assign({
+      request: ({ event }) => {
+        const message = event as Extract<MainAgentEvent, { type: "user.message" }>;
+        return { message_id: message.message_id, text: message.text };
+      },
+      classification: undefined,
+      outcome: undefined,
+    }),
+    // Runs only on `xstate.done.actor.direct_*` events, whose output is the text the user is told.
+    answer_with_output: assign({ outcome: ({ event }) => ({ kind: "answered", answer: (event as unknown as { output: string }).output }) }),
+    interrupt: assign({ outcome: ({ event }) => interrupted((event as Extract<MainAgentEvent, { type: "user.cancel" }>).reason) }),
+    forget_request: assign({ request: undefined, classification: undefined, outcome: undefined }),
   },
 }).createMachine({
   id: "main-agent",
@@ -62,13 +96,38 @@ export const main_agent_machine = setup({
   states: {
     IDLE: {
       on: {
-        "user.message": {
-          target: "CLASSIFYING",
-          actions: assign({
-            request: ({ event }) => ({ message_id: event.message_id, text: event.text }),
-            classification: undefined,
-            outcome: undefined,
-          }),
+        "user.message": { target: "CLASSIFYING", actions: "take_request" },
+        "direct.enter": { target: "DIRECT_MODE", actions: "forget_request" },
+      },
+    },
+    // Seeds 003 §10.5: no classification, no tasks; every message is a turn of the Main Agent's own tool loop.
+    DIRECT_MODE: {
+      initial: "AWAITING_MESSAGE",
+      states: {
+        AWAITING_MESSAGE: {
+          on: {
+            "user.message": { target: "DIRECT_TURN", actions: "take_request" },
+            "direct.done": "DIRECT_SUMMARY",
+          },
+        },
+        DIRECT_TURN: {
+          invoke: {
+            id: "direct_turn",
+            src: "direct_turn",
+            input: ({ context }) => context.request!,
+            onDone: { target: "AWAITING_MESSAGE", actions: "answer_with_output" },
+            onError: { target: "AWAITING_MESSAGE", actions: "fail" },
+          },
+          on: { "user.cancel": { target: "AWAITING_MESSAGE", actions: "interrupt" } },
+        },
+        DIRECT_SUMMARY: {
+          invoke: {
+            id: "direct_summary",
+            src: "direct_summary",
+            onDone: { target: "#main-agent.IDLE", actions: "answer_with_output" },
+            onError: { target: "#main-agent.IDLE", actions: "fail" },
+          },
+          on: { "user.cancel": { target: "#main-agent.IDLE", actions: "interrupt" } },
         },
       },
     },

@@ -12,7 +12,10 @@ const spec = v.parse(TaskSpec, minimal_task_spec());
 const NO_TASKS = { pending: 0, running: 0, completed: 0, failed: 0, blocked: 0, cancelled: 0, interrupted: 0 };
 const completed: SchedulerRunResult = { status: "completed", counts: NO_TASKS, error: undefined };
 
-function agent(classify: () => Promise<Classification>, execute: () => Promise<SchedulerRunResult> = async () => completed) {
+/** How the provided direct-mode actors behave: a turn answers its text in upper case unless told otherwise. */
+type DirectBehaviour = { turn?: (text: string, signal: AbortSignal) => Promise<string>; summary?: () => Promise<string> };
+
+function agent(classify: () => Promise<Classification>, execute: () => Promise<SchedulerRunResult> = async () => completed, direct: DirectBehaviour = {}) {
   const calls: string[] = [];
   const machine = main_agent_machine.provide({
     actors: {
@@ -31,6 +34,14 @@ function agent(classify: () => Promise<Classification>, execute: () => Promise<S
         },
       }),
       summarize: fromPromise(async ({ input }) => void calls.push(`summarize ${input.outcome.kind}`)),
+      direct_turn: fromPromise(async ({ input, signal }) => {
+        calls.push(`direct ${input.text}`);
+        return (direct.turn ?? (async (text) => text.toUpperCase()))(input.text, signal);
+      }),
+      direct_summary: fromPromise(async () => {
+        calls.push("direct summary");
+        return (direct.summary ?? (async () => "summary of the direct session"))();
+      }),
     },
   });
   return { actor: createActor(machine).start(), calls };
@@ -72,6 +83,89 @@ describe("main agent machine", () => {
     expect(calls.at(-1)).toBe("summarize executed");
   });
 
+  describe("direct mode", () => {
+    const chat = async (): Promise<Classification> => ({ intent: "chat", answer: "unused" });
+    const in_state = (actor: ReturnType<typeof agent>["actor"], state: Parameters<ReturnType<typeof actor.getSnapshot>["matches"]>[0]) =>
+      waitFor(actor, (snapshot) => snapshot.matches(state));
+
+    it("runs every message as a direct turn, never classifying, until direct.done summarises and returns to IDLE", async () => {
+      const { actor, calls } = agent(chat);
+      actor.send({ type: "direct.enter" });
+      expect(actor.getSnapshot().value).toEqual({ DIRECT_MODE: "AWAITING_MESSAGE" });
+      actor.send({ type: "user.message", message_id: "msg_1", text: "write the file" });
+      expect(actor.getSnapshot().value).toEqual({ DIRECT_MODE: "DIRECT_TURN" });
+      await in_state(actor, { DIRECT_MODE: "AWAITING_MESSAGE" });
+      expect(actor.getSnapshot().context.outcome).toEqual({ kind: "answered", answer: "WRITE THE FILE" });
+      actor.send({ type: "user.message", message_id: "msg_2", text: "and test it" });
+      await in_state(actor, { DIRECT_MODE: "AWAITING_MESSAGE" });
+      actor.send({ type: "direct.done" });
+      await in_state(actor, "IDLE");
+      expect(actor.getSnapshot().context.outcome).toEqual({ kind: "answered", answer: "summary of the direct session" });
+      expect(calls).toEqual(["direct write the file", "direct and test it", "direct summary"]);
+    });
+
+    it("ignores direct.done outside direct mode, and direct.enter or direct.done while a turn runs", async () => {
+      let finish: (answer: string) => void = () => undefined;
+      const { actor, calls } = agent(chat, undefined, { turn: () => new Promise((resolve) => (finish = resolve)) });
+      actor.send({ type: "direct.done" });
+      expect(actor.getSnapshot().value).toBe("IDLE");
+      actor.send({ type: "direct.enter" });
+      actor.send({ type: "direct.enter" });
+      actor.send({ type: "user.message", message_id: "msg_1", text: "slow work" });
+      actor.send({ type: "direct.done" });
+      actor.send({ type: "user.message", message_id: "msg_2", text: "too soon" });
+      expect(actor.getSnapshot().value).toEqual({ DIRECT_MODE: "DIRECT_TURN" });
+      expect(actor.getSnapshot().context.request?.message_id).toBe("msg_1");
+      finish("done");
+      await in_state(actor, { DIRECT_MODE: "AWAITING_MESSAGE" });
+      expect(calls).toEqual(["direct slow work"]);
+    });
+
+    it("does not enter direct mode while a normal turn runs", async () => {
+      const { actor } = agent(() => new Promise(() => undefined));
+      actor.send({ type: "user.message", message_id: "msg_1", text: "hello" });
+      actor.send({ type: "direct.enter" });
+      expect(actor.getSnapshot().value).toBe("CLASSIFYING");
+    });
+
+    it("interrupts a direct turn: its actor's signal aborts and direct mode waits for the next message", async () => {
+      let aborted = false;
+      const { actor } = agent(chat, undefined, {
+        turn: (_text, signal) => new Promise(() => signal.addEventListener("abort", () => (aborted = true))),
+      });
+      actor.send({ type: "direct.enter" });
+      actor.send({ type: "user.message", message_id: "msg_1", text: "endless" });
+      actor.send({ type: "user.cancel", reason: "Esc" });
+      expect(actor.getSnapshot().value).toEqual({ DIRECT_MODE: "AWAITING_MESSAGE" });
+      expect(aborted).toBe(true);
+      expect(actor.getSnapshot().context.outcome).toMatchObject({ kind: "failed", error: { message: "interrupted: Esc", metadata: { cancelled: true } } });
+    });
+
+    it("keeps direct mode after a failed turn, with its AirError as the outcome", async () => {
+      const { actor } = agent(chat, undefined, {
+        turn: async () => {
+          throw air_failure({ kind: "provider_error", message: "overloaded", retryability: "retryable" });
+        },
+      });
+      actor.send({ type: "direct.enter" });
+      actor.send({ type: "user.message", message_id: "msg_1", text: "work" });
+      await in_state(actor, { DIRECT_MODE: "AWAITING_MESSAGE" });
+      expect(actor.getSnapshot().context.outcome).toMatchObject({ kind: "failed", error: { kind: "provider_error", message: "overloaded" } });
+    });
+
+    it("returns to IDLE with the error when the summary fails", async () => {
+      const { actor } = agent(chat, undefined, {
+        summary: async () => {
+          throw new Error("store closed");
+        },
+      });
+      actor.send({ type: "direct.enter" });
+      actor.send({ type: "direct.done" });
+      await in_state(actor, "IDLE");
+      expect(actor.getSnapshot().context.outcome).toMatchObject({ kind: "failed", error: { kind: "system_error", message: "store closed" } });
+    });
+  });
+
   it("reaches every state (model-based)", () => {
     const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as never;
     const failed = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new Error(id) }) as never;
@@ -85,9 +179,30 @@ describe("main agent machine", () => {
       done("scheduler", completed),
       failed("scheduler"),
       done("summarize"),
+      { type: "direct.enter" } as const,
+      { type: "direct.done" } as const,
+      { type: "user.cancel", reason: "Esc" } as const,
+      done("direct_turn", "answer"),
+      failed("direct_turn"),
+      done("direct_summary", "summary"),
+      failed("direct_summary"),
     ];
     const paths = getShortestPaths(main_agent_machine, { events, serializeState: (state) => JSON.stringify(state.value) });
-    const reached = new Set(paths.map((path) => String(path.state.value)));
-    expect([...reached].sort()).toEqual(["ANSWERING", "CLASSIFYING", "EXECUTING", "IDLE", "SCHEDULING", "SUMMARIZING"].sort());
+    const name = (value: unknown): string =>
+      typeof value === "string" ? value : Object.entries(value as Record<string, unknown>).map(([state, child]) => `${state}.${name(child)}`).join();
+    const reached = new Set(paths.map((path) => name(path.state.value)));
+    expect([...reached].sort()).toEqual(
+      [
+        "ANSWERING",
+        "CLASSIFYING",
+        "EXECUTING",
+        "IDLE",
+        "SCHEDULING",
+        "SUMMARIZING",
+        "DIRECT_MODE.AWAITING_MESSAGE",
+        "DIRECT_MODE.DIRECT_TURN",
+        "DIRECT_MODE.DIRECT_SUMMARY",
+      ].sort(),
+    );
   });
 });

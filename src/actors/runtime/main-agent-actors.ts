@@ -5,6 +5,7 @@ import { new_id } from "../../contracts/ids.js";
 import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
 import { main_agent_machine, type RequestOutcome } from "../../machines/main-agent.js";
 import type { Session } from "../../project/session-manager.js";
+import { direct_mode_actors, type DirectModeTools } from "./direct-mode.js";
 import { classification_request, parse_classification, type TaskDefaults } from "./classification.js";
 import { provide_scheduler } from "./scheduler-actors.js";
 import { read_task } from "./task-graph.js";
@@ -18,6 +19,8 @@ export type MainAgentDependencies = {
   readonly task_defaults: TaskDefaults;
   /** Assembles the Main Agent's requests from its prompt layers. */
   readonly context: Pick<SessionContext, "assemble_main">;
+  /** Direct mode (`/direct` … `/done`): the tools the Main Agent runs itself, and its cancellable model calls. */
+  readonly direct: DirectModeTools;
 };
 
 function emit<T extends EventType>(session: Session, type: T, payload: PayloadInputOf<T>): void {
@@ -57,6 +60,7 @@ export function provide_main_agent(session: Session, dependencies: MainAgentDepe
       summarize: fromPromise(async ({ input }) => {
         emit(session, "assistant.message.created", { message_id: new_id("message"), content: summary_of(session, input.outcome) });
       }),
+      ...direct_mode_actors({ ...dependencies.direct, session, context: dependencies.context }),
     },
   });
 }

@@ -113,12 +113,28 @@ export type Runtime = {
    * a time: while one runs, another is refused before anything is recorded.
    */
   submit(text: string): Promise<RequestOutcome>;
-  /** A turn is running (the Main Agent is not IDLE). */
+  /** A turn is running (the Main Agent is neither IDLE nor waiting for a message in direct mode). */
   busy(): boolean;
+  /** `/direct`: the following messages are direct turns (seeds 003 §10.5); refused while a turn runs. */
+  enter_direct(): void;
+  /** `/done`: collects the direct session's evidence, records its summary, resolves back in IDLE with it. */
+  leave_direct(): Promise<RequestOutcome>;
+  /** Direct mode is on (from `enter_direct` until `leave_direct` has begun). */
+  in_direct_mode(): boolean;
   /** Interrupts the running turn (or resumed run): its model call is aborted, its tasks are cancelled; a no-op when idle. */
   cancel(reason: string): void;
   stop(): void;
 };
+
+/** `/done` or a direct message outside direct mode. */
+export function not_in_direct_mode_failure() {
+  return air_failure({
+    kind: "user_error",
+    message: "not in direct mode",
+    retryability: "not_retryable",
+    user_action: "Enter direct mode with /direct first.",
+  });
+}
 
 function busy_failure() {
   return air_failure({
@@ -145,7 +161,18 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
     run_worker,
     task_defaults: options.task_defaults,
     context,
+    direct: {
+      registry,
+      tools: model_visible(registry),
+      complete: (request, signal) => complete_through_registry(session, registry, request, signal),
+    },
   });
+  // Where the Main Agent takes a new message: IDLE, or between turns in direct mode.
+  const ready = () => {
+    const snapshot = main_agent.getSnapshot();
+    return snapshot.matches("IDLE") || snapshot.matches({ DIRECT_MODE: "AWAITING_MESSAGE" });
+  };
+  const busy = () => turn !== undefined || !ready();
   const main_agent = createActor(machine, { systemId: "main-agent", ...(options.inspect === undefined ? {} : { inspect: options.inspect }) });
   // An actor error with no observer would crash the process (xstate-inspect.md §6); `submit` reports it.
   main_agent.subscribe({ error: () => undefined });
@@ -165,7 +192,7 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
       });
     },
     async submit(text) {
-      if (turn !== undefined || !main_agent.getSnapshot().matches("IDLE")) throw busy_failure();
+      if (busy()) throw busy_failure();
       const message_id = new_id("message");
       const current = new AbortController();
       turn = current;
@@ -174,16 +201,32 @@ export function start_runtime(session: Session, options: RuntimeOptions): Runtim
           make_event("user.message.created", { message_id, content: text }, { ...session.origin, source: { kind: "user" }, route: ["user"] }),
         );
         main_agent.send({ type: "user.message", message_id, text });
-        const idle = await waitFor(main_agent, (snapshot) => snapshot.matches("IDLE") && snapshot.context.request?.message_id === message_id, {
-          timeout: Infinity,
-        });
-        return idle.context.outcome!;
+        const answered = await waitFor(main_agent, (snapshot) => ready() && snapshot.context.request?.message_id === message_id, { timeout: Infinity });
+        return answered.context.outcome!;
       } finally {
         turn = undefined;
       }
     },
-    busy() {
-      return turn !== undefined || !main_agent.getSnapshot().matches("IDLE");
+    busy,
+    enter_direct() {
+      if (busy()) throw busy_failure();
+      main_agent.send({ type: "direct.enter" });
+    },
+    async leave_direct() {
+      if (busy()) throw busy_failure();
+      if (!main_agent.getSnapshot().matches("DIRECT_MODE")) throw not_in_direct_mode_failure();
+      const current = new AbortController();
+      turn = current;
+      try {
+        main_agent.send({ type: "direct.done" });
+        return (await waitFor(main_agent, (snapshot) => snapshot.matches("IDLE"), { timeout: Infinity })).context.outcome!;
+      } finally {
+        turn = undefined;
+      }
+    },
+    in_direct_mode() {
+      const snapshot = main_agent.getSnapshot();
+      return snapshot.matches("DIRECT_MODE") && !snapshot.matches({ DIRECT_MODE: "DIRECT_SUMMARY" });
     },
     cancel(reason) {
       turn?.abort(reason);

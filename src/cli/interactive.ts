@@ -17,6 +17,7 @@ import type { Io } from "./output.js";
 import type { PermissionOptions } from "./permission-options.js";
 import { note_project_opened, runtime_for } from "./run-requirement.js";
 import { artifact_reader, deferred_answerer, session_views } from "./tui-session.js";
+import { request_cost_usd } from "../providers/pricing.js";
 
 export type InteractiveOptions = {
   readonly permissions: PermissionOptions;
@@ -161,7 +162,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
   let runtime: Runtime | undefined;
   let tui: Awaited<ReturnType<typeof show_tui>> | undefined;
   try {
-    projection = open_session_projection(session);
+    projection = open_session_projection(session, { price: request_cost_usd });
     answerer.forward_to(projection.answerer);
     // The first frame does not wait for the runtime: the channel keeps what the user sends meanwhile.
     tui = await show_tui(session, projection, metrics);

@@ -2,7 +2,7 @@
 export const SLASH_COMMANDS = {
   help: "list these commands",
   compact: "compact the conversation's context now",
-  direct: "talk directly to the running agent until /done",
+  direct: "work directly with the Main Agent (it uses the tools itself) until /done",
   done: "leave direct mode: evidence, summary, back to the Main Agent",
   hud: "cycle the HUD preset (full → essential → minimal), or /hud full|essential|minimal",
   sessions: "list this project's sessions",

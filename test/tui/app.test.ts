@@ -110,7 +110,7 @@ describe("slash commands", () => {
     expect(rendered.commands).toEqual([{ type: "compact" }]);
   });
 
-  it("/direct … /done: messages in between go to the running agent", async () => {
+  it("/direct … /done: messages in between are sent as direct messages", async () => {
     const rendered = render_app(base_state());
     await submit(rendered, "/direct");
     await until(() => frame(rendered).includes("direct ›"), () => frame(rendered));

@@ -1,5 +1,4 @@
 import { fromPromise } from "xstate";
-import { clip_tool_output } from "../../context/assembler.js";
 import { Conversation } from "../../context/conversation.js";
 import type { SessionContext } from "../../context/session-context.js";
 import { air_failure } from "../../contracts/errors.js";
@@ -10,6 +9,7 @@ import type { ToolOutcome, ToolSchema } from "../../contracts/tool.js";
 import type { UserRequest } from "../../machines/main-agent.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
+import { CODE_CHANGING_TOOLS, is_object, render_outcome, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
 
 /** Model calls of one direct message before the turn is ended for the user to steer. */
 export const DIRECT_MAX_MODEL_CALLS = 40;
@@ -42,37 +42,6 @@ type DirectRun = {
   readonly command?: string;
   readonly exit_code?: number;
 };
-
-type ToolUse = { readonly id: string; readonly name: string; readonly input: unknown };
-
-const CODE_CHANGING_TOOLS: ReadonlySet<string> = new Set(["fs.write", "fs.edit", "fs.patch"]);
-
-function is_object(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function tool_uses_of(content: readonly ContentBlock[]): ToolUse[] {
-  return content
-    .filter((block) => block.type === "tool_use")
-    .map((block) => ({ id: String(block.id ?? ""), name: String(block.name ?? ""), input: block.input }));
-}
-
-function text_of(content: readonly ContentBlock[]): string {
-  return content
-    .filter((block) => block.type === "text" && typeof block.text === "string")
-    .map((block) => block.text as string)
-    .join("\n")
-    .trim();
-}
-
-function render_outcome(outcome: ToolOutcome): string {
-  if (!outcome.ok) {
-    const { kind, message, user_action } = outcome.error;
-    return `error (${kind}): ${message}${user_action === undefined ? "" : `\n${user_action}`}`;
-  }
-  const text = typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output ?? null, null, 1);
-  return clip_tool_output(text);
-}
 
 function run_of(use: ToolUse, input: Record<string, unknown>, outcome: ToolOutcome): DirectRun {
   const output = outcome.ok && is_object(outcome.output) ? outcome.output : {};

@@ -8,7 +8,7 @@ function visible(draft: string): string {
   return draft.length <= SHOWN_CHARS ? draft : `…(${draft.length} characters) ${draft.slice(-SHOWN_CHARS)}`;
 }
 
-/** The line the user types into; in direct mode it says so (messages go to the running agent). */
+/** The line the user types into; in direct mode it says so (messages go to the Main Agent, which uses the tools itself). */
 export function PromptLine(props: { readonly draft: string; readonly direct: boolean; readonly hint: string | null; readonly disabled: boolean }): ReactNode {
   return h(
     Box,

@@ -8,51 +8,20 @@ import type { TaskSpec } from "../../contracts/task.js";
 import type { ToolOutcome } from "../../contracts/tool.js";
 import type { Risk, VerificationResult, WorkerResult, WorkerStatus } from "../../contracts/worker-result.js";
 import { AgentContext, CONTEXT_COMPACT_TOOL } from "../../context/agent-context.js";
-import { clip_tool_output } from "../../context/assembler.js";
 import { DEFAULT_CONTEXT_WINDOW, token_budget_of } from "../../context/budget.js";
 import { task_instruction, task_spec_layer } from "../../context/layers.js";
 import { is_cancellation, type WorkerRuntime } from "../runtime.js";
 import type { WorkerRole } from "./role.js";
+import { CODE_CHANGING_TOOLS, is_object, render_outcome, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
 
-/** Tools whose success means the task changed code (seeds 003 §10.9 rule 5 applies to them). */
-export const CODE_CHANGING_TOOLS: ReadonlySet<string> = new Set(["fs.write", "fs.edit", "fs.patch"]);
 export const SHELL_TOOL = "shell.run";
 
 const SUMMARY_TEXT_MAX_CHARS = 600;
 
-type ToolUse = { readonly id: string; readonly name: string; readonly input: unknown };
-
 type Ending = "end_turn" | "max_turns" | "refusal" | "truncated" | "cancelled" | "error";
-
-function is_object(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function tool_uses_of(content: readonly ContentBlock[]): ToolUse[] {
-  return content
-    .filter((block) => block.type === "tool_use")
-    .map((block) => ({ id: String(block.id ?? ""), name: String(block.name ?? ""), input: block.input }));
-}
-
-function text_of(content: readonly ContentBlock[]): string {
-  return content
-    .filter((block) => block.type === "text" && typeof block.text === "string")
-    .map((block) => block.text as string)
-    .join("\n")
-    .trim();
-}
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
-}
-
-function render_outcome(outcome: ToolOutcome): string {
-  if (!outcome.ok) {
-    const { kind, message, user_action } = outcome.error;
-    return `error (${kind}): ${message}${user_action === undefined ? "" : `\n${user_action}`}`;
-  }
-  const text = typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output ?? null, null, 1);
-  return clip_tool_output(text);
 }
 
 function string_field(record: Record<string, unknown>, ...keys: string[]): string | undefined {

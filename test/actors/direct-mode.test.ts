@@ -4,8 +4,6 @@
  * The real AnthropicAdapter over loopback against the scripted model server, or a server that never answers.
  */
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { start_runtime, type Runtime } from "../../src/actors/runtime/runtime.js";
@@ -17,6 +15,7 @@ import { ProviderManager } from "../../src/providers/manager.js";
 import type { TurnInput } from "../../src/providers/scripted/script.js";
 import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import { open_temp_session, type TempSession } from "../fixtures/session.js";
+import { silent_server } from "../fixtures/silent-server.js";
 
 const KEY = "sk-direct-mode-test";
 const WRITE_HELLO: TurnInput = {
@@ -137,6 +136,7 @@ describe("direct mode", () => {
   it("refuses /done outside direct mode and /direct while a direct turn runs; an interrupt ends the turn, not direct mode", async () => {
     const temp = session();
     const model = await silent_server();
+    cleanups.push(() => model.close());
     const runtime = runtime_against(temp, model.url, "default");
     expect(is_air_failure(await rejection(() => runtime.leave_direct()))).toBe(true);
 
@@ -161,22 +161,3 @@ async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-/** A loopback HTTP server that takes requests and never answers them; `requests` counts them. */
-async function silent_server(): Promise<{ url: string; requests: () => number }> {
-  let count = 0;
-  const open = new Set<http.ServerResponse>();
-  const server = http.createServer((request, response) => {
-    count += 1;
-    open.add(response);
-    request.resume();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const response of open) response.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => count };
-}

@@ -3,8 +3,6 @@
  * reaches the Main Agent's own model call. The real AnthropicAdapter over loopback: the scripted model
  * server, or a server that accepts the request and never answers (a model still thinking).
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { start_runtime, type Runtime } from "../../src/actors/runtime/runtime.js";
 import { is_air_failure } from "../../src/contracts/errors.js";
@@ -13,6 +11,7 @@ import { permissions_for_project } from "../../src/permissions/session-permissio
 import { ProviderManager } from "../../src/providers/manager.js";
 import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import { open_temp_session, type TempSession } from "../fixtures/session.js";
+import { silent_server } from "../fixtures/silent-server.js";
 
 const KEY = "sk-runtime-turns-test";
 const chat = (answer: string) => ({ reply: { content: [{ type: "tool_use" as const, name: "classify_request", input: { intent: "chat", answer } }] } });
@@ -36,28 +35,6 @@ function runtime_against(temp: TempSession, base_url: string): Runtime {
 
 function user_messages(temp: TempSession): string[] {
   return temp.session.store.query({ types: ["user.message.created"] }).map(({ event }) => String((event.payload as { content: string }).content));
-}
-
-/** A loopback HTTP server that takes requests and never answers them; `requests` counts them. */
-async function silent_server(): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
-  let count = 0;
-  const open = new Set<http.ServerResponse>();
-  const server = http.createServer((request, response) => {
-    count += 1;
-    open.add(response);
-    request.resume();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests: () => count,
-    close: () =>
-      new Promise((resolve) => {
-        for (const response of open) response.destroy();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 describe("Runtime turns", () => {

@@ -4,10 +4,19 @@
  * Drives ink's real renderer (not the test library's debug mode, which reprints everything every frame).
  */
 import { EventEmitter } from "node:events";
-import { cleanup } from "ink-testing-library";
-import { afterEach, describe, expect, it } from "vitest";
-import { mount_tui } from "../../src/tui/mount.js";
-import { base_state, command_run, draft, message, prompt, recording_channel, render_app, StateHolder, state_with, until } from "./fixtures.js";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+
+// ink renders only the last frame when it believes it runs in CI (is-in-ci reads CI when ink loads); these
+// tests are about the frames, so ink is loaded only after CI is set aside for this file.
+const ci = process.env.CI;
+process.env.CI = "false";
+afterAll(() => {
+  if (ci === undefined) delete process.env.CI;
+  else process.env.CI = ci;
+});
+const { cleanup } = await import("ink-testing-library");
+const { mount_tui } = await import("../../src/tui/mount.js");
+const { base_state, command_run, draft, message, prompt, recording_channel, render_app, StateHolder, state_with, until } = await import("./fixtures.js");
 
 afterEach(() => cleanup());
 
@@ -47,7 +56,7 @@ class Keyboard extends EventEmitter {
   }
 }
 
-function on_terminal(holder: StateHolder, rows = 30, on_exit = () => {}) {
+function on_terminal(holder: InstanceType<typeof StateHolder>, rows = 30, on_exit = () => {}) {
   const stdout = new Terminal(100, rows);
   const keyboard = new Keyboard();
   const mounted = mount_tui(

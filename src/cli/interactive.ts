@@ -13,11 +13,11 @@ import { init_project, locate_project_root, read_project } from "../project/proj
 import { open_session, type Session } from "../project/session-manager.js";
 import { open_session_projection, type SessionProjection } from "../projection/session-projection.js";
 import type { ProviderManager } from "../providers/manager.js";
+import { request_cost_usd } from "../providers/pricing.js";
 import type { Io } from "./output.js";
 import type { PermissionOptions } from "./permission-options.js";
 import { note_project_opened, runtime_for } from "./run-requirement.js";
 import { artifact_reader, deferred_answerer, session_views } from "./tui-session.js";
-import { request_cost_usd } from "../providers/pricing.js";
 
 export type InteractiveOptions = {
   readonly permissions: PermissionOptions;

@@ -1,5 +1,5 @@
 import type { RuntimeEvent } from "../contracts/events/registry.js";
-import type { EventBus } from "../actors/event-bus.js";
+import type { EventBus } from "../event-store/event-bus.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 

@@ -5,7 +5,7 @@ import type { EntityRef } from "../contracts/entity.js";
 import type { EventOrigin } from "../contracts/events/registry.js";
 import { make_event } from "../contracts/events/registry.js";
 import { new_id, now_iso, type ProjectId, type SessionId } from "../contracts/ids.js";
-import type { EventIngestor } from "../actors/event-ingestor.js";
+import type { EventIngestor } from "../event-store/event-ingestor.js";
 import { default_redactor, type SecretRedactor } from "../permissions/secret-redactor.js";
 import { write_file_atomic } from "./atomic-write.js";
 

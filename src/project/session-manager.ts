@@ -1,13 +1,13 @@
 import fs from "node:fs";
-import { EventBus } from "../actors/event-bus.js";
-import { EventIngestor } from "../actors/event-ingestor.js";
-import { EventStore } from "../actors/event-store/event-store.js";
+import { EventBus } from "../event-store/event-bus.js";
+import { EventIngestor } from "../event-store/event-ingestor.js";
+import { EventStore } from "../event-store/event-store.js";
 import { make_event, type EventOrigin } from "../contracts/events/registry.js";
 import { new_id, SessionId } from "../contracts/ids.js";
 import { Connection } from "../db/connection.js";
 import { migrate } from "../db/migrate.js";
 import { sessions } from "../db/schema.js";
-import { read_column } from "../actors/event-store/rows.js";
+import { read_column } from "../event-store/rows.js";
 import { ArtifactStore } from "./artifact-store.js";
 import { session_artifacts_dir, session_db_path, session_dir, session_lock_path } from "./layout.js";
 import type { Project } from "./project-store.js";

@@ -1,6 +1,6 @@
 /**
  * Folding of the work events: tasks, agents, tool runs and command runs. Each mirrors the domain
- * projection of `src/actors/event-store/projectors/` (a field the projector leaves alone when the event
+ * projection of `src/event-store/projectors/` (a field the projector leaves alone when the event
  * lacks it is left alone here too), so a folded state equals one hydrated from the rows.
  */
 import type { RuntimeEvent } from "../contracts/events/registry.js";

@@ -1,7 +1,7 @@
 import { createStore } from "@xstate/store";
 import { eq, sql } from "drizzle-orm";
 import * as v from "valibot";
-import type { EventBus } from "../actors/event-bus.js";
+import type { EventBus } from "../event-store/event-bus.js";
 import { definition_of, EVENT_TYPES, is_durable, type EventType, type RuntimeEvent } from "../contracts/events/registry.js";
 import { events } from "../db/schema.js";
 import { empty_state, fold, summarize, type ProjectionOptions } from "./apply.js";

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { PROJECTIONS } from "../../src/actors/event-store/projectors/index.js";
+import { PROJECTIONS } from "../../src/event-store/projectors/index.js";
 import { EVENT_REGISTRY, EVENT_TYPES, is_event_type } from "../../src/contracts/events/registry.js";
 import { lifecycle_machines, machine_event_types } from "../../src/machines/index.js";
 

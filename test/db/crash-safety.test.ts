@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
-import { referential_check } from "../../src/actors/event-store/referential-check.js";
+import { referential_check } from "../../src/event-store/referential-check.js";
 import { make_event } from "../../src/contracts/events/registry.js";
 import { new_id } from "../../src/contracts/ids.js";
 import { Connection } from "../../src/db/connection.js";

@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { referential_check } from "../../src/actors/event-store/referential-check.js";
+import { referential_check } from "../../src/event-store/referential-check.js";
 import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import type { Connection } from "../../src/db/connection.js";
 import {

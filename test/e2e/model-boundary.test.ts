@@ -9,7 +9,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { referential_check } from "../../src/actors/event-store/referential-check.js";
+import { referential_check } from "../../src/event-store/referential-check.js";
 import { wire_tool_name } from "../../src/providers/tool-names.js";
 import { start_scripted_server, type RecordedRequest, type ScriptedServer } from "../../src/providers/scripted/server.js";
 import type { ScriptInput, TurnInput } from "../../src/providers/scripted/script.js";

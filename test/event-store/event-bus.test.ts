@@ -3,7 +3,7 @@
  * logged and stays subscribed, and bursts of ephemeral events are coalesced without losing text or order.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { EventBus, type BusLogger } from "../../src/actors/event-bus.js";
+import { EventBus, type BusLogger } from "../../src/event-store/event-bus.js";
 import {
   parse_event,
   type EventOrigin,

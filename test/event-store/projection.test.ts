@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { definition_of, EVENT_TYPES, type DurableEventType, type EventOrigin, type PayloadInputOf } from "../../src/contracts/events/registry.js";
-import type { EventIngestor } from "../../src/actors/event-ingestor.js";
-import type { EventStore } from "../../src/actors/event-store/event-store.js";
+import type { EventIngestor } from "../../src/event-store/event-ingestor.js";
+import type { EventStore } from "../../src/event-store/event-store.js";
 import type { Connection } from "../../src/db/connection.js";
 import { air_error, clock, envelope, ingest_steps, step, valid_payloads, type CaseContext, type Step } from "../fixtures/events.js";
 import {

@@ -6,7 +6,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventIngestor } from "../../src/actors/event-ingestor.js";
+import { EventIngestor } from "../../src/event-store/event-ingestor.js";
 import { make_event, type RuntimeEvent } from "../../src/contracts/events/registry.js";
 import { new_id } from "../../src/contracts/ids.js";
 import { SecretRedactor } from "../../src/permissions/secret-redactor.js";

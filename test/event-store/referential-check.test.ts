@@ -4,7 +4,7 @@
  * column.
  */
 import { describe, expect, it } from "vitest";
-import { referential_check } from "../../src/actors/event-store/referential-check.js";
+import { referential_check } from "../../src/event-store/referential-check.js";
 import { definition_of, EVENT_TYPES, type DurableEventType } from "../../src/contracts/events/registry.js";
 import { new_id, type IdKind } from "../../src/contracts/ids.js";
 import type { Session } from "../../src/project/session-manager.js";

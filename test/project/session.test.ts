@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { referential_check } from "../../src/actors/event-store/referential-check.js";
+import { referential_check } from "../../src/event-store/referential-check.js";
 import { new_id, type SessionId } from "../../src/contracts/ids.js";
 import { Connection } from "../../src/db/connection.js";
 import { schema_version_of, target_schema_version } from "../../src/db/migrate.js";

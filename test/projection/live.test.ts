@@ -4,8 +4,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventBus } from "../../src/actors/event-bus.js";
-import { EventStore } from "../../src/actors/event-store/event-store.js";
+import { EventBus } from "../../src/event-store/event-bus.js";
+import { EventStore } from "../../src/event-store/event-store.js";
 import { make_event } from "../../src/contracts/events/registry.js";
 import { new_id } from "../../src/contracts/ids.js";
 import type { Session } from "../../src/project/session-manager.js";

@@ -5,7 +5,7 @@
 import { cleanup, render } from "ink-testing-library";
 import { createElement } from "react";
 import { afterEach, describe, expect, it } from "vitest";
-import { EventBus } from "../../src/actors/event-bus.js";
+import { EventBus } from "../../src/event-store/event-bus.js";
 import { new_id } from "../../src/contracts/ids.js";
 import type { PromptAnswer } from "../../src/permissions/prompts.js";
 import { open_session_projection, type SessionProjection } from "../../src/projection/session-projection.js";

@@ -1,9 +1,9 @@
 import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from "xstate";
-import { air_failure } from "../../contracts/errors.js";
-import type { DurableEventType, PayloadOf, RuntimeEvent } from "../../contracts/events/registry.js";
-import type { Connection } from "../../db/connection.js";
-import { agents, capabilities, tasks, workspaces } from "../../db/schema.js";
-import { lifecycle_machines, type LifecycleMachineId } from "../../machines/index.js";
+import { air_failure } from "../contracts/errors.js";
+import type { DurableEventType, PayloadOf, RuntimeEvent } from "../contracts/events/registry.js";
+import type { Connection } from "../db/connection.js";
+import { agents, capabilities, tasks, workspaces } from "../db/schema.js";
+import { lifecycle_machines, type LifecycleMachineId } from "../machines/index.js";
 import { read_column } from "./rows.js";
 
 const TABLE_OF = { task: tasks, agent: agents, workspace: workspaces, capability: capabilities } as const;

@@ -1,5 +1,5 @@
-import type { SessionStatus } from "../../../contracts/status.js";
-import { message_drafts, messages, sessions } from "../../../db/schema.js";
+import type { SessionStatus } from "../../contracts/status.js";
+import { message_drafts, messages, sessions } from "../../db/schema.js";
 import { delete_rows, insert_row, json, update_rows } from "../rows.js";
 import { expect_one, type Projection } from "./projection.js";
 

@@ -1,6 +1,6 @@
-import { air_failure } from "../../../contracts/errors.js";
-import type { DurableEventType, RuntimeEvent } from "../../../contracts/events/registry.js";
-import type { Connection } from "../../../db/connection.js";
+import { air_failure } from "../../contracts/errors.js";
+import type { DurableEventType, RuntimeEvent } from "../../contracts/events/registry.js";
+import type { Connection } from "../../db/connection.js";
 import type { LifecycleMove } from "../lifecycle.js";
 
 /** Where a projection writes: the transaction's connection, and the lifecycle move the guard approved. */

@@ -1,7 +1,7 @@
 import { is_durable, parse_event, type RuntimeEvent } from "../contracts/events/registry.js";
 import { default_redactor, type SecretRedactor } from "../permissions/secret-redactor.js";
 import type { EventBus } from "./event-bus.js";
-import { assert_session, type EventStore } from "./event-store/event-store.js";
+import { assert_session, type EventStore } from "./event-store.js";
 
 /**
  * The single entry for events from agents, tools and workers (seeds 000 §5.1): validate once, scrub

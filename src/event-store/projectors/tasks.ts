@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
-import type { AirError } from "../../../contracts/errors.js";
-import type { AttemptStatus } from "../../../contracts/events/task.js";
-import type { TaskStatus } from "../../../contracts/status.js";
-import type { DependencyKind } from "../../../contracts/task.js";
-import type { Connection } from "../../../db/connection.js";
-import { summaries, task_attempts, task_dependencies, tasks } from "../../../db/schema.js";
+import type { AirError } from "../../contracts/errors.js";
+import type { AttemptStatus } from "../../contracts/events/task.js";
+import type { TaskStatus } from "../../contracts/status.js";
+import type { DependencyKind } from "../../contracts/task.js";
+import type { Connection } from "../../db/connection.js";
+import { summaries, task_attempts, task_dependencies, tasks } from "../../db/schema.js";
 import { insert_row, json, read_column, update_rows } from "../rows.js";
 import { expect_one, moved_status, type Projection, type ProjectionTarget } from "./projection.js";
 

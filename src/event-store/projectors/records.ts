@@ -1,4 +1,4 @@
-import { artifacts, diagnostics, evidence_refs, summaries } from "../../../db/schema.js";
+import { artifacts, diagnostics, evidence_refs, summaries } from "../../db/schema.js";
 import { insert_row, json } from "../rows.js";
 import type { Projection } from "./projection.js";
 

@@ -1,20 +1,20 @@
 import { and, asc, desc, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm";
 import * as v from "valibot";
-import { air_failure, is_air_failure, type AirFailure } from "../../contracts/errors.js";
-import { EventFilter } from "../../contracts/events/filter.js";
+import { air_failure, is_air_failure, type AirFailure } from "../contracts/errors.js";
+import { EventFilter } from "../contracts/events/filter.js";
 import {
   is_durable,
   parse_event,
   type DurableEvent,
   type DurableEventType,
   type RuntimeEvent,
-} from "../../contracts/events/registry.js";
-import type { SessionId } from "../../contracts/ids.js";
-import type { Connection } from "../../db/connection.js";
-import { is_busy, sqlite_code } from "../../db/sqlite.js";
-import { event_from_row } from "../../db/event-row.js";
-import { events } from "../../db/schema.js";
-import type { EventBus } from "../event-bus.js";
+} from "../contracts/events/registry.js";
+import type { SessionId } from "../contracts/ids.js";
+import type { Connection } from "../db/connection.js";
+import { is_busy, sqlite_code } from "../db/sqlite.js";
+import { event_from_row } from "../db/event-row.js";
+import { events } from "../db/schema.js";
+import type { EventBus } from "./event-bus.js";
 import { check_lifecycle, type LifecycleMove } from "./lifecycle.js";
 import { insert_row } from "./rows.js";
 import { projection_of } from "./projectors/index.js";

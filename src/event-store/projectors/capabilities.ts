@@ -1,5 +1,5 @@
-import type { CapabilityStatus } from "../../../contracts/status.js";
-import { capabilities } from "../../../db/schema.js";
+import type { CapabilityStatus } from "../../contracts/status.js";
+import { capabilities } from "../../db/schema.js";
 import { insert_row, update_rows } from "../rows.js";
 import { moved_status, type Projection, type ProjectionTarget } from "./projection.js";
 

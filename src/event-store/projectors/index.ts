@@ -1,4 +1,4 @@
-import type { DurableEventType } from "../../../contracts/events/registry.js";
+import type { DurableEventType } from "../../contracts/events/registry.js";
 import { agent_cancelled, agent_completed, agent_failed, agent_lost, agent_started } from "./agents.js";
 import {
   capability_discovered,

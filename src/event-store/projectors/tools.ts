@@ -1,4 +1,4 @@
-import { command_runs, tool_runs } from "../../../db/schema.js";
+import { command_runs, tool_runs } from "../../db/schema.js";
 import { insert_row, json, update_rows } from "../rows.js";
 import { expect_one, type Projection } from "./projection.js";
 

@@ -1,5 +1,5 @@
-import type { AgentStatus } from "../../../contracts/status.js";
-import { agents } from "../../../db/schema.js";
+import type { AgentStatus } from "../../contracts/status.js";
+import { agents } from "../../db/schema.js";
 import { insert_row, json, update_rows } from "../rows.js";
 import { moved_status, type Projection, type ProjectionTarget } from "./projection.js";
 

@@ -1,4 +1,4 @@
-import type { Connection } from "../../db/connection.js";
+import type { Connection } from "../db/connection.js";
 
 /** One FK-off invariant of seeds 000 §18.3: rows whose reference points at nothing. */
 type Invariant = { readonly name: string; readonly sql: string };

@@ -1,5 +1,5 @@
-import type { WorkspaceStatus } from "../../../contracts/status.js";
-import { workspaces } from "../../../db/schema.js";
+import type { WorkspaceStatus } from "../../contracts/status.js";
+import { workspaces } from "../../db/schema.js";
 import { insert_row, json, update_rows } from "../rows.js";
 import { moved_status, type Projection, type ProjectionTarget } from "./projection.js";
 

@@ -1,6 +1,6 @@
 import { and, eq, getTableName, isNull, sql, type Placeholder, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Connection } from "../../db/connection.js";
+import type { Connection } from "../db/connection.js";
 
 /**
  * Row writes for projections, as drizzle prepared statements cached per connection and per column set:

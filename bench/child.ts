@@ -124,11 +124,6 @@ export class LineChild {
   }
 }
 
-/** Milliseconds since `start` (a `process.hrtime.bigint()`). */
-export function ms_since(start: bigint): number {
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
 /** Rejects with a VerificationError when `promise` takes longer than `timeout_ms`. */
 export async function within<T>(label: string, timeout_ms: number, promise: Promise<T>, on_timeout?: () => void): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

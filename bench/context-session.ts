@@ -18,7 +18,7 @@ const API_KEY = "sk-prefix-session";
 const RUN_TIMEOUT_MS = 120_000;
 
 export const SESSION_TURNS = 20;
-export const REQUIREMENT = "Survey the project: list it, read its files and echo what you find.";
+const REQUIREMENT = "Survey the project: list it, read its files and echo what you find.";
 export type SessionApi = "anthropic" | "openai";
 
 const PROJECT_FILES: Record<string, string> = {
@@ -59,7 +59,7 @@ function tool_turn(index: number): TurnInput {
   return { reply: { content: [{ type: "text", text: `Turn ${index}: ${call.name}.` }, { type: "tool_use", name: call.name, input: { ...call.input } }] } };
 }
 
-export function session_script(): ScriptInput {
+function session_script(): ScriptInput {
   const executor: TurnInput[] = Array.from({ length: SESSION_TURNS - 1 }, (_, index) => tool_turn(index + 1));
   executor.push({ reply: { content: [{ type: "text", text: "Surveyed: README.md, AGENTS.md and two notes under src/. Nothing changed." }] } });
   return { turns: { main: [CLASSIFY], executor } };

@@ -14,7 +14,7 @@ import { VerificationError } from "./verify.js";
  * the command runs' durations (cmake, ctest), M the `model.complete` tool runs' and O the rest — air itself.
  * A run counts only if it exits 0, says `e2e passed`, and its parts add up to its wall time.
  */
-export type E2eSplit = {
+type E2eSplit = {
   readonly runs: number;
   readonly wall_ms: number;
   readonly commands_ms: number;

@@ -38,7 +38,7 @@ export function us(microseconds: number): string {
   return `${integer.format(microseconds)} µs`;
 }
 
-export function whole_ms(milliseconds: number): string {
+function whole_ms(milliseconds: number): string {
   return `${integer.format(milliseconds)} ms`;
 }
 

@@ -2,7 +2,7 @@
 const integer = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 const decimal = new Intl.NumberFormat("en-US", { maximumFractionDigits: 1, minimumFractionDigits: 1 });
 
-export type Goal = { readonly kind: "at_least" | "at_most"; readonly value: number; readonly unit: "%" | "×" };
+type Goal = { readonly kind: "at_least" | "at_most"; readonly value: number; readonly unit: "%" | "×" };
 
 export type Line = {
   readonly name: string;

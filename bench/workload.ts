@@ -18,7 +18,7 @@ export type BenchEvent = {
   readonly payload: Record<string, unknown>;
 };
 
-export const CYCLE = [
+const CYCLE = [
   "task.created",
   "task.started",
   "tool.started",

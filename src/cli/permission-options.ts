@@ -4,7 +4,7 @@ import { PermissionMode } from "../contracts/events/permission.js";
 import { DENY_PROMPTS, LinePromptAnswerer, type PromptAnswerer } from "../permissions/prompts.js";
 
 /** `--prompts`: where permission prompts are answered. `auto` asks on a terminal and denies otherwise. */
-export const PROMPT_SOURCES = ["auto", "stdin", "policy"] as const;
+const PROMPT_SOURCES = ["auto", "stdin", "policy"] as const;
 export type PromptSource = (typeof PROMPT_SOURCES)[number];
 
 /** What `air run` and `air resume` take about permissions, checked. */

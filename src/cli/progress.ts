@@ -14,7 +14,7 @@ function brief(value: unknown, limit = 100): string {
 }
 
 /** One human line per event worth showing while a request runs; undefined for the rest. */
-export function progress_line(event: RuntimeEvent): string | undefined {
+function progress_line(event: RuntimeEvent): string | undefined {
   const p = event.payload as Record<string, unknown>;
   switch (event.type) {
     case "task.created":

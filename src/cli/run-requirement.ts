@@ -38,7 +38,7 @@ export type RunRequest = {
 export type RunReport = { readonly code: number; readonly session_id: string; readonly outcome: RequestOutcome };
 
 /** A request succeeded when it was answered, or when its task graph completed. */
-export function exit_code_of(outcome: RequestOutcome): number {
+function exit_code_of(outcome: RequestOutcome): number {
   if (outcome.kind === "answered") return 0;
   return outcome.kind === "executed" && outcome.run.status === "completed" ? 0 : 1;
 }

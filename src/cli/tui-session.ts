@@ -33,7 +33,7 @@ export function deferred_answerer(): DeferredAnswerer {
 }
 
 /** Beyond this, a view shows the start of an artifact: a diff or log that large is read in a pager, not a TUI. */
-export const ARTIFACT_READ_LIMIT_BYTES = 1024 * 1024;
+const ARTIFACT_READ_LIMIT_BYTES = 1024 * 1024;
 
 /** The text of one of the session's artifacts, found through the projection; throws when there is none. */
 export function artifact_reader(layout: ProjectLayout, session_id: string, client: Pick<ProjectionClient, "snapshot">): (artifact_id: string) => string {

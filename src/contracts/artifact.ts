@@ -18,7 +18,7 @@ export const ArtifactType = v.picklist([
 ]);
 export type ArtifactType = v.InferOutput<typeof ArtifactType>;
 
-export const ArtifactUri = v.pipe(
+const ArtifactUri = v.pipe(
   v.string(),
   v.regex(/^artifact:\/\/project\/[^/]+\/session\/[^/]+\/art_[0-9A-HJKMNP-TV-Z]{26}$/, "expected an artifact:// uri"),
 );
@@ -48,7 +48,7 @@ export type EvidenceKind = v.InferOutput<typeof EvidenceKind>;
 
 const Offset = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-export const EvidenceLocation = v.strictObject({
+const EvidenceLocation = v.strictObject({
   line_start: v.optional(Offset),
   line_end: v.optional(Offset),
   byte_start: v.optional(Offset),

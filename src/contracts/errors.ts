@@ -30,8 +30,8 @@ export const ErrorKind = v.picklist([
 ]);
 export type ErrorKind = v.InferOutput<typeof ErrorKind>;
 
-export const ErrorSeverity = v.picklist(["info", "warning", "error", "fatal"]);
-export type ErrorSeverity = v.InferOutput<typeof ErrorSeverity>;
+const ErrorSeverity = v.picklist(["info", "warning", "error", "fatal"]);
+type ErrorSeverity = v.InferOutput<typeof ErrorSeverity>;
 
 export const Retryability = v.picklist(["retryable", "retryable_after_change", "not_retryable", "unknown"]);
 export type Retryability = v.InferOutput<typeof Retryability>;
@@ -68,7 +68,7 @@ export type AirErrorInput = {
  * Ids, paths, numbers and quoted values vary between two occurrences of the same failure; the
  * signature must not, so it is computed over the message with those parts masked.
  */
-export function normalise_message(message: string): string {
+function normalise_message(message: string): string {
   return message
     .toLowerCase()
     .replace(/\b[a-z]{3}_[0-9a-hjkmnp-tv-z]{26}\b/g, "<id>")

@@ -5,14 +5,13 @@ import { TaskId } from "./ids.js";
 export const TaskType = v.picklist(["execute", "review", "debug", "compact", "mine_experience", "docs"]);
 export type TaskType = v.InferOutput<typeof TaskType>;
 
-export const OutputContract = v.picklist([
+const OutputContract = v.picklist([
   "ExecutorResult",
   "ReviewerResult",
   "DebuggerResult",
   "CompactorResult",
   "ExperienceMinerResult",
 ]);
-export type OutputContract = v.InferOutput<typeof OutputContract>;
 
 /**
  * Dependency kinds of seeds 003 §10.10: `hard` must complete first, `soft` only orders by priority,
@@ -32,22 +31,20 @@ export const TaskScope = v.strictObject({
 });
 export type TaskScope = v.InferOutput<typeof TaskScope>;
 
-export const TaskDependencies = v.strictObject({
+const TaskDependencies = v.strictObject({
   hard: v.array(TaskId),
   soft: v.array(TaskId),
   conflict: v.optional(v.array(TaskId), []),
   serialization: v.optional(v.array(TaskId), []),
 });
-export type TaskDependencies = v.InferOutput<typeof TaskDependencies>;
 
-export const VerificationPolicy = v.strictObject({
+const VerificationPolicy = v.strictObject({
   commands: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
   required: v.boolean(),
   fallback_allowed: v.boolean(),
 });
-export type VerificationPolicy = v.InferOutput<typeof VerificationPolicy>;
 
-export const TaskConstraints = v.pipe(
+const TaskConstraints = v.pipe(
   v.strictObject({
     max_turns: v.pipe(v.number(), v.integer(), v.minValue(1)),
     soft_timeout_ms: Milliseconds,
@@ -59,9 +56,8 @@ export const TaskConstraints = v.pipe(
   v.check((c) => c.soft_timeout_ms <= c.hard_timeout_ms, "soft_timeout_ms must not exceed hard_timeout_ms"),
   v.check((c) => c.model_policy !== "scheduler_forced" || c.model_id !== undefined, "scheduler_forced needs a model_id"),
 );
-export type TaskConstraints = v.InferOutput<typeof TaskConstraints>;
 
-export const TaskContextRefs = v.strictObject({
+const TaskContextRefs = v.strictObject({
   plan_ref: v.optional(v.string()),
   arc_ref: v.optional(v.string()),
   parent_task_results: v.optional(v.array(TaskId)),

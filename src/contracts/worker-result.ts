@@ -25,53 +25,52 @@ export const Risk = v.strictObject({
 });
 export type Risk = v.InferOutput<typeof Risk>;
 
-export const FollowUpTask = v.strictObject({
+const FollowUpTask = v.strictObject({
   type: TaskType,
   title: v.pipe(v.string(), v.minLength(1)),
   description: v.string(),
   reason: v.string(),
 });
-export type FollowUpTask = v.InferOutput<typeof FollowUpTask>;
 
-export const ExecutorResult = v.strictObject({
+const ExecutorResult = v.strictObject({
   commands_run: v.array(v.string()),
   tests_added: v.array(v.string()),
   notes: v.optional(v.string()),
 });
 
-export const ReviewFinding = v.strictObject({
+const ReviewFinding = v.strictObject({
   severity: v.picklist(["info", "minor", "major", "critical"]),
   message: v.pipe(v.string(), v.minLength(1)),
   file: v.optional(v.string()),
   line: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 
-export const ReviewerResult = v.strictObject({
+const ReviewerResult = v.strictObject({
   verdict: v.picklist(["approve", "request_changes", "block"]),
   findings: v.array(ReviewFinding),
 });
 
-export const DebuggerResult = v.strictObject({
+const DebuggerResult = v.strictObject({
   root_cause: v.string(),
   failure_signature: v.pipe(v.string(), v.minLength(1)),
   fix_applied: v.boolean(),
   reproduction: v.optional(v.string()),
 });
 
-export const CompactorResult = v.strictObject({
+const CompactorResult = v.strictObject({
   summary_id: SummaryId,
   covered_message_ids: v.array(MessageId),
   tokens_before: v.pipe(v.number(), v.integer(), v.minValue(0)),
   tokens_after: v.pipe(v.number(), v.integer(), v.minValue(0)),
 });
 
-export const MemoryCandidateDraft = v.strictObject({
+const MemoryCandidateDraft = v.strictObject({
   memory_type: v.picklist(["rule", "skill", "fact", "pitfall"]),
   content: v.pipe(v.string(), v.minLength(1)),
   evidence_ref_ids: v.array(EvidenceId),
 });
 
-export const ExperienceMinerResult = v.strictObject({
+const ExperienceMinerResult = v.strictObject({
   candidates: v.array(MemoryCandidateDraft),
 });
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 /** The Stately Inspector UI (closed source, served by stately.ai): the page embeds it in an iframe. */
-export const INSPECTOR_URL = "https://stately.ai/inspect";
+const INSPECTOR_URL = "https://stately.ai/inspect";
 
 /**
  * Requests must name the relay by its loopback address: another site the browser has open cannot reach it

@@ -6,7 +6,7 @@ import type { LiveSystem } from "./live-system.js";
 import { is_local_request, serve_page } from "./page.js";
 
 /** A client this far behind is dropped; when it reconnects the replay gives it the whole system again. */
-export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 export type RelayOptions = {
   /** 0 (the default) takes any free port. */

@@ -4,7 +4,7 @@ import { Worker } from "node:worker_threads";
 import type { InspectionSink } from "./live-system.js";
 
 /** Printed before anything connects: this is the only way air sends inspection data off the machine. */
-export const SKY_WARNING =
+const SKY_WARNING =
   "air: warning: --inspect=sky uploads every statechart message — machine definitions and snapshots with their " +
   "context (your requirement, file paths, model output, tool results) — to Stately's hosted inspector " +
   "(stately-sky-beta.mellson.partykit.dev), and anyone with the link it prints can watch them. " +

@@ -45,7 +45,7 @@ export type WireEvent = WireActorEvent | WireEventEvent | WireSnapshotEvent;
 /** The Inspector tells its messages from others by `_version`; the installed package's version is asked for once. */
 let protocol_version: string | undefined;
 
-export function inspect_protocol_version(): string {
+function inspect_protocol_version(): string {
   if (protocol_version === undefined) {
     // `actor()` sends synchronously through the adapter, so this reads the version the package stamps.
     createInspector({ send: (event) => void (protocol_version = event._version) }).actor("version-probe");

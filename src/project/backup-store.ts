@@ -10,8 +10,8 @@ import { BACKUP_REPO_CONFIG, backup_git, run_backup_git } from "./backup-git.js"
 import type { ProjectLayout } from "./layout.js";
 import { SessionLock } from "./session-lock.js";
 
-export const BackupId = v.pipe(v.string(), v.regex(/^bkp_[0-9A-HJKMNP-TV-Z]{26}$/, "expected a backup id (bkp_<ulid>)"));
-export type BackupId = v.InferOutput<typeof BackupId>;
+const BackupId = v.pipe(v.string(), v.regex(/^bkp_[0-9A-HJKMNP-TV-Z]{26}$/, "expected a backup id (bkp_<ulid>)"));
+type BackupId = v.InferOutput<typeof BackupId>;
 
 export const BackupFile = v.strictObject({
   /** The absolute path the bytes came from and go back to. */

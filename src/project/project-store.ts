@@ -7,13 +7,13 @@ import { write_file_atomic } from "./atomic-write.js";
 import { air_home, project_layout, type ProjectLayout } from "./layout.js";
 
 /** `.air/shared/project.json`: the project's stable identity, committable. */
-export const ProjectFile = v.strictObject({
+const ProjectFile = v.strictObject({
   project_id: ProjectId,
   name: v.pipe(v.string(), v.minLength(1)),
   created_at: Timestamp,
   layout_version: v.literal(1),
 });
-export type ProjectFile = v.InferOutput<typeof ProjectFile>;
+type ProjectFile = v.InferOutput<typeof ProjectFile>;
 
 export type Project = { readonly file: ProjectFile; readonly layout: ProjectLayout };
 

@@ -12,7 +12,7 @@ import { session_db_path, session_dir, session_lock_path, type ProjectLayout } f
  * Read-only views of session databases for commands that run beside a live writer (`air session list`,
  * `air history`). They load libsql only when they must — no drizzle, no xstate — and never migrate.
  */
-export const SessionSummary = v.strictObject({
+const SessionSummary = v.strictObject({
   id: v.string(),
   title: v.string(),
   status: v.string(),
@@ -21,7 +21,7 @@ export const SessionSummary = v.strictObject({
   task_count: v.number(),
   last_activity_at: v.nullable(v.string()),
 });
-export type SessionSummary = v.InferOutput<typeof SessionSummary>;
+type SessionSummary = v.InferOutput<typeof SessionSummary>;
 
 export type SessionListing = { readonly sessions: SessionSummary[]; readonly unreadable: { id: string; error: AirError }[] };
 

@@ -4,7 +4,7 @@ import type { CanonicalMessage, ContentBlock, ModelRequest } from "../contracts/
 import type { ToolNameMap } from "./tool-names.js";
 
 /** The API refuses a request with more `cache_control` breakpoints than this. */
-export const MAX_CACHE_BREAKPOINTS = 4;
+const MAX_CACHE_BREAKPOINTS = 4;
 
 /** How one model is asked: fixed per adapter. */
 export type RequestShape = {

@@ -9,7 +9,7 @@ import { Secret } from "./secret.js";
 import { ToolNameMap } from "./tool-names.js";
 import { checked_request } from "./adapter-common.js";
 
-export const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
+const ANTHROPIC_DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 export type AnthropicAdapterOptions = {
   readonly api_key: Secret;

@@ -1,7 +1,7 @@
 import { setTimeout as wait } from "node:timers/promises";
 import { air_failure, is_air_failure, type AirError, type AirFailure } from "../contracts/errors.js";
 
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /**
  * How hard to try a model request again. `sleep`, `random` and `now` are injectable so tests run the
@@ -21,11 +21,11 @@ export type RetryPolicy = {
   readonly now: () => number;
 };
 
-export const real_sleep: Sleep = async (ms, signal) => {
+const real_sleep: Sleep = async (ms, signal) => {
   await wait(ms, undefined, signal === undefined ? undefined : { signal });
 };
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+const DEFAULT_RETRY_POLICY: RetryPolicy = {
   max_attempts: 5,
   base_delay_ms: 1_000,
   max_delay_ms: 30_000,

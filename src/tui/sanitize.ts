@@ -24,7 +24,7 @@ export function clean_text(text: string): string {
 }
 
 /** Beyond this a line is cut: ink lays out one long line in time that grows faster than its length. */
-export const MAX_LINE_CHARS = 2000;
+const MAX_LINE_CHARS = 2000;
 
 /** `text` with every line longer than `MAX_LINE_CHARS` cut, saying how much was left out. */
 export function clip_lines(text: string): string {

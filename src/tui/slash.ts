@@ -1,5 +1,5 @@
 /** The slash commands of the prompt line (issue 6; `/direct` … `/done` is 003 §10.5's direct mode). */
-export const SLASH_COMMANDS = {
+const SLASH_COMMANDS = {
   help: "list these commands",
   compact: "compact the conversation's context now",
   direct: "work directly with the Main Agent (it uses the tools itself) until /done",

@@ -14,7 +14,7 @@ import { session_artifacts_dir, session_db_path, project_layout } from "../../sr
 import { AIR_BIN, REPO_ROOT } from "../fixtures/cli.js";
 import { decode_json_columns, type Row } from "../fixtures/session.js";
 
-export { AIR_BIN, REPO_ROOT };
+export { AIR_BIN };
 
 export const SHIPPED_FIXTURES = path.join(REPO_ROOT, "fixtures");
 

@@ -20,7 +20,7 @@ const graph: TaskGraphSnapshot = {
   counts: { pending: 1, running: 0, completed: 0, failed: 0, blocked: 0, cancelled: 0, interrupted: 0 } as TaskGraphSnapshot["counts"],
 };
 
-export const machine_under_test = main_agent_machine.provide({
+const machine_under_test = main_agent_machine.provide({
   actors: {
     classify: fromPromise(async () => ({ intent: "task", spec: task_spec }) as Classification),
     create_tasks: fromPromise(async ({ input }) => void input),

@@ -24,7 +24,7 @@ export interface LifecycleSpec<TMachine extends AnyStateMachine> {
   moves: Array<[from: string, event: EventFromLogic<TMachine>, to: string]>;
 }
 
-export function event_label(event: { type: string }): string {
+function event_label(event: { type: string }): string {
   const { type, ...payload } = event;
   return Object.keys(payload).length === 0 ? type : `${type} ${JSON.stringify(payload)}`;
 }

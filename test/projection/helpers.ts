@@ -7,7 +7,7 @@ import { new_id } from "../../src/contracts/ids.js";
 import type { Session } from "../../src/project/session-manager.js";
 import { clock, ingest_steps, step, valid_payloads, type CaseContext, type Step } from "../fixtures/events.js";
 
-export const DURABLE_TYPES = EVENT_TYPES.filter((type): type is DurableEventType => definition_of(type).persistence === "durable");
+const DURABLE_TYPES = EVENT_TYPES.filter((type): type is DurableEventType => definition_of(type).persistence === "durable");
 
 export function case_context(session: Session): CaseContext {
   return { project_id: session.project.file.project_id, session_id: session.id };

@@ -33,7 +33,7 @@ export type ToolHarness = {
   cleanup(): void;
 };
 
-export type CallOptions = {
+type CallOptions = {
   scope?: TaskScope;
   agent_id?: AgentId;
   task_id?: TaskId;

@@ -3,8 +3,8 @@ import { ArtifactId, DoctorRunId } from "../ids.js";
 import { durable } from "./define.js";
 import { Count, NonEmpty, Reason } from "./common.js";
 
-export const DoctorMode = v.picklist(["read_only", "fix", "bundle"]);
-export const DoctorCheckOutcome = v.picklist(["ok", "warning", "error", "skipped"]);
+const DoctorMode = v.picklist(["read_only", "fix", "bundle"]);
+const DoctorCheckOutcome = v.picklist(["ok", "warning", "error", "skipped"]);
 
 export const doctor_events = {
   "doctor.run.started": durable(v.strictObject({ run_id: DoctorRunId, mode: DoctorMode }), "A doctor run began."),

@@ -1,7 +1,7 @@
 import type { ConversionLoss, ConversionReport } from "../../contracts/provider.js";
 
 /** The provider format this adapter converts to and from. */
-export const OPENAI_CHAT_FORMAT = "openai_chat";
+const OPENAI_CHAT_FORMAT = "openai_chat";
 
 type Direction = ConversionLoss["direction"];
 

@@ -20,7 +20,7 @@ export type ChatSettings = {
 };
 
 /** Prepended to a tool result that reports a failure: Chat Completions tool messages have no error flag. */
-export const TOOL_ERROR_PREFIX = "[tool error] ";
+const TOOL_ERROR_PREFIX = "[tool error] ";
 
 /**
  * A canonical request as a streamed Chat Completions body. What the format cannot carry is left out and

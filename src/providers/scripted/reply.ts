@@ -5,7 +5,7 @@ import type { ScriptedBlock, ScriptedReply } from "./script.js";
 type TextBlock = { type: "text"; text: string };
 type ToolUseBlock = { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 type ThinkingBlock = { type: "thinking"; thinking: string; signature: string };
-export type ReplyBlock = TextBlock | ToolUseBlock | ThinkingBlock;
+type ReplyBlock = TextBlock | ToolUseBlock | ThinkingBlock;
 type Usage = {
   input_tokens: number;
   output_tokens: number;

@@ -29,13 +29,12 @@ export const ScriptedBlock = v.variant("type", [
 ]);
 export type ScriptedBlock = v.InferOutput<typeof ScriptedBlock>;
 
-export const ScriptedUsage = v.strictObject({
+const ScriptedUsage = v.strictObject({
   input_tokens: v.optional(Count),
   output_tokens: v.optional(Count),
   cache_creation_input_tokens: v.optional(Count),
   cache_read_input_tokens: v.optional(Count),
 });
-export type ScriptedUsage = v.InferOutput<typeof ScriptedUsage>;
 
 export const ScriptedReply = v.strictObject({
   content: v.pipe(v.array(ScriptedBlock), v.minLength(1)),

@@ -11,7 +11,7 @@ import { answer_models, SCRIPTED_MODELS } from "./models-route.js";
 import { CountTokensRequestBody, estimate_tokens, messages_view, MessagesRequestBody, type RequestView } from "./request-body.js";
 import { load_script, parse_script, type Script, type ScriptInput, type Turn } from "./script.js";
 
-export type { RecordedOutcome, RecordedRequest, ScriptedApi } from "./exchange.js";
+export type { RecordedRequest } from "./exchange.js";
 
 export type ScriptedServerOptions = {
   /** A script file (JSON or YAML), or the script itself. */

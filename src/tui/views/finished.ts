@@ -14,7 +14,7 @@ import type {
  * Finished things: printed once into ink's `<Static>` and never redrawn. Each is decided when it is first
  * seen finished and kept as it was then (a diff is read once, here), so the list only ever grows.
  */
-export type Diff = { readonly artifact_id: string; readonly text: string | null };
+type Diff = { readonly artifact_id: string; readonly text: string | null };
 export type Notice = { readonly tone: "info" | "error"; readonly text: string };
 
 export type FinishedItem = { readonly key: string; readonly at: string } & (

@@ -14,7 +14,7 @@ const ALLOW_OPTIONS: readonly Option[] = [
 const DENY: Option = { key: "n", label: "Deny", answer: "deny", grant_scope: "once" };
 
 /** The answers a prompt offers: the allow scopes the engine offered, and deny always. */
-export function prompt_options(prompt: PermissionPromptView): readonly Option[] {
+function prompt_options(prompt: PermissionPromptView): readonly Option[] {
   return [...ALLOW_OPTIONS.filter((option) => prompt.offered_scopes.includes(option.grant_scope)), DENY];
 }
 

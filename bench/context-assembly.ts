@@ -5,7 +5,7 @@ import { make_layer, safety_layer } from "../src/context/layers.js";
 import { PromptLayerLoader } from "../src/context/prompt-loader.js";
 import { create_tool_registry } from "../src/tools/builtin.js";
 import { PermissionEngine } from "../src/permissions/engine.js";
-import { collect_garbage, median, time_ms } from "./stats.js";
+import { collect_garbage, median, ratios, time_ms } from "./stats.js";
 import { VerificationError } from "./verify.js";
 
 /**
@@ -94,14 +94,14 @@ export function bench_context_assembly(rounds: number): AssemblyBench {
     if (bytes === 0 || omitted === 0) throw new VerificationError("the session did not overflow the budget: nothing was fitted");
   }
   // The first round warms the JIT; it is not counted.
-  const ratios = cold.slice(1).map((ms, index) => ms / plain[index + 1]!);
+  const cold_ratios = ratios(cold.slice(1), plain.slice(1));
   return {
     messages: MESSAGES,
     tool_runs: TOOL_RUNS,
     cold_ms: median(cold.slice(1)),
     warm_ms: median(warm.slice(1)),
     stringify_ms: median(plain.slice(1)),
-    ratio: median(ratios),
+    ratio: median(cold_ratios),
     omitted,
   };
 }

@@ -19,7 +19,8 @@ export type PrefixBench = {
 
 function ceiling_after_second(report: PrefixReport): number {
   const later = report.turns.slice(2);
-  const reusable = later.reduce((total, turn) => total + report.turns[turn.turn - 2]!.bytes, 0);
+  // The best a later turn can do is reuse the whole request before it: those are the second to the last but one.
+  const reusable = report.turns.slice(1, -1).reduce((total, turn) => total + turn.bytes, 0);
   const input = later.reduce((total, turn) => total + turn.bytes, 0);
   return input === 0 ? 1 : reusable / input;
 }

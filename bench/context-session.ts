@@ -55,6 +55,7 @@ function tool_turn(index: number): TurnInput {
     { name: "shell.run", input: { command: `echo turn ${index}` } },
     { name: "fs.read", input: { path: index % 2 === 0 ? "src/notes.txt" : "src/util.txt" } },
   ] as const;
+  // biome-ignore lint/style/noNonNullAssertion: index is 1-based, and an index modulo the length of a non-empty list is in it
   const call = calls[(index - 1) % calls.length]!;
   return { reply: { content: [{ type: "text", text: `Turn ${index}: ${call.name}.` }, { type: "tool_use", name: call.name, input: { ...call.input } }] } };
 }

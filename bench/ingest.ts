@@ -1,7 +1,7 @@
 import path from "node:path";
 import { air, type Session } from "./dist.js";
 import { RawWriter } from "./raw-writer.js";
-import { collect_garbage, median, time_ms } from "./stats.js";
+import { collect_garbage, median, ratios, time_ms } from "./stats.js";
 import { remove_dir, temp_dir } from "./temp.js";
 import { verify_counts, verify_same_rows, workload_checks } from "./verify.js";
 import { build_events, expected_rows, type BenchEvent } from "./workload.js";
@@ -104,17 +104,15 @@ function round(mode: IngestMode, air_first: boolean, compare: boolean): { air: n
  */
 export function bench_ingest(modes: readonly IngestMode[], rounds: number, log: (line: string) => void): IngestResult[] {
   for (const mode of modes) round(mode, true, true);
-  const rates = modes.map(() => ({ air: [] as number[], raw: [] as number[] }));
+  const rates = modes.map((mode) => ({ mode, air: [] as number[], raw: [] as number[] }));
   for (let r = 0; r < rounds; r++) {
-    modes.forEach((mode, index) => {
-      const result = round(mode, r % 2 === 0, false);
-      rates[index]!.air.push(result.air);
-      rates[index]!.raw.push(result.raw);
+    const figures = rates.map((rate) => {
+      const result = round(rate.mode, r % 2 === 0, false);
+      rate.air.push(result.air);
+      rate.raw.push(result.raw);
+      return `${rate.mode.name} ${Math.round(result.air)}/${Math.round(result.raw)}`;
     });
-    log(`  round ${r + 1}/${rounds}: ${modes.map((mode, i) => `${mode.name} ${Math.round(rates[i]!.air.at(-1)!)}/${Math.round(rates[i]!.raw.at(-1)!)}`).join(", ")} ev/s (air/raw)`);
+    log(`  round ${r + 1}/${rounds}: ${figures.join(", ")} ev/s (air/raw)`);
   }
-  return modes.map((mode, index) => {
-    const { air: ours, raw } = rates[index]!;
-    return { mode, air_rate: median(ours), raw_rate: median(raw), ratio: median(ours.map((rate, r) => rate / raw[r]!)), rounds };
-  });
+  return rates.map(({ mode, air: ours, raw }) => ({ mode, air_rate: median(ours), raw_rate: median(raw), ratio: median(ratios(ours, raw)), rounds }));
 }

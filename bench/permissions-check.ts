@@ -18,7 +18,7 @@ export type PermissionsCheckResult = {
 type CheckModule = typeof import("../src/cli/commands/permissions-check.js");
 
 function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 export async function bench_permissions_check(rounds: number): Promise<PermissionsCheckResult> {

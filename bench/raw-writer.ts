@@ -37,6 +37,7 @@ const SQL = {
 
 const DEPENDENCY_KINDS = ["hard", "soft", "conflict", "serialization"] as const;
 
+// biome-ignore lint/suspicious/noExplicitAny: the hand-written ceiling reads payloads as untyped JSON, as raw libsql code would
 type Payload = Record<string, any>;
 
 function one(changes: number, event: BenchEvent): void {
@@ -63,6 +64,7 @@ export class RawWriter {
       const end = Math.min(start + per_tx, events.length);
       this.#db.exec("BEGIN IMMEDIATE");
       try {
+        // biome-ignore lint/style/noNonNullAssertion: i stays below end, which is at most events.length
         for (let i = start; i < end; i++) this.#write_one(events[i]!);
         this.#db.exec("COMMIT");
       } catch (error) {

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { air, type Project, type Session } from "./dist.js";
-import { median } from "./stats.js";
+import { median, ratios } from "./stats.js";
 import { temp_dir } from "./temp.js";
 import { VerificationError } from "./verify.js";
 
@@ -116,6 +116,6 @@ export function bench_session_list(sessions: number, runs: number, air_home: str
       air_ms.push(list());
     }
   }
-  const ratio = median(air_ms.map((ms, i) => ms / node_ms[i]!));
+  const ratio = median(ratios(air_ms, node_ms));
   return { air_ms: median(air_ms), node_ms: median(node_ms), ratio, runs, sessions };
 }

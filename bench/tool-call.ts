@@ -4,7 +4,7 @@ import { createActor, toPromise } from "xstate";
 import { LineChild, child_env, within } from "./child.js";
 import { air, type Session } from "./dist.js";
 import { TOOL_WORKER, workers } from "./dist-workers.js";
-import { median } from "./stats.js";
+import { median, ratios } from "./stats.js";
 import { temp_dir } from "./temp.js";
 import { VerificationError } from "./verify.js";
 import { bench_task } from "./worker-task.js";
@@ -148,7 +148,7 @@ export async function bench_tool_call(rounds: number, warmup: number, calls: num
         air_us.push(median(await air_round(context, warmup, calls)));
       }
     }
-    const ratio = median(air_us.map((us, i) => us / bare_us[i]!));
+    const ratio = median(ratios(air_us, bare_us));
     return { air_us: median(air_us), bare_us: median(bare_us), ratio, rounds, calls };
   } finally {
     context.session.close();

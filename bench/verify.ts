@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import Database from "libsql";
+import type { ExpectedRows } from "./workload.js";
 
 /**
  * Checks that a run did what it claims: row counts and end states after every run, and — once per mode —
@@ -12,12 +13,12 @@ export class VerificationError extends Error {
 type Check = { readonly what: string; readonly sql: string; readonly expected: number };
 
 /** Counts and end states of the workload's tables after `tasks` complete cycles (and `extra_events` more). */
-export function workload_checks(expected: Record<string, number>, extra_events: number): Check[] {
-  const tasks = expected.tasks!;
+export function workload_checks(expected: ExpectedRows, extra_events: number): Check[] {
+  const { tasks } = expected;
   return [
-    { what: "events rows", sql: "SELECT count(*) FROM events", expected: expected.events! + extra_events },
+    { what: "events rows", sql: "SELECT count(*) FROM events", expected: expected.events + extra_events },
     { what: "completed tasks", sql: "SELECT count(*) FROM tasks WHERE status = 'completed' AND attempt_count = 1", expected: tasks },
-    { what: "task_dependencies rows", sql: "SELECT count(*) FROM task_dependencies", expected: expected.task_dependencies! },
+    { what: "task_dependencies rows", sql: "SELECT count(*) FROM task_dependencies", expected: expected.task_dependencies },
     { what: "completed attempts", sql: "SELECT count(*) FROM task_attempts WHERE status = 'completed'", expected: tasks },
     { what: "ok tool runs", sql: "SELECT count(*) FROM tool_runs WHERE status = 'ok'", expected: tasks },
     { what: "ended command runs", sql: "SELECT count(*) FROM command_runs WHERE completed_at IS NOT NULL", expected: tasks },

@@ -1,7 +1,7 @@
 import { air } from "./dist.js";
 import { LineChild, child_env } from "./child.js";
 import { WORKER_MAIN, workers } from "./dist-workers.js";
-import { median } from "./stats.js";
+import { median, ratios } from "./stats.js";
 import { VerificationError } from "./verify.js";
 import { bench_task, model_tools } from "./worker-task.js";
 
@@ -92,6 +92,6 @@ export async function bench_worker_spawn(runs: number, root: string): Promise<Sp
       worker_ms.push(await worker_once(root, env));
     }
   }
-  const ratio = median(worker_ms.map((ms, i) => ms / node_ms[i]!));
+  const ratio = median(ratios(worker_ms, node_ms));
   return { worker_ms: median(worker_ms), node_ms: median(node_ms), ratio, runs };
 }

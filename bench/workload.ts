@@ -116,13 +116,23 @@ export function build_events(origin: Origin, count: number): BenchEvent[] {
   for (let index = 0; index < count / CYCLE.length; index++) {
     const next = cycle(origin, index, previous);
     events.push(...next);
+    // biome-ignore lint/style/noNonNullAssertion: a cycle is CYCLE's events, the first of them task.created
     previous = (next[0]!.payload.task as { id: string }).id;
   }
   return events;
 }
 
+export type ExpectedRows = {
+  readonly events: number;
+  readonly tasks: number;
+  readonly task_dependencies: number;
+  readonly task_attempts: number;
+  readonly tool_runs: number;
+  readonly command_runs: number;
+};
+
 /** Rows each projection table holds after `count` events of the workload. */
-export function expected_rows(count: number): Record<string, number> {
+export function expected_rows(count: number): ExpectedRows {
   const tasks = count / CYCLE.length;
   return { events: count, tasks, task_dependencies: Math.max(tasks - 1, 0), task_attempts: tasks, tool_runs: tasks, command_runs: tasks };
 }

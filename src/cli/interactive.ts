@@ -125,7 +125,9 @@ function route_commands(projection: SessionProjection, runtime: Runtime, session
       });
     }),
   ];
-  return () => offs.forEach((off) => off());
+  return () => {
+    for (const off of offs) off();
+  };
 }
 
 /** A resumed session: recovered from its rows, its open prompts asked again (in the UI), its pending tasks run. */

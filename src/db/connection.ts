@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { BetterSQLiteSession } from "drizzle-orm/better-sqlite3/session";
 import { BaseSQLiteDatabase, SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { air_failure } from "../contracts/errors.js";
-import { busy_failure, DEFAULT_BUSY_TIMEOUT_MS, is_busy, open_client, SqliteClient } from "./sqlite.js";
+import { busy_failure, DEFAULT_BUSY_TIMEOUT_MS, is_busy, open_client, type SqliteClient } from "./sqlite.js";
 
 export type DrizzleDb = BaseSQLiteDatabase<"sync", unknown>;
 

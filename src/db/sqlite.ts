@@ -39,6 +39,7 @@ export class SqliteClient {
   exec(sql: string): void {
     this.database.exec(sql);
   }
+  // biome-ignore lint/style/useNamingConvention: the slice keeps libsql's own name for it
   get inTransaction(): boolean {
     return this.database.inTransaction;
   }

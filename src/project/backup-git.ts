@@ -51,12 +51,16 @@ export function run_backup_git(dir: string, args: readonly string[], stdin?: str
     const child = spawn("git", full, { cwd: dir, env: backup_git_env(), stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
+    // biome-ignore lint/style/noNonNullAssertion: stdio pipes stdout
     child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    // biome-ignore lint/style/noNonNullAssertion: stdio pipes stderr
     child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     child.on("error", (error: NodeJS.ErrnoException) => reject(spawn_failure(error)));
     child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
     if (stdin !== undefined) {
+      // biome-ignore lint/style/noNonNullAssertion: stdio pipes stdin when there is stdin to send
       child.stdin!.on("error", () => undefined);
+      // biome-ignore lint/style/noNonNullAssertion: as on the line above, stdin is piped
       child.stdin!.end(stdin);
     }
   });

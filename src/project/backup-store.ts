@@ -99,6 +99,7 @@ function checked_path(original: string): string {
 }
 
 function commit_message(manifest: BackupManifest | Record<string, unknown>, subject: string): string {
+  // biome-ignore lint/style/noNonNullAssertion: split always returns at least one part
   return `${subject.split("\n")[0]!.slice(0, 120)}\n\n${JSON.stringify(manifest, null, 2)}\n`;
 }
 

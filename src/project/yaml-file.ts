@@ -50,6 +50,7 @@ export function read_yaml_file<S extends v.GenericSchema>(file: string, spec: Ya
   const document = YAML.parseDocument(text);
   const first_error = document.errors[0];
   if (first_error !== undefined) {
+    // biome-ignore lint/style/noNonNullAssertion: split always returns at least one part
     throw invalid(file, `it is not valid YAML: ${first_error.message.split("\n")[0]!.replace(/:$/, "")}`, spec.example);
   }
   const value: unknown = document.toJS() ?? {};

@@ -5,7 +5,7 @@ import { to_message_params, type RequestShape } from "./anthropic-request.js";
 import { ResponseStreamReader } from "./anthropic-response.js";
 import { REQUESTER_HEADER } from "./requester.js";
 import { retry_policy, with_retries, type RetryNotice, type RetryPolicy } from "./retry.js";
-import { Secret } from "./secret.js";
+import type { Secret } from "./secret.js";
 import { ToolNameMap } from "./tool-names.js";
 import { checked_request } from "./adapter-common.js";
 

@@ -64,13 +64,13 @@ const UNKNOWN_BY_PROVIDER: Readonly<Record<ProviderId, ModelCapabilities>> = {
 };
 
 /** The model each provider uses when neither the environment nor models.yaml names one. */
-export const DEFAULT_MODELS: Readonly<Record<ProviderId, string | undefined>> = {
+export const DEFAULT_MODELS = {
   anthropic: "claude-sonnet-4-5",
   openai: "gpt-4.1",
   openrouter: "anthropic/claude-sonnet-4.5",
   // A local server serves whatever was pulled into it: there is nothing sensible to guess.
   openai_compatible: undefined,
-};
+} as const satisfies Readonly<Record<ProviderId, string | undefined>>;
 
 /**
  * Models `air provider list` shows for a provider before models.yaml adds its own; also the alternatives a

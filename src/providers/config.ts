@@ -21,7 +21,7 @@ import { Secret } from "./secret.js";
 
 export { PROVIDER_IDS, type ProviderId } from "./models-file.js";
 
-export const DEFAULT_MODEL_ID = DEFAULT_MODELS.anthropic!;
+export const DEFAULT_MODEL_ID: string = DEFAULT_MODELS.anthropic;
 
 /** Where a setting came from, for `air doctor`, `air provider list` and error messages. */
 export type SettingSource = `env:${string}` | "models.yaml" | "credentials.yaml" | "default" | "unset";

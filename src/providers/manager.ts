@@ -161,9 +161,9 @@ export class ProviderManager {
       default_max_tokens: Math.min(this.#options.default_max_tokens ?? DEFAULT_MAX_TOKENS, capabilities.max_output_tokens),
     };
     if (settings.provider_id === "anthropic") {
-      // #settings made sure of the key: Anthropic always needs one.
       return new AnthropicAdapter({
         ...common,
+        // biome-ignore lint/style/noNonNullAssertion: #settings made sure of the key, Anthropic always needs one
         api_key: settings.api_key!,
         prompt_caching: capabilities.supports.prompt_caching,
         thinking_budget_tokens: model.thinking_budget_tokens,

@@ -17,10 +17,12 @@ export class Secret {
     return this.#value;
   }
 
+  // biome-ignore lint/style/useNamingConvention: the name JSON.stringify calls
   toJSON(): string {
     return REDACTED;
   }
 
+  // biome-ignore lint/style/useNamingConvention: the name string conversion calls
   toString(): string {
     return REDACTED;
   }

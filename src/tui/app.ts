@@ -1,9 +1,9 @@
 import { Box, Static, useStdout } from "ink";
 import { createElement as h, useCallback, useRef, useState, type ReactNode } from "react";
 import type { ProjectionState } from "../projection/types.js";
-import { is_busy, use_controls } from "./controls.js";
+import { is_busy, useControls } from "./controls.js";
 import type { AppProps } from "./props.js";
-import { MAX_FPS, use_projection } from "./use-projection.js";
+import { MAX_FPS, useProjection } from "./use-projection.js";
 import { BlockerReports } from "./views/blockers.js";
 import { collect_finished, type FinishedItem, type Notice } from "./views/finished.js";
 import { FinishedView } from "./views/finished-view.js";
@@ -21,7 +21,7 @@ const BLOCKER_ROWS = 3;
 const REPLY_FRAME_ROWS = 2;
 
 /** The finished items in the order they finished; the list only grows, so `<Static>` prints each once. */
-function use_finished(state: ProjectionState, read_artifact: AppProps["read_artifact"]) {
+function useFinished(state: ProjectionState, read_artifact: AppProps["read_artifact"]) {
   const seen = useRef(new Set<string>());
   const items = useRef<FinishedItem[]>([]);
   const last_state = useRef<ProjectionState | undefined>(undefined);
@@ -48,9 +48,9 @@ function use_finished(state: ProjectionState, read_artifact: AppProps["read_arti
  */
 export function App(props: AppProps): ReactNode {
   const { stdout } = useStdout();
-  const { state, tick } = use_projection(props.client, props.max_fps ?? MAX_FPS, is_busy);
-  const { items, notify } = use_finished(state, props.read_artifact);
-  const controls = use_controls(props, state, notify);
+  const { state, tick } = useProjection(props.client, props.max_fps ?? MAX_FPS, is_busy);
+  const { items, notify } = useFinished(state, props.read_artifact);
+  const controls = useControls(props, state, notify);
   const { prompt } = controls;
   const rows = stdout.rows ?? 24;
   const compact = prompt !== undefined;
@@ -58,6 +58,7 @@ export function App(props: AppProps): ReactNode {
   return h(
     Box,
     { flexDirection: "column" },
+    // biome-ignore lint/correctness/noChildrenProp: Static renders each item with a function, which createElement's children arguments cannot type
     h(Static<FinishedItem>, { items, children: (item: FinishedItem) => h(FinishedView, { key: item.key, item }) }),
     h(LiveDrafts, { drafts: state.conversation.drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
     h(Progress, { state, tick, columns: stdout.columns ?? 80, compact }),

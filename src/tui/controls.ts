@@ -14,7 +14,7 @@ const UI_DRAFT_MAX = 100_000;
  * State whose handlers read the latest value at once: keys arriving in one burst (a paste, `tmux send-keys`,
  * two quick Ctrl+C) reach the input handler before React re-renders it with the new value.
  */
-function use_synced<T>(initial: T): [T, { readonly current: T }, (next: T) => void] {
+function useSynced<T>(initial: T): [T, { readonly current: T }, (next: T) => void] {
   const ref = useRef(initial);
   const [value, set_value] = useState(initial);
   const set = useCallback((next: T) => {
@@ -49,13 +49,13 @@ export type Controls = {
  * The keyboard: the prompt line and its slash commands, Esc (interrupt the running turn), Ctrl+C twice
  * (exit through `on_exit`, the session stays resumable) and the answers of the permission dialog.
  */
-export function use_controls(props: AppProps, state: ProjectionState, notify: (notice: Notice) => void): Controls {
+export function useControls(props: AppProps, state: ProjectionState, notify: (notice: Notice) => void): Controls {
   const { sender } = props;
   const { exit } = useApp();
-  const [draft, typed, set_draft] = use_synced(state.ui.input_draft);
-  const [direct, in_direct, set_direct] = use_synced(false);
-  const [exit_armed, armed, set_exit_armed] = use_synced(false);
-  const [answered, answered_now, set_answered] = use_synced<ReadonlySet<string>>(new Set());
+  const [draft, typed, set_draft] = useSynced(state.ui.input_draft);
+  const [direct, in_direct, set_direct] = useSynced(false);
+  const [exit_armed, armed, set_exit_armed] = useSynced(false);
+  const [answered, answered_now, set_answered] = useSynced<ReadonlySet<string>>(new Set());
   const left = useRef(false);
   const prompt = open_prompt(state, answered);
 

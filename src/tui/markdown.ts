@@ -58,6 +58,7 @@ export function parse_markdown(source: string): MarkdownBlock[] {
       continue;
     }
     if (fence_match !== null) {
+      // biome-ignore lint/style/noNonNullAssertion: FENCE's first group is not optional
       fence = { marker: fence_match[1]!, language: fence_match[2] ?? "", lines: [] };
       continue;
     }
@@ -70,12 +71,15 @@ export function parse_markdown(source: string): MarkdownBlock[] {
 function parse_line(line: string): MarkdownBlock {
   if (line.trim() === "") return { kind: "blank" };
   const heading = HEADING.exec(line);
+  // biome-ignore lint/style/noNonNullAssertion: HEADING's groups are not optional
   if (heading !== null) return { kind: "heading", level: heading[1]!.length, spans: parse_inline(heading[2]!) };
   if (RULE.test(line)) return { kind: "rule" };
   const item = ITEM.exec(line);
   if (item !== null) {
+    // biome-ignore lint/style/noNonNullAssertion: ITEM's groups are not optional
     const marker = item[2]!;
     const bullet = /^\d/.test(marker) ? marker : "•";
+    // biome-ignore lint/style/noNonNullAssertion: ITEM's groups are not optional
     return { kind: "item", indent: Math.floor(item[1]!.length / 2), bullet, spans: parse_inline(item[3]!) };
   }
   if (line.startsWith(">")) return { kind: "quote", spans: parse_inline(line.replace(/^>\s?/, "")) };

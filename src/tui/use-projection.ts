@@ -12,7 +12,7 @@ export type Frame = { readonly state: ProjectionState; readonly tick: number };
  * deltas) costs one render per frame, the first after at most one frame's wait. While `animate` holds,
  * the spinners' tick asks for frames through the same throttle, so the total stays within `max_fps`.
  */
-export function use_projection(client: ProjectionClient, max_fps: number, animate: (state: ProjectionState) => boolean): Frame {
+export function useProjection(client: ProjectionClient, max_fps: number, animate: (state: ProjectionState) => boolean): Frame {
   const [frame, set_frame] = useState<Frame>(() => ({ state: client.snapshot(), tick: 0 }));
   const request = useRef<() => void>(() => {});
   useEffect(() => {

@@ -12,7 +12,9 @@ import { only_session, open_readonly, query, require_build, session_files, temp_
 type Body = { tools?: unknown; system?: unknown; messages: { role: string; content: unknown }[] };
 
 const cleanups: (() => void)[] = [];
-afterAll(() => cleanups.forEach((cleanup) => cleanup()));
+afterAll(() => {
+  for (const cleanup of cleanups) cleanup();
+});
 
 async function session(api: SessionApi): Promise<SessionRun & { bodies: Body[] }> {
   require_build();

@@ -936,9 +936,9 @@ describe("EventStore projection of every durable event (seeds 000 §5.4)", () =>
       const wants = build!({ project_id: "probe", session_id: "probe" }).session;
       const pipe = pipeline_for(wants);
       cleanup = pipe.cleanup;
-      const case_ = build!(pipe.ctx);
+      const example = build!(pipe.ctx);
       const tick = clock();
-      const prerequisites = ingest_steps(pipe.ingestor, case_.prerequisites, pipe.origin, tick);
+      const prerequisites = ingest_steps(pipe.ingestor, example.prerequisites, pipe.origin, tick);
 
       const tables = domain_tables(pipe.connection);
       const before = dump_tables(pipe.connection, tables);
@@ -946,7 +946,7 @@ describe("EventStore projection of every durable event (seeds 000 §5.4)", () =>
       const events_before = event_count(pipe.connection);
       const last_seq = pipe.store.query({ order: "desc", limit: 1 })[0]?.seq ?? 0;
 
-      const input = envelope(type, case_.payload as never, { ...pipe.origin, ...PRODUCER, route: [...PRODUCER.route] }, { timestamp: tick() });
+      const input = envelope(type, example.payload as never, { ...pipe.origin, ...PRODUCER, route: [...PRODUCER.route] }, { timestamp: tick() });
       pipe.ingestor.ingest(input);
 
       // Exactly one events row, carrying the envelope and the extracted id columns.
@@ -966,9 +966,9 @@ describe("EventStore projection of every durable event (seeds 000 §5.4)", () =>
         route_json: JSON.stringify(PRODUCER.route),
         route_text: "main/scheduler/executor-7",
         payload_json: expect.any(String),
-        ...expected_refs(type, case_.payload as Record<string, unknown>),
+        ...expected_refs(type, example.payload as Record<string, unknown>),
       });
-      expect(JSON.parse(String(row?.payload_json))).toEqual(case_.payload);
+      expect(JSON.parse(String(row?.payload_json))).toEqual(example.payload);
 
       // The query API gives the event back as it was ingested.
       const stored = pipe.store.query({ after_seq: last_seq });
@@ -976,8 +976,8 @@ describe("EventStore projection of every durable event (seeds 000 §5.4)", () =>
       expect(stored[0]).toEqual({ seq: last_seq + 1, event: input });
       expect(stored[0]?.event.route).toEqual(PRODUCER.route);
       expect(stored[0]?.event.source).toEqual(PRODUCER.source);
-      expect(stored[0]?.event.payload).toEqual(case_.payload);
-      for (const [column, value] of Object.entries(expected_refs(type, case_.payload as Record<string, unknown>))) {
+      expect(stored[0]?.event.payload).toEqual(example.payload);
+      for (const [column, value] of Object.entries(expected_refs(type, example.payload as Record<string, unknown>))) {
         if (value === null) continue;
         const by_ref = pipe.store.query({ [column]: value, types: [type] });
         expect(by_ref.map((s) => s.event.id), `query by ${column}`).toEqual([input.id]);
@@ -1004,7 +1004,7 @@ describe("EventStore projection of every durable event (seeds 000 §5.4)", () =>
           return found.timestamp;
         },
       };
-      spec!.check(case_.payload as never, view);
+      spec!.check(example.payload as never, view);
     });
   }
 });

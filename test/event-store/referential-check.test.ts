@@ -101,8 +101,8 @@ function ingest_every_valid_case(): void {
     (type): type is DurableEventType => definition_of(type).persistence === "durable" && !type.startsWith("session."),
   );
   for (const type of types) {
-    const case_ = valid_payloads[type](ctx);
-    ingest_steps(session.ingestor, [...case_.prerequisites, step(type, case_.payload as never)], session.origin, tick);
+    const example = valid_payloads[type](ctx);
+    ingest_steps(session.ingestor, [...example.prerequisites, step(type, example.payload as never)], session.origin, tick);
   }
 }
 

@@ -72,7 +72,16 @@ export async function start_system(inspect: Observer<InspectionEvent>): Promise<
   };
 }
 
-export type Message = { type: string; sessionId: string; name?: string; definition?: string; snapshot?: any; event?: any; parentId?: string };
+/** An inspection message as the inspector receives it; tests read a snapshot's value and status and an event's type. */
+export type Message = {
+  type: string;
+  sessionId: string;
+  name?: string;
+  definition?: string;
+  snapshot?: { readonly value?: unknown; readonly status?: string; readonly [key: string]: unknown };
+  event?: { readonly type: string; readonly [key: string]: unknown };
+  parentId?: string;
+};
 
 /** A WebSocket client that keeps every message it receives. */
 export class InspectorClient {

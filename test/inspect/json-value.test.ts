@@ -34,7 +34,10 @@ describe("to_json_value", () => {
     for (let level = 0; level < MAX_DEPTH + 5; level++) deep = (deep.next = {}) as Record<string, unknown>;
     let cursor = to_json_value(root) as Record<string, unknown>;
     let depth = 0;
-    while (typeof cursor.next === "object") (cursor = cursor.next as Record<string, unknown>), depth++;
+    while (typeof cursor.next === "object") {
+      cursor = cursor.next as Record<string, unknown>;
+      depth++;
+    }
     expect(depth).toBe(MAX_DEPTH - 1);
     expect(cursor.next).toBe("[Object]");
 

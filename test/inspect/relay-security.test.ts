@@ -63,7 +63,10 @@ describe("the --inspect relay against other sites and other machines", () => {
     for (const address of outward) {
       const refused = await new Promise<boolean>((resolve) => {
         const socket = net.connect({ host: address!.address, port, family: address!.family === "IPv6" ? 6 : 4 });
-        socket.once("connect", () => (socket.destroy(), resolve(false)));
+        socket.once("connect", () => {
+          socket.destroy();
+          resolve(false);
+        });
         socket.once("error", () => resolve(true));
       });
       expect(refused, address!.address).toBe(true);

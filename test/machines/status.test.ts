@@ -2,12 +2,12 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import type { StateValueFrom } from "xstate";
 import { AgentStatus, CapabilityStatus, TaskStatus, WorkspaceStatus } from "../../src/contracts/status.js";
 import {
-  agent_machine,
-  capability_machine,
+  type agent_machine,
+  type capability_machine,
   lifecycle_machines,
   machine_state_names,
-  task_machine,
-  workspace_machine,
+  type task_machine,
+  type workspace_machine,
 } from "../../src/machines/index.js";
 
 const status_picklists = {

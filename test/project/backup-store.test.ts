@@ -209,7 +209,7 @@ describe("BackupStore under concurrency", () => {
   it("serialises concurrent backups of one process, each commit holding exactly its own bytes", async () => {
     const other = BackupStore.for_project(temp.project.layout);
     const files = Array.from({ length: 8 }, (_, index) => path.join(outside, `f${index}.txt`));
-    files.forEach((file, index) => fs.writeFileSync(file, `file ${index}\n`));
+    for (const [index, file] of files.entries()) fs.writeFileSync(file, `file ${index}\n`);
     const records = await Promise.all(files.map((file, index) => (index % 2 === 0 ? store : other).backup([file], { reason: `#${index}` })));
     expect(new Set(records.map((record) => record.commit_sha)).size).toBe(8);
     expect(await store.list()).toHaveLength(8);

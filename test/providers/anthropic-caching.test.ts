@@ -24,11 +24,11 @@ type Body = { system?: Record<string, unknown>[]; messages: { role: string; cont
 /** Every block of a request body that carries a cache_control breakpoint, as "system[i]" / "messages[m][b]". */
 function breakpoints(body: Body): string[] {
   const found: string[] = [];
-  body.system?.forEach((block, index) => block.cache_control !== undefined && found.push(`system[${index}]`));
-  body.messages.forEach((message, m) => {
-    if (typeof message.content === "string") return;
-    message.content.forEach((block, b) => block.cache_control !== undefined && found.push(`messages[${m}][${b}]`));
-  });
+  for (const [index, block] of (body.system ?? []).entries()) if (block.cache_control !== undefined) found.push(`system[${index}]`);
+  for (const [m, message] of body.messages.entries()) {
+    if (typeof message.content === "string") continue;
+    for (const [b, block] of message.content.entries()) if (block.cache_control !== undefined) found.push(`messages[${m}][${b}]`);
+  }
   return found;
 }
 
@@ -141,7 +141,7 @@ describe("extended thinking", () => {
 
     await adapter_for(server, { thinking_budget_tokens: 2048, max_output_tokens: 4096 }).complete(ask("think"), { requester: "main" });
 
-    expect((server.requests()[0]?.body as Body).max_tokens).toBe(4096);
+    expect((server.requests()[0]!.body as Body).max_tokens).toBe(4096);
   });
 
   it("refuses a budget that leaves no room for an answer, before sending anything", async () => {
@@ -179,7 +179,7 @@ describe("extended thinking", () => {
     }, { requester: "main" });
 
     expect(first.content[0]).toEqual({ type: "thinking", thinking: "The file will tell me.", signature: "sig-abc" });
-    const resent = (server.requests()[1]?.body as Body).messages[1]?.content as Record<string, unknown>[];
+    const resent = (server.requests()[1]!.body as Body).messages[1]?.content as Record<string, unknown>[];
     expect(resent[0]).toEqual({ type: "thinking", thinking: "The file will tell me.", signature: "sig-abc" });
   });
 });

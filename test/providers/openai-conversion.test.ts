@@ -55,7 +55,7 @@ describe("the conversion report", () => {
       ["image", "request", 1],
     ]);
     expect(response.conversion?.losses.every((loss) => loss.detail.length > 0)).toBe(true);
-    expect((server.requests()[0]?.body as { messages: unknown }).messages).toEqual([
+    expect((server.requests()[0]!.body as { messages: unknown }).messages).toEqual([
       { role: "system", content: "stable layers\n\nvolatile layer" },
       { role: "user", content: "look at this" },
       { role: "assistant", content: "As the docs say, it works." },
@@ -74,7 +74,7 @@ describe("the conversion report", () => {
     const response = await adapter_for(server).complete({ purpose: "answer", tools: [READ], messages }, { requester: "main" });
 
     expect(response.conversion?.losses).toEqual([{ feature: "image", direction: "request", count: 1, detail: expect.stringContaining("inside a tool result") }]);
-    expect((server.requests()[0]?.body as { messages: unknown[] }).messages[2]).toEqual({ role: "tool", tool_call_id: "call_1", content: "shot.png, 2 KiB" });
+    expect((server.requests()[0]!.body as { messages: unknown[] }).messages[2]).toEqual({ role: "tool", tool_call_id: "call_1", content: "shot.png, 2 KiB" });
   });
 
   it("lists what the response could not carry: reasoning, a finish_reason of the server's own, missing usage", async () => {

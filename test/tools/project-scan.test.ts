@@ -82,7 +82,7 @@ describe("project.scan", () => {
     const by_path = Object.fromEntries(entries.map((entry) => [entry.path, entry]));
     expect(by_path["node_modules/dep/index.js"]).toMatchObject({ type: "file", size_bytes: 20 });
     expect(by_path["build/main.o"]).toMatchObject({ type: "file", size_bytes: 3 });
-    expect(by_path["src"]).toMatchObject({ type: "directory" });
+    expect(by_path.src).toMatchObject({ type: "directory" });
     expect(by_path["src/main.cpp"]!.mode).toMatch(/^0[0-7]{3}$/);
     expect(Number.isNaN(Date.parse(by_path["src/main.cpp"]!.modified_at!))).toBe(false);
     expect(output.totals.files).toBe(entries.filter((entry) => entry.type === "file").length);

@@ -21,6 +21,7 @@ const { base_state, command_run, draft, message, prompt, recording_channel, rend
 afterEach(() => cleanup());
 
 class Terminal extends EventEmitter {
+  // biome-ignore lint/style/useNamingConvention: the tty.WriteStream member ink reads
   readonly isTTY = true;
   readonly writes: string[] = [];
   constructor(readonly columns: number, readonly rows: number) {
@@ -36,6 +37,7 @@ class Terminal extends EventEmitter {
 }
 
 class Keyboard extends EventEmitter {
+  // biome-ignore lint/style/useNamingConvention: the tty.ReadStream member ink reads
   readonly isTTY = true;
   #data: string | null = null;
   write(data: string): void {
@@ -43,7 +45,9 @@ class Keyboard extends EventEmitter {
     this.emit("readable");
     this.emit("data", data);
   }
+  // biome-ignore lint/style/useNamingConvention: a tty.ReadStream method ink calls
   setEncoding(): void {}
+  // biome-ignore lint/style/useNamingConvention: a tty.ReadStream method ink calls
   setRawMode(): void {}
   ref(): void {}
   unref(): void {}

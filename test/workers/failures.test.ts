@@ -205,7 +205,7 @@ describe("what a worker gets and sends", () => {
     try {
       const report = await h.run({ services: { entry: fixture_entry("env") } });
       expect(report.output.status).toBe("done");
-      const keys = (report.logs.find((entry) => entry.message === "environment")?.data as { keys: string[] }).keys;
+      const keys = (report.logs.find((entry) => entry.message === "environment")!.data as { keys: string[] }).keys;
       expect(keys).toContain("AIR_WORKER_TEST_MARKER");
       expect(keys).toContain("PATH");
       expect(keys).not.toContain("ANTHROPIC_API_KEY");

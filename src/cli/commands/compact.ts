@@ -1,6 +1,6 @@
 import { isNotNull, sql } from "drizzle-orm";
 import * as v from "valibot";
-import { air_failure, AirFailure, is_air_failure } from "../../contracts/errors.js";
+import { air_failure, type AirFailure, is_air_failure } from "../../contracts/errors.js";
 import type { SessionId } from "../../contracts/ids.js";
 import { plan_compaction } from "../../context/compaction/compactor.js";
 import { load_compaction_rules } from "../../context/compaction/rules.js";
@@ -58,6 +58,7 @@ function scopes_of(session: Session): { label: string; scope: CompactionScope }[
     .all();
   return [
     { label: "main conversation", scope: { kind: "main" } },
+    // biome-ignore lint/style/noNonNullAssertion: the query keeps only rows whose agent_id is not null
     ...agent_rows.map((row) => ({ label: `agent ${row.agent_id}`, scope: { kind: "agent" as const, agent_id: row.agent_id! } })),
   ];
 }

@@ -35,6 +35,7 @@ const CHOICES: ReadonlyArray<{ value: string; label: string; hint?: string; choi
 
 export async function ask_provider(): Promise<ProviderChoice> {
   const value = answered(await clack.select({ message: "Which model provider?", options: CHOICES.map(({ value, label, hint }) => ({ value, label, hint })) }));
+  // biome-ignore lint/style/noNonNullAssertion: the select offered only CHOICES' values
   const picked = CHOICES.find((choice) => choice.value === value)!.choice;
   if (picked.provider !== "openai_compatible") return picked;
   const base_url = answered(await clack.text({

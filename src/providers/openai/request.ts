@@ -124,6 +124,7 @@ function assistant_message(blocks: readonly ContentBlock[], names: ToolNameMap, 
   }
   if (texts.length === 0 && tool_calls.length === 0) return undefined;
   // Several text blocks stay several parts, so their boundaries survive; one is sent as a plain string.
+  // biome-ignore lint/style/noNonNullAssertion: texts[0] exists where texts.length is 1
   const content = texts.length === 0 ? null : texts.length === 1 ? texts[0]!.text : texts;
   return tool_calls.length === 0 ? { role: "assistant", content } : { role: "assistant", content, tool_calls };
 }

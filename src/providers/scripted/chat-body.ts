@@ -72,7 +72,8 @@ function tool_sequence_problems(messages: readonly ChatMessage[]): string[] {
     if (open !== undefined && open.size > 0) {
       problems.push(`messages[${index}]: the tool calls ${[...open].join(", ")} were not answered by tool messages`);
     }
-    open = message.role === "assistant" && (message.tool_calls ?? []).length > 0 ? new Set(message.tool_calls!.map((call) => call.id)) : undefined;
+    const calls = message.role === "assistant" ? (message.tool_calls ?? []) : [];
+    open = calls.length > 0 ? new Set(calls.map((call) => call.id)) : undefined;
   });
   if (open !== undefined && open.size > 0) problems.push(`the tool calls ${[...open].join(", ")} of the last assistant message were not answered`);
   return problems;
@@ -91,7 +92,7 @@ function text_of(content: string | readonly { type: string; text?: unknown }[] |
 export function chat_view(body: ChatRequestBody): RequestView {
   const messages = body.messages;
   let start = messages.findLastIndex((message) => message.role === "user" || message.role === "tool");
-  while (start > 0 && (messages[start - 1]!.role === "user" || messages[start - 1]!.role === "tool")) start -= 1;
+  while (start > 0 && (messages[start - 1]?.role === "user" || messages[start - 1]?.role === "tool")) start -= 1;
   const turn = start < 0 ? [] : messages.slice(start).filter((message) => message.role === "user" || message.role === "tool");
   return {
     system: messages.filter((message) => message.role === "system" || message.role === "developer").map((message) => text_of(message.content)).join("\n"),

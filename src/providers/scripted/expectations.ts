@@ -18,10 +18,11 @@ export function expectation_mismatches(expect: TurnExpectation, request: Request
       mismatches.push(`the request does not offer the tools ${missing.join(", ")} (it offers ${offered.length === 0 ? "none" : offered.join(", ")})`);
     }
   }
-  if (expect.tool_result_contains !== undefined) {
+  const wanted = expect.tool_result_contains;
+  if (wanted !== undefined) {
     const results = request.tool_results;
-    if (!results.some((result) => result.includes(expect.tool_result_contains!))) {
-      mismatches.push(`no tool result in the last user message contains ${JSON.stringify(expect.tool_result_contains)} (results: ${results.length === 0 ? "none" : results.map(excerpt).join(", ")})`);
+    if (!results.some((result) => result.includes(wanted))) {
+      mismatches.push(`no tool result in the last user message contains ${JSON.stringify(wanted)} (results: ${results.length === 0 ? "none" : results.map(excerpt).join(", ")})`);
     }
   }
   return mismatches;

@@ -6,6 +6,7 @@ import { clean_line } from "../sanitize.js";
 export const HUD_PRESETS: readonly HudPreset[] = ["full", "essential", "minimal"];
 
 export function next_preset(preset: HudPreset): HudPreset {
+  // biome-ignore lint/style/noNonNullAssertion: an index modulo the length of a non-empty list is in it
   return HUD_PRESETS[(HUD_PRESETS.indexOf(preset) + 1) % HUD_PRESETS.length]!;
 }
 

@@ -50,6 +50,7 @@ export function PermissionDialog(props: { readonly prompt: PermissionPromptView;
   useInput((input, key) => {
     if (key.upArrow) set_selected((index) => (index + options.length - 1) % options.length);
     else if (key.downArrow || key.tab) set_selected((index) => (index + 1) % options.length);
+    // biome-ignore lint/style/noNonNullAssertion: selected moves modulo options.length, and options always holds deny
     else if (key.return) props.on_answer(options[selected]!);
     else {
       const chosen = options.find((option) => option.key === input.toLowerCase());

@@ -1,5 +1,16 @@
 #!/usr/bin/env node
 // The installed entry: runs the build that `npm install` made (the `prepare` script).
+
+// A reader that stops reading (`air history --json | head`) closes the pipe, and the next write fails with
+// EPIPE: whatever the command, it ends there, quietly and successfully, as the reader asked (Node ignores
+// the SIGPIPE that would end a C program the same way). Any other stream error is a real failure.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
+}
+
 import("../dist/cli/main.js").then(
   async ({ main }) => {
     process.exitCode = await main(process.argv.slice(2));

@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { normalise_inspect_argv } from "../inspect/argv.js";
+import { format_command_help, format_help } from "./help.js";
 import { process_io, render_error, type Io } from "./output.js";
 
 /**
@@ -144,10 +145,17 @@ const COMMANDS: Record<string, Command> = {
 };
 
 function help(): string {
-  const lines = ["air — a local AI coding runtime", "", "Usage:"];
-  for (const command of Object.values(COMMANDS)) lines.push(`  ${command.usage.padEnd(40)} ${command.summary}`);
-  lines.push(`  ${"air --version".padEnd(40)} Print the version`, `  ${"air --help".padEnd(40)} Show this help`, "");
-  return lines.join("\n");
+  const entries = Object.entries(COMMANDS).map(([name, command]) => ({
+    name: `air ${name}`,
+    summary: command.summary,
+    // The name stands in its own column: the arguments are what follows it, in each form of the usage.
+    args: command.usage.replaceAll(`air ${name} `, ""),
+  }));
+  return format_help("air — a local AI coding runtime", [
+    ...entries,
+    { name: "air --version", summary: "Print the version" },
+    { name: "air --help", summary: "Show this help" },
+  ]);
 }
 
 function usage_error(io: Io, message: string): number {
@@ -155,11 +163,11 @@ function usage_error(io: Io, message: string): number {
   return 2;
 }
 
-function find_command(argv: string[]): { name: string; rest: string[] } | undefined {
-  const two = argv.slice(0, 2).join(" ");
-  if (COMMANDS[two] !== undefined) return { name: two, rest: argv.slice(2) };
-  const one = argv[0];
-  if (one !== undefined && COMMANDS[one] !== undefined) return { name: one, rest: argv.slice(1) };
+function find_command(argv: string[]): { command: Command; rest: string[] } | undefined {
+  const two = COMMANDS[argv.slice(0, 2).join(" ")];
+  if (two !== undefined) return { command: two, rest: argv.slice(2) };
+  const one = argv[0] === undefined ? undefined : COMMANDS[argv[0]];
+  if (one !== undefined) return { command: one, rest: argv.slice(1) };
   return undefined;
 }
 
@@ -175,7 +183,7 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
   }
   const found = find_command(argv);
   if (found === undefined) return usage_error(io, `unknown command "${argv.join(" ")}"`);
-  const command = COMMANDS[found.name]!;
+  const { command } = found;
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({ args: normalise_inspect_argv(found.rest), options: { ...command.options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: command.positionals === true });
@@ -183,7 +191,7 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
     return usage_error(io, `${(error as Error).message} (usage: ${command.usage})`);
   }
   if (parsed.values.help === true) {
-    io.out(`${command.usage}\n  ${command.summary}\n`);
+    io.out(format_command_help(command.usage, command.summary));
     return 0;
   }
   try {

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { HELP_WIDTH } from "../../src/cli/help.js";
 import { REPO_ROOT, run_air, run_air_async, spawn_fixture, temp_workspace } from "../fixtures/cli.js";
 
 let workspace: ReturnType<typeof temp_workspace>;
@@ -24,6 +25,27 @@ describe("air --version and --help", () => {
     const result = air("--help");
     expect(result.status).toBe(0);
     for (const command of ["air init", "air session list", "air history"]) expect(result.stdout).toContain(command);
+  });
+
+  it("lays --help out in two columns: every line of the second starts at one offset, no line is wider than HELP_WIDTH", () => {
+    const lines = air("--help").stdout.split("\n");
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(HELP_WIDTH);
+    const start = lines.indexOf("Commands:") + 1;
+    const block = lines.slice(start, lines.indexOf("", start));
+    for (const name of ["air init", "air session list", "air run", "air permissions check", "air history", "air --help"]) {
+      expect(block.some((line) => line.startsWith(`  ${name}  `))).toBe(true);
+    }
+    // A name's line: the name, then at least two spaces; a continuation line: spaces only, up to the column.
+    const offsets = block.map((line) => (/^ {2}air(?: \S+)+? {2,}(?=\S)/.exec(line) ?? /^ +(?=\S)/.exec(line))?.[0].length);
+    expect(new Set(offsets)).toEqual(new Set([offsets[0]]));
+    expect(offsets[0]).toBeGreaterThan("  air permissions check".length);
+  });
+
+  it("keeps a command's own --help within HELP_WIDTH", () => {
+    const result = air("run", "--help");
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain("air run");
+    for (const line of result.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(HELP_WIDTH);
   });
 
   it("exits 2 with usage on an unknown command or option", () => {

@@ -8,7 +8,7 @@ import type { Io } from "./output.js";
  */
 export async function note_project_opened(io: Io, project: Project): Promise<void> {
   try {
-    record_project_opened(project);
+    await record_project_opened(project);
   } catch (error) {
     io.err(`air: could not record ${project.layout.root} in the project index: ${error instanceof Error ? error.message : String(error)}\n`);
   }

@@ -32,7 +32,7 @@ describe("lifecycle machines and status columns", () => {
 
   it("types the state values as the status types (checked by tsc)", () => {
     expectTypeOf<StateValueFrom<typeof task_machine>>().toEqualTypeOf<TaskStatus>();
-    expectTypeOf<StateValueFrom<typeof agent_machine>>().toEqualTypeOf<TaskStatus>();
+    expectTypeOf<StateValueFrom<typeof agent_machine>>().toEqualTypeOf<AgentStatus>();
     expectTypeOf<StateValueFrom<typeof workspace_machine>>().toEqualTypeOf<WorkspaceStatus>();
     expectTypeOf<StateValueFrom<typeof capability_machine>>().toEqualTypeOf<CapabilityStatus>();
   });

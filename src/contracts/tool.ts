@@ -3,6 +3,9 @@ import { JsonObject } from "./entity.js";
 import { AirError } from "./errors.js";
 import { ToolRunId } from "./ids.js";
 
+/** The internal tool through which every model call passes (DESIGN §5): workers and the parent name it alike. */
+export const MODEL_COMPLETE_TOOL = "model.complete";
+
 /** Tool categories of seeds 001 D-044. */
 export const ToolCategory = v.picklist([
   "filesystem",

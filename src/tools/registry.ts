@@ -17,8 +17,8 @@ import { cancelled_error, invalid_input_error, invalid_output_error, malformed_c
 /** What `call_streaming` yields: live chunks, then exactly one final outcome. */
 export type ToolStreamItem = { readonly type: "progress"; readonly chunk: unknown } | { readonly type: "result"; readonly outcome: ToolOutcome };
 
-/** Who calls a tool and within what limits. */
-export type ToolCallContext = {
+/** Who calls a tool (session, task, agent, the message it answers) and within what limits: the task's scope, a signal to cancel. */
+export type ToolCaller = {
   session: Session;
   task_id?: TaskId;
   agent_id?: AgentId;
@@ -44,7 +44,7 @@ type ValidCall = { tool_name: string; definition: AnyToolDefinition; input: unkn
 /** One run of a tool: what every step after validation shares. */
 type ToolRun = ValidCall & {
   tool_run_id: ToolRunId;
-  context: ToolCallContext;
+  caller: ToolCaller;
   signal: AbortSignal;
   /** The tool, under the session's route: stamped on every event of the run. */
   origin: EventOrigin;
@@ -113,13 +113,13 @@ export class ToolRegistry {
     return [...this.#tools.values()].map((entry) => entry.schema);
   }
 
-  async call(call: ToolCall, context: ToolCallContext, on_stream?: (chunk: unknown) => void): Promise<ToolOutcome> {
+  async call(call: ToolCall, caller: ToolCaller, on_stream?: (chunk: unknown) => void): Promise<ToolOutcome> {
     const valid = this.#validated(call);
     if (!valid.ok) return failure(valid.error);
-    const signal = context.signal ?? new AbortController().signal;
+    const signal = caller.signal ?? new AbortController().signal;
     if (signal.aborted) return failure(cancelled_error(valid.tool_name, abort_reason(signal)));
 
-    const run = this.#run_of(valid, context, signal);
+    const run = this.#run_of(valid, caller, signal);
     const authorized = await this.#authorized(run);
     if (!authorized.ok) return failure(authorized.error);
     const { decision } = authorized;
@@ -144,15 +144,15 @@ export class ToolRegistry {
    * `call` as a stream (seeds 000 §9.1): every chunk the tool streams as a `progress` item, then exactly one
    * `result` item with the outcome. A consumer that stops early cancels the call.
    */
-  async *call_streaming(call: ToolCall, context: ToolCallContext): AsyncGenerator<ToolStreamItem, void, undefined> {
+  async *call_streaming(call: ToolCall, caller: ToolCaller): AsyncGenerator<ToolStreamItem, void, undefined> {
     const controller = new AbortController();
-    const forward = () => controller.abort(context.signal?.reason);
-    if (context.signal?.aborted === true) forward();
-    else context.signal?.addEventListener("abort", forward, { once: true });
+    const forward = () => controller.abort(caller.signal?.reason);
+    if (caller.signal?.aborted === true) forward();
+    else caller.signal?.addEventListener("abort", forward, { once: true });
     const chunks: unknown[] = [];
     let wake: (() => void) | undefined;
     let outcome: ToolOutcome | undefined;
-    const running = this.call(call, { ...context, signal: controller.signal }, (chunk) => {
+    const running = this.call(call, { ...caller, signal: controller.signal }, (chunk) => {
       chunks.push(chunk);
       wake?.();
     }).then((settled) => {
@@ -168,7 +168,7 @@ export class ToolRegistry {
       }
       yield { type: "result", outcome };
     } finally {
-      context.signal?.removeEventListener("abort", forward);
+      caller.signal?.removeEventListener("abort", forward);
       if (outcome === undefined) {
         controller.abort("the caller stopped reading the tool's stream");
         await running;
@@ -190,14 +190,14 @@ export class ToolRegistry {
   }
 
   /** Gives the run its id and its origin: the tool, under the session's route. */
-  #run_of({ tool_name, definition, input }: ValidCall, context: ToolCallContext, signal: AbortSignal): ToolRun {
-    const { session } = context;
+  #run_of({ tool_name, definition, input }: ValidCall, caller: ToolCaller, signal: AbortSignal): ToolRun {
+    const { session } = caller;
     return {
       tool_name,
       definition,
       input,
       tool_run_id: new_id("tool_run"),
-      context,
+      caller,
       signal,
       origin: {
         ...session.origin,
@@ -210,10 +210,10 @@ export class ToolRegistry {
 
   /** Permission: request from the declaration + validated input, evaluate, record; anything not allowed is a refusal. */
   async #authorized(run: ToolRun): Promise<Step<{ decision: PermissionDecision }>> {
-    const { session } = run.context;
+    const { session } = run.caller;
     let decision: PermissionDecision;
     try {
-      const request = this.#request_of(run.definition, run.input, run.context, run.tool_run_id);
+      const request = this.#request_of(run.definition, run.input, run.caller, run.tool_run_id);
       decision = await this.permissions.evaluate(request, { ingestor: session.ingestor, origin: run.origin }, run.signal);
       this.permissions.record(decision, request, { ingestor: session.ingestor, origin: run.origin });
     } catch (error) {
@@ -225,7 +225,7 @@ export class ToolRegistry {
 
   /** Records `tool.started`, or says why it could not: then the tool does not run. */
   #record_started(run: ToolRun): AirError | undefined {
-    const { tool_run_id, tool_name, definition, context } = run;
+    const { tool_run_id, tool_name, definition, caller } = run;
     try {
       run.ingest(
         make_event(
@@ -235,9 +235,9 @@ export class ToolRegistry {
             tool_name,
             tool_version: definition.version,
             input: run.input as JsonObject,
-            task_id: context.task_id,
-            agent_id: context.agent_id,
-            origin_message_id: context.origin_message_id,
+            task_id: caller.task_id,
+            agent_id: caller.agent_id,
+            origin_message_id: caller.origin_message_id,
           },
           run.origin,
         ),
@@ -260,8 +260,8 @@ export class ToolRegistry {
     });
     if (files.length === 0) return undefined;
     try {
-      const store = BackupStore.for_project(run.context.session.project.layout);
-      const record = await store.backup(files, { reason: `before ${run.tool_name}: ${decision.reason}`, tool_run_id: run.tool_run_id, session_id: run.context.session.id });
+      const store = BackupStore.for_project(run.caller.session.project.layout);
+      const record = await store.backup(files, { reason: `before ${run.tool_name}: ${decision.reason}`, tool_run_id: run.tool_run_id, session_id: run.caller.session.id });
       execution.evidence({ kind: "structured_result", ref: `backup:${record.backup_id}`, claim: `backed up ${files.join(", ")} before writing (commit ${record.commit_sha})` });
       return undefined;
     } catch (error) {
@@ -286,7 +286,7 @@ export class ToolRegistry {
 
   /** What the running tool may use; the artifacts and evidence it creates are linked to the run and collected in `products`. */
   #execution_for(run: ToolRun, decision: PermissionDecision, products: RunProducts, on_stream?: (chunk: unknown) => void): ToolExecution {
-    const { session, task_id, agent_id } = run.context;
+    const { session, task_id, agent_id } = run.caller;
     const { tool_run_id, origin, ingest } = run;
     const links = { tool_run_id, task_id, agent_id };
     return {
@@ -296,8 +296,8 @@ export class ToolRegistry {
       tool_name: run.tool_name,
       task_id,
       agent_id,
-      origin_message_id: run.context.origin_message_id,
-      scope: run.context.scope,
+      origin_message_id: run.caller.origin_message_id,
+      scope: run.caller.scope,
       signal: run.signal,
       permission: decision,
       observations: this.observations.scope({ session_id: session.id, agent_id, task_id }),
@@ -375,7 +375,7 @@ export class ToolRegistry {
     return { ok: true, tool_run_id, output: (completed.payload as { output: unknown }).output };
   }
 
-  #request_of(definition: AnyToolDefinition, input: unknown, context: ToolCallContext, tool_run_id: ToolRunId): PermissionRequest {
+  #request_of(definition: AnyToolDefinition, input: unknown, caller: ToolCaller, tool_run_id: ToolRunId): PermissionRequest {
     const { permissions } = definition;
     return {
       tool_name: definition.name,
@@ -389,11 +389,11 @@ export class ToolRegistry {
       reads: permissions.reads?.(input) ?? [],
       writes: permissions.writes?.(input) ?? [],
       command: permissions.executes?.(input),
-      project_root: context.session.project.layout.root,
-      scope: context.scope,
+      project_root: caller.session.project.layout.root,
+      scope: caller.scope,
       tool_run_id,
-      task_id: context.task_id,
-      agent_id: context.agent_id,
+      task_id: caller.task_id,
+      agent_id: caller.agent_id,
     };
   }
 }

@@ -6,11 +6,11 @@ import { air_failure, make_air_error, to_air_error, type AirError } from "../con
 import { make_event, type EventOrigin, type RuntimeEvent } from "../contracts/events/registry.js";
 import { new_id, type AgentId, type ArtifactId, type EvidenceId, type MessageId, type TaskId, type ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
-import { ToolCall, ToolSchema, type ToolOutcome } from "../contracts/tool.js";
+import { ToolCall, ToolEffects, ToolSchema, type ToolOutcome } from "../contracts/tool.js";
 import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionRequest } from "../permissions/engine.js";
 import { BackupStore } from "../project/backup-store.js";
 import type { Session } from "../project/session-manager.js";
-import type { AnyToolDefinition, ToolExecution } from "./define.js";
+import { ToolFailure, type AnyToolDefinition, type ToolExecution } from "./define.js";
 import { ReadObservations } from "./observations.js";
 import { cancelled_error, invalid_input_error, invalid_output_error, malformed_call_error, refusal_error, unknown_tool_error } from "./registry-errors.js";
 
@@ -55,8 +55,27 @@ type ToolRun = ValidCall & {
 type RunProducts = { artifact_ids: ArtifactId[]; evidence_ids: EvidenceId[] };
 
 
-function failure(error: AirError, tool_run_id?: ToolRunId): ToolOutcome {
-  return tool_run_id === undefined ? { ok: false, error } : { ok: false, tool_run_id, error };
+/** Why a run failed, with what it did before it failed. */
+type RunFailure = { error: AirError; effects?: ToolEffects };
+
+function failure(error: AirError, tool_run_id?: ToolRunId, effects?: ToolEffects): ToolOutcome {
+  return { ok: false, ...(tool_run_id === undefined ? {} : { tool_run_id }), error, ...(effects === undefined ? {} : { effects }) };
+}
+
+/** Whether an output schema has the `effects: ToolEffects` field. */
+function declares_effects(output: v.GenericSchema): boolean {
+  if (!("entries" in output) || typeof output.entries !== "object" || output.entries === null) return false;
+  return "effects" in output.entries && output.entries.effects === ToolEffects;
+}
+
+const WithEffects = v.looseObject({ effects: ToolEffects });
+
+/** The effects of a tool's output, moved out of it: the model reads what the tool answered, the runtime what it did. */
+function lift_effects(output: unknown): { output: unknown; effects?: ToolEffects } {
+  const parsed = v.safeParse(WithEffects, output);
+  if (!parsed.success) return { output };
+  const { effects, ...answer } = parsed.output;
+  return { output: answer, effects };
 }
 
 function abort_reason(signal: AbortSignal): string {
@@ -132,11 +151,11 @@ export class ToolRegistry {
     const products: RunProducts = { artifact_ids: [], evidence_ids: [] };
     const execution = this.#execution_for(run, decision, products, on_stream);
     const not_backed_up = await this.#back_up(run, decision, execution);
-    if (not_backed_up !== undefined) return this.#failed_outcome(run, not_backed_up, started_at);
+    if (not_backed_up !== undefined) return this.#failed_outcome(run, { error: not_backed_up }, started_at);
     const executed = await this.#executed(run, execution);
-    if (!executed.ok) return this.#failed_outcome(run, executed.error, started_at);
+    if (!executed.ok) return this.#failed_outcome(run, executed, started_at);
     const output = this.#validated_output(run, executed.raw_output);
-    if (!output.ok) return this.#failed_outcome(run, output.error, started_at);
+    if (!output.ok) return this.#failed_outcome(run, output, started_at);
     return this.#completed_outcome(run, output.output, products, started_at);
   }
 
@@ -327,14 +346,21 @@ export class ToolRegistry {
   }
 
   /** Runs the tool; a run aborted meanwhile is cancelled even if the tool returned. */
-  async #executed(run: ToolRun, execution: ToolExecution): Promise<Step<{ raw_output: unknown }>> {
+  async #executed(run: ToolRun, execution: ToolExecution): Promise<{ ok: true; raw_output: unknown } | ({ ok: false } & RunFailure)> {
     let raw_output: unknown;
     try {
       raw_output = await run.definition.execute(run.input, execution);
     } catch (error) {
-      return { ok: false, error: to_air_error(error, "tool_error") };
+      if (!(error instanceof ToolFailure)) return { ok: false, error: to_air_error(error, "tool_error") };
+      const effects = v.safeParse(ToolEffects, error.effects);
+      if (!effects.success) return { ok: false, error: invalid_output_error(run.tool_name, effects.issues) };
+      return { ok: false, error: error.error, effects: effects.output };
     }
-    if (run.signal.aborted) return { ok: false, error: cancelled_error(run.tool_name, abort_reason(run.signal)) };
+    if (run.signal.aborted) {
+      // Cancelled after it acted: what it did is still the call's.
+      const { effects } = declares_effects(run.definition.output) ? lift_effects(raw_output) : {};
+      return { ok: false, error: cancelled_error(run.tool_name, abort_reason(run.signal)), ...(effects === undefined ? {} : { effects }) };
+    }
     return { ok: true, raw_output };
   }
 
@@ -345,17 +371,17 @@ export class ToolRegistry {
   }
 
   /** Ends a run that did not complete: `tool.cancelled` if the caller aborted, else `tool.failed`. */
-  #failed_outcome(run: ToolRun, error: AirError, started_at: number): ToolOutcome {
+  #failed_outcome(run: ToolRun, { error, effects }: RunFailure, started_at: number): ToolOutcome {
     const { tool_run_id, signal, origin } = run;
     try {
       if (signal.aborted) {
         run.ingest(make_event("tool.cancelled", { tool_run_id, reason: abort_reason(signal) }, origin));
-        return failure(cancelled_error(run.tool_name, abort_reason(signal)), tool_run_id);
+        return failure(cancelled_error(run.tool_name, abort_reason(signal)), tool_run_id, effects);
       }
       run.ingest(make_event("tool.failed", { tool_run_id, error, duration_ms: elapsed_ms(started_at) }, origin));
-      return failure(error, tool_run_id);
+      return failure(error, tool_run_id, effects);
     } catch (record_error) {
-      return failure(to_air_error(record_error, "system_error"), tool_run_id);
+      return failure(to_air_error(record_error, "system_error"), tool_run_id, effects);
     }
   }
 
@@ -369,10 +395,12 @@ export class ToolRegistry {
         make_event("tool.completed", { tool_run_id, output, artifact_ids, evidence_ids, duration_ms: elapsed_ms(started_at) }, run.origin),
       );
     } catch (error) {
-      return this.#failed_outcome(run, to_air_error(error, "system_error"), started_at);
+      return this.#failed_outcome(run, { error: to_air_error(error, "system_error") }, started_at);
     }
     // The caller (and so the model) gets the output as recorded: with secrets redacted by the ingestor.
-    return { ok: true, tool_run_id, output: (completed.payload as { output: unknown }).output };
+    const recorded = (completed.payload as { output: unknown }).output;
+    if (!declares_effects(run.definition.output)) return { ok: true, tool_run_id, output: recorded };
+    return { ok: true, tool_run_id, ...lift_effects(recorded) };
   }
 
   #request_of(definition: AnyToolDefinition, input: unknown, caller: ToolCaller, tool_run_id: ToolRunId): PermissionRequest {

@@ -38,12 +38,12 @@ export function render_outcome(outcome: ToolOutcome): string {
 }
 
 /** The tool_result block that answers a tool use; `is_error` only on an error, as the APIs expect. */
-export function tool_result(use: ToolUse, content: string, is_error: boolean): ContentBlock {
+function tool_result(use: ToolUse, content: string, is_error: boolean): ContentBlock {
   return is_error ? { type: "tool_result", tool_use_id: use.id, content, is_error: true } : { type: "tool_result", tool_use_id: use.id, content };
 }
 
 /** A tool use answered: the tool_result for the model, and the outcome when the tool was called. */
-export type ToolUseAnswer = { readonly result: ContentBlock; readonly outcome?: ToolOutcome };
+type ToolUseAnswer = { readonly result: ContentBlock; readonly outcome?: ToolOutcome };
 
 /**
  * Answers one tool use of the model: an error result, without calling anything, when its tool is not offered or

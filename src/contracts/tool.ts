@@ -29,7 +29,7 @@ export const ToolCall = v.strictObject({ tool_name: ToolName, input: JsonObject 
 export type ToolCall = v.InferOutput<typeof ToolCall>;
 
 /** A file a tool call changed: relative to the project root, `/`-separated (absolute only for a file outside the project). */
-export const ChangedFile = v.pipe(v.string(), v.minLength(1));
+const ChangedFile = v.pipe(v.string(), v.minLength(1));
 
 /** A command a tool call ran (it has its `command.*` events and `command_runs` row), and how it ended. */
 export const CommandRunEffect = v.strictObject({

@@ -1,4 +1,5 @@
 import type { RuntimeEvent } from "../contracts/events/registry.js";
+import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
 import type { EventBus } from "../event-store/event-bus.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
@@ -24,7 +25,7 @@ function progress_line(event: RuntimeEvent): string | undefined {
     case "agent.started":
       return field(p, "status") === "running" ? `  worker ${field(p, "agent_id")} ready` : undefined;
     case "tool.started":
-      return field(p, "tool_name") === "model.complete" ? "  … thinking" : `  → ${field(p, "tool_name")} ${brief(p.input, 80)}`;
+      return field(p, "tool_name") === MODEL_COMPLETE_TOOL ? "  … thinking" : `  → ${field(p, "tool_name")} ${brief(p.input, 80)}`;
     case "tool.failed":
       return `  ✗ ${field(p.error, "message")}`;
     case "command.started":

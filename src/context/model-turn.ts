@@ -1,5 +1,5 @@
 import type { ContentBlock } from "../contracts/provider.js";
-import type { ToolOutcome } from "../contracts/tool.js";
+import type { ToolCall, ToolOutcome } from "../contracts/tool.js";
 import { clip_tool_output } from "./assembler.js";
 
 /**
@@ -9,10 +9,7 @@ import { clip_tool_output } from "./assembler.js";
 
 export type ToolUse = { readonly id: string; readonly name: string; readonly input: unknown };
 
-/** Tools whose success means the code changed (seeds 003 §10.9 rule 5 applies to them). */
-export const CODE_CHANGING_TOOLS: ReadonlySet<string> = new Set(["fs.write", "fs.edit", "fs.patch"]);
-
-export function is_object(value: unknown): value is Record<string, unknown> {
+function is_object(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -38,4 +35,23 @@ export function render_outcome(outcome: ToolOutcome): string {
   }
   const text = typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output ?? null, null, 1);
   return clip_tool_output(text);
+}
+
+/** The tool_result block that answers a tool use; `is_error` only on an error, as the APIs expect. */
+function tool_result(use: ToolUse, content: string, is_error: boolean): ContentBlock {
+  return is_error ? { type: "tool_result", tool_use_id: use.id, content, is_error: true } : { type: "tool_result", tool_use_id: use.id, content };
+}
+
+/** A tool use answered: the tool_result for the model, and the outcome when the tool was called. */
+type ToolUseAnswer = { readonly result: ContentBlock; readonly outcome?: ToolOutcome };
+
+/**
+ * Answers one tool use of the model: an error result, without calling anything, when its tool is not offered or
+ * its input is not an object; otherwise the outcome of `call`, rendered.
+ */
+export async function answer_tool_use(use: ToolUse, offered: (tool_name: string) => boolean, call: (call: ToolCall) => Promise<ToolOutcome>): Promise<ToolUseAnswer> {
+  if (!offered(use.name)) return { result: tool_result(use, `error: no tool named "${use.name}" is available`, true) };
+  if (!is_object(use.input)) return { result: tool_result(use, `error: the input of ${use.name} must be a JSON object`, true) };
+  const outcome = await call({ tool_name: use.name, input: use.input });
+  return { result: tool_result(use, render_outcome(outcome), !outcome.ok), outcome };
 }

@@ -5,6 +5,7 @@
 import type { RuntimeEvent } from "../contracts/events/registry.js";
 import type { PermissionMode } from "../contracts/events/permission.js";
 import type { SessionId } from "../contracts/ids.js";
+import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
 import { fold_agent, fold_command, fold_task, fold_tool, type FoldContext } from "./apply-work.js";
 import type { DraftView, MessageView, PermissionPromptView, ProjectionState } from "./types.js";
 import { DEFAULT_UI_STATE, type UiState } from "./ui-state.js";
@@ -14,7 +15,6 @@ import {
   context_tokens_of,
   EMPTY_USAGE,
   error_view,
-  MODEL_TOOL,
   model_usage_of,
   type Pricer,
 } from "./views.js";
@@ -188,7 +188,7 @@ function fold_records(state: ProjectionState, event: RuntimeEvent): ProjectionSt
 function count_model_run(before: ProjectionState, after: ProjectionState, event: RuntimeEvent, options: FoldOptions): ProjectionState {
   if (event.type !== "tool.completed") return after;
   const run = before.tool_runs.find((candidate) => candidate.id === event.payload.tool_run_id);
-  const counted = run?.tool_name === MODEL_TOOL ? model_usage_of(event.payload.output) : undefined;
+  const counted = run?.tool_name === MODEL_COMPLETE_TOOL ? model_usage_of(event.payload.output) : undefined;
   if (counted === undefined) return after;
   return { ...after, usage: add_usage(after.usage, counted.usage, counted.model_id, options.price) };
 }

@@ -17,6 +17,7 @@ import type {
   TaskId,
   ToolRunId,
 } from "../contracts/ids.js";
+import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
 import type { Connection } from "../db/connection.js";
 import { event_from_row } from "../db/event-row.js";
 import {
@@ -44,7 +45,7 @@ import type {
   ToolRunView,
 } from "./types.js";
 import type { UiState } from "./ui-state.js";
-import { add_usage, content_view, derive_command_status, DEFAULT_TAIL_CHARS, error_view, input_summary, MODEL_TOOL, model_usage_of } from "./views.js";
+import { add_usage, content_view, derive_command_status, DEFAULT_TAIL_CHARS, error_view, input_summary, model_usage_of } from "./views.js";
 
 /** Where a projection reads from: an open session (its connection is the session's own). */
 export type ProjectionSource = { readonly id: SessionId; readonly connection: Connection };
@@ -260,6 +261,6 @@ export function hydrate_state(source: ProjectionSource, ui: UiState, options: Pr
     artifacts: rows_of(connection, artifacts).map(artifact_view),
     evidence: rows_of(connection, evidence_refs).map(evidence_view),
   };
-  state = usage_part(state, runs.filter((run) => run.tool_name === MODEL_TOOL), options);
+  state = usage_part(state, runs.filter((run) => run.tool_name === MODEL_COMPLETE_TOOL), options);
   return { state: summarize(prompts_part(connection, state), options), seq };
 }

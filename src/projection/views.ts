@@ -119,5 +119,3 @@ export function model_usage_of(output: unknown): { usage: TokenUsage; model_id: 
   if (usage === undefined || typeof usage.input_tokens !== "number" || typeof usage.output_tokens !== "number") return undefined;
   return { usage: usage as TokenUsage, model_id: typeof response?.model_id === "string" ? response.model_id : null };
 }
-
-export const MODEL_TOOL = "model.complete";

@@ -1,10 +1,11 @@
 import type * as v from "valibot";
 import type { ArtifactRef } from "../contracts/artifact.js";
 import type { EvidenceKind } from "../contracts/artifact.js";
+import { AirFailure, type AirError } from "../contracts/errors.js";
 import type { EventOrigin, EventType, PayloadInputOf } from "../contracts/events/registry.js";
 import type { AgentId, ArtifactId, CommandRunId, EvidenceId, MessageId, TaskId, ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
-import type { ToolCategory } from "../contracts/tool.js";
+import type { ToolCategory, ToolEffectsInput } from "../contracts/tool.js";
 import type { PermissionDecision } from "../permissions/engine.js";
 import type { ArtifactInput } from "../project/artifact-store.js";
 import type { Session } from "../project/session-manager.js";
@@ -52,8 +53,23 @@ export type ToolExecution = {
 };
 
 /**
+ * Thrown by a tool that fails after it already acted (a command that ran, then timed out): its effects still
+ * reach the caller's outcome, as those of a successful call come in the output's `effects`.
+ */
+export class ToolFailure extends AirFailure {
+  constructor(
+    error: AirError,
+    readonly effects: ToolEffectsInput,
+    cause?: unknown,
+  ) {
+    super(error, cause === undefined ? undefined : { cause });
+  }
+}
+
+/**
  * A tool (seeds 001 D-044): one valibot schema for its input (validated on every call and exported as
- * JSON Schema for the model) and one for its output (validated before `tool.completed`).
+ * JSON Schema for the model) and one for its output (validated before `tool.completed`). A tool that changes
+ * files or runs commands declares `effects: ToolEffects` in its output schema.
  */
 export type ToolDefinition<I extends v.GenericSchema = v.GenericSchema, O extends v.GenericSchema = v.GenericSchema> = {
   readonly name: string;

@@ -6,19 +6,19 @@ import { air_failure, make_air_error, to_air_error, type AirError } from "../con
 import { make_event, type EventOrigin, type RuntimeEvent } from "../contracts/events/registry.js";
 import { new_id, type AgentId, type ArtifactId, type EvidenceId, type MessageId, type TaskId, type ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
-import { ToolCall, ToolSchema, type ToolOutcome } from "../contracts/tool.js";
+import { ToolCall, ToolEffects, ToolSchema, type ToolOutcome } from "../contracts/tool.js";
 import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionRequest } from "../permissions/engine.js";
 import { BackupStore } from "../project/backup-store.js";
 import type { Session } from "../project/session-manager.js";
-import type { AnyToolDefinition, ToolExecution } from "./define.js";
+import { ToolFailure, type AnyToolDefinition, type ToolExecution } from "./define.js";
 import { ReadObservations } from "./observations.js";
 import { cancelled_error, invalid_input_error, invalid_output_error, malformed_call_error, refusal_error, unknown_tool_error } from "./registry-errors.js";
 
 /** What `call_streaming` yields: live chunks, then exactly one final outcome. */
 export type ToolStreamItem = { readonly type: "progress"; readonly chunk: unknown } | { readonly type: "result"; readonly outcome: ToolOutcome };
 
-/** Who calls a tool and within what limits. */
-export type ToolCallContext = {
+/** Who calls a tool (session, task, agent, the message it answers) and within what limits: the task's scope, a signal to cancel. */
+export type ToolCaller = {
   session: Session;
   task_id?: TaskId;
   agent_id?: AgentId;
@@ -44,7 +44,7 @@ type ValidCall = { tool_name: string; definition: AnyToolDefinition; input: unkn
 /** One run of a tool: what every step after validation shares. */
 type ToolRun = ValidCall & {
   tool_run_id: ToolRunId;
-  context: ToolCallContext;
+  caller: ToolCaller;
   signal: AbortSignal;
   /** The tool, under the session's route: stamped on every event of the run. */
   origin: EventOrigin;
@@ -55,8 +55,27 @@ type ToolRun = ValidCall & {
 type RunProducts = { artifact_ids: ArtifactId[]; evidence_ids: EvidenceId[] };
 
 
-function failure(error: AirError, tool_run_id?: ToolRunId): ToolOutcome {
-  return tool_run_id === undefined ? { ok: false, error } : { ok: false, tool_run_id, error };
+/** Why a run failed, with what it did before it failed. */
+type RunFailure = { error: AirError; effects?: ToolEffects };
+
+function failure(error: AirError, tool_run_id?: ToolRunId, effects?: ToolEffects): ToolOutcome {
+  return { ok: false, ...(tool_run_id === undefined ? {} : { tool_run_id }), error, ...(effects === undefined ? {} : { effects }) };
+}
+
+/** Whether an output schema has the `effects: ToolEffects` field. */
+function declares_effects(output: v.GenericSchema): boolean {
+  if (!("entries" in output) || typeof output.entries !== "object" || output.entries === null) return false;
+  return "effects" in output.entries && output.entries.effects === ToolEffects;
+}
+
+const WithEffects = v.looseObject({ effects: ToolEffects });
+
+/** The effects of a tool's output, moved out of it: the model reads what the tool answered, the runtime what it did. */
+function lift_effects(output: unknown): { output: unknown; effects?: ToolEffects } {
+  const parsed = v.safeParse(WithEffects, output);
+  if (!parsed.success) return { output };
+  const { effects, ...answer } = parsed.output;
+  return { output: answer, effects };
 }
 
 function abort_reason(signal: AbortSignal): string {
@@ -113,13 +132,13 @@ export class ToolRegistry {
     return [...this.#tools.values()].map((entry) => entry.schema);
   }
 
-  async call(call: ToolCall, context: ToolCallContext, on_stream?: (chunk: unknown) => void): Promise<ToolOutcome> {
+  async call(call: ToolCall, caller: ToolCaller, on_stream?: (chunk: unknown) => void): Promise<ToolOutcome> {
     const valid = this.#validated(call);
     if (!valid.ok) return failure(valid.error);
-    const signal = context.signal ?? new AbortController().signal;
+    const signal = caller.signal ?? new AbortController().signal;
     if (signal.aborted) return failure(cancelled_error(valid.tool_name, abort_reason(signal)));
 
-    const run = this.#run_of(valid, context, signal);
+    const run = this.#run_of(valid, caller, signal);
     const authorized = await this.#authorized(run);
     if (!authorized.ok) return failure(authorized.error);
     const { decision } = authorized;
@@ -132,11 +151,11 @@ export class ToolRegistry {
     const products: RunProducts = { artifact_ids: [], evidence_ids: [] };
     const execution = this.#execution_for(run, decision, products, on_stream);
     const not_backed_up = await this.#back_up(run, decision, execution);
-    if (not_backed_up !== undefined) return this.#failed_outcome(run, not_backed_up, started_at);
+    if (not_backed_up !== undefined) return this.#failed_outcome(run, { error: not_backed_up }, started_at);
     const executed = await this.#executed(run, execution);
-    if (!executed.ok) return this.#failed_outcome(run, executed.error, started_at);
+    if (!executed.ok) return this.#failed_outcome(run, executed, started_at);
     const output = this.#validated_output(run, executed.raw_output);
-    if (!output.ok) return this.#failed_outcome(run, output.error, started_at);
+    if (!output.ok) return this.#failed_outcome(run, output, started_at);
     return this.#completed_outcome(run, output.output, products, started_at);
   }
 
@@ -144,15 +163,15 @@ export class ToolRegistry {
    * `call` as a stream (seeds 000 §9.1): every chunk the tool streams as a `progress` item, then exactly one
    * `result` item with the outcome. A consumer that stops early cancels the call.
    */
-  async *call_streaming(call: ToolCall, context: ToolCallContext): AsyncGenerator<ToolStreamItem, void, undefined> {
+  async *call_streaming(call: ToolCall, caller: ToolCaller): AsyncGenerator<ToolStreamItem, void, undefined> {
     const controller = new AbortController();
-    const forward = () => controller.abort(context.signal?.reason);
-    if (context.signal?.aborted === true) forward();
-    else context.signal?.addEventListener("abort", forward, { once: true });
+    const forward = () => controller.abort(caller.signal?.reason);
+    if (caller.signal?.aborted === true) forward();
+    else caller.signal?.addEventListener("abort", forward, { once: true });
     const chunks: unknown[] = [];
     let wake: (() => void) | undefined;
     let outcome: ToolOutcome | undefined;
-    const running = this.call(call, { ...context, signal: controller.signal }, (chunk) => {
+    const running = this.call(call, { ...caller, signal: controller.signal }, (chunk) => {
       chunks.push(chunk);
       wake?.();
     }).then((settled) => {
@@ -168,7 +187,7 @@ export class ToolRegistry {
       }
       yield { type: "result", outcome };
     } finally {
-      context.signal?.removeEventListener("abort", forward);
+      caller.signal?.removeEventListener("abort", forward);
       if (outcome === undefined) {
         controller.abort("the caller stopped reading the tool's stream");
         await running;
@@ -190,14 +209,14 @@ export class ToolRegistry {
   }
 
   /** Gives the run its id and its origin: the tool, under the session's route. */
-  #run_of({ tool_name, definition, input }: ValidCall, context: ToolCallContext, signal: AbortSignal): ToolRun {
-    const { session } = context;
+  #run_of({ tool_name, definition, input }: ValidCall, caller: ToolCaller, signal: AbortSignal): ToolRun {
+    const { session } = caller;
     return {
       tool_name,
       definition,
       input,
       tool_run_id: new_id("tool_run"),
-      context,
+      caller,
       signal,
       origin: {
         ...session.origin,
@@ -210,10 +229,10 @@ export class ToolRegistry {
 
   /** Permission: request from the declaration + validated input, evaluate, record; anything not allowed is a refusal. */
   async #authorized(run: ToolRun): Promise<Step<{ decision: PermissionDecision }>> {
-    const { session } = run.context;
+    const { session } = run.caller;
     let decision: PermissionDecision;
     try {
-      const request = this.#request_of(run.definition, run.input, run.context, run.tool_run_id);
+      const request = this.#request_of(run.definition, run.input, run.caller, run.tool_run_id);
       decision = await this.permissions.evaluate(request, { ingestor: session.ingestor, origin: run.origin }, run.signal);
       this.permissions.record(decision, request, { ingestor: session.ingestor, origin: run.origin });
     } catch (error) {
@@ -225,7 +244,7 @@ export class ToolRegistry {
 
   /** Records `tool.started`, or says why it could not: then the tool does not run. */
   #record_started(run: ToolRun): AirError | undefined {
-    const { tool_run_id, tool_name, definition, context } = run;
+    const { tool_run_id, tool_name, definition, caller } = run;
     try {
       run.ingest(
         make_event(
@@ -235,9 +254,9 @@ export class ToolRegistry {
             tool_name,
             tool_version: definition.version,
             input: run.input as JsonObject,
-            task_id: context.task_id,
-            agent_id: context.agent_id,
-            origin_message_id: context.origin_message_id,
+            task_id: caller.task_id,
+            agent_id: caller.agent_id,
+            origin_message_id: caller.origin_message_id,
           },
           run.origin,
         ),
@@ -260,8 +279,8 @@ export class ToolRegistry {
     });
     if (files.length === 0) return undefined;
     try {
-      const store = BackupStore.for_project(run.context.session.project.layout);
-      const record = await store.backup(files, { reason: `before ${run.tool_name}: ${decision.reason}`, tool_run_id: run.tool_run_id, session_id: run.context.session.id });
+      const store = BackupStore.for_project(run.caller.session.project.layout);
+      const record = await store.backup(files, { reason: `before ${run.tool_name}: ${decision.reason}`, tool_run_id: run.tool_run_id, session_id: run.caller.session.id });
       execution.evidence({ kind: "structured_result", ref: `backup:${record.backup_id}`, claim: `backed up ${files.join(", ")} before writing (commit ${record.commit_sha})` });
       return undefined;
     } catch (error) {
@@ -286,7 +305,7 @@ export class ToolRegistry {
 
   /** What the running tool may use; the artifacts and evidence it creates are linked to the run and collected in `products`. */
   #execution_for(run: ToolRun, decision: PermissionDecision, products: RunProducts, on_stream?: (chunk: unknown) => void): ToolExecution {
-    const { session, task_id, agent_id } = run.context;
+    const { session, task_id, agent_id } = run.caller;
     const { tool_run_id, origin, ingest } = run;
     const links = { tool_run_id, task_id, agent_id };
     return {
@@ -296,8 +315,8 @@ export class ToolRegistry {
       tool_name: run.tool_name,
       task_id,
       agent_id,
-      origin_message_id: run.context.origin_message_id,
-      scope: run.context.scope,
+      origin_message_id: run.caller.origin_message_id,
+      scope: run.caller.scope,
       signal: run.signal,
       permission: decision,
       observations: this.observations.scope({ session_id: session.id, agent_id, task_id }),
@@ -327,14 +346,21 @@ export class ToolRegistry {
   }
 
   /** Runs the tool; a run aborted meanwhile is cancelled even if the tool returned. */
-  async #executed(run: ToolRun, execution: ToolExecution): Promise<Step<{ raw_output: unknown }>> {
+  async #executed(run: ToolRun, execution: ToolExecution): Promise<{ ok: true; raw_output: unknown } | ({ ok: false } & RunFailure)> {
     let raw_output: unknown;
     try {
       raw_output = await run.definition.execute(run.input, execution);
     } catch (error) {
-      return { ok: false, error: to_air_error(error, "tool_error") };
+      if (!(error instanceof ToolFailure)) return { ok: false, error: to_air_error(error, "tool_error") };
+      const effects = v.safeParse(ToolEffects, error.effects);
+      if (!effects.success) return { ok: false, error: invalid_output_error(run.tool_name, effects.issues) };
+      return { ok: false, error: error.error, effects: effects.output };
     }
-    if (run.signal.aborted) return { ok: false, error: cancelled_error(run.tool_name, abort_reason(run.signal)) };
+    if (run.signal.aborted) {
+      // Cancelled after it acted: what it did is still the call's.
+      const { effects } = declares_effects(run.definition.output) ? lift_effects(raw_output) : {};
+      return { ok: false, error: cancelled_error(run.tool_name, abort_reason(run.signal)), ...(effects === undefined ? {} : { effects }) };
+    }
     return { ok: true, raw_output };
   }
 
@@ -345,17 +371,17 @@ export class ToolRegistry {
   }
 
   /** Ends a run that did not complete: `tool.cancelled` if the caller aborted, else `tool.failed`. */
-  #failed_outcome(run: ToolRun, error: AirError, started_at: number): ToolOutcome {
+  #failed_outcome(run: ToolRun, { error, effects }: RunFailure, started_at: number): ToolOutcome {
     const { tool_run_id, signal, origin } = run;
     try {
       if (signal.aborted) {
         run.ingest(make_event("tool.cancelled", { tool_run_id, reason: abort_reason(signal) }, origin));
-        return failure(cancelled_error(run.tool_name, abort_reason(signal)), tool_run_id);
+        return failure(cancelled_error(run.tool_name, abort_reason(signal)), tool_run_id, effects);
       }
       run.ingest(make_event("tool.failed", { tool_run_id, error, duration_ms: elapsed_ms(started_at) }, origin));
-      return failure(error, tool_run_id);
+      return failure(error, tool_run_id, effects);
     } catch (record_error) {
-      return failure(to_air_error(record_error, "system_error"), tool_run_id);
+      return failure(to_air_error(record_error, "system_error"), tool_run_id, effects);
     }
   }
 
@@ -369,13 +395,15 @@ export class ToolRegistry {
         make_event("tool.completed", { tool_run_id, output, artifact_ids, evidence_ids, duration_ms: elapsed_ms(started_at) }, run.origin),
       );
     } catch (error) {
-      return this.#failed_outcome(run, to_air_error(error, "system_error"), started_at);
+      return this.#failed_outcome(run, { error: to_air_error(error, "system_error") }, started_at);
     }
     // The caller (and so the model) gets the output as recorded: with secrets redacted by the ingestor.
-    return { ok: true, tool_run_id, output: (completed.payload as { output: unknown }).output };
+    const recorded = (completed.payload as { output: unknown }).output;
+    if (!declares_effects(run.definition.output)) return { ok: true, tool_run_id, output: recorded };
+    return { ok: true, tool_run_id, ...lift_effects(recorded) };
   }
 
-  #request_of(definition: AnyToolDefinition, input: unknown, context: ToolCallContext, tool_run_id: ToolRunId): PermissionRequest {
+  #request_of(definition: AnyToolDefinition, input: unknown, caller: ToolCaller, tool_run_id: ToolRunId): PermissionRequest {
     const { permissions } = definition;
     return {
       tool_name: definition.name,
@@ -389,11 +417,11 @@ export class ToolRegistry {
       reads: permissions.reads?.(input) ?? [],
       writes: permissions.writes?.(input) ?? [],
       command: permissions.executes?.(input),
-      project_root: context.session.project.layout.root,
-      scope: context.scope,
+      project_root: caller.session.project.layout.root,
+      scope: caller.scope,
       tool_run_id,
-      task_id: context.task_id,
-      agent_id: context.agent_id,
+      task_id: caller.task_id,
+      agent_id: caller.agent_id,
     };
   }
 }

@@ -15,15 +15,12 @@ import {
 } from "../contracts/ipc.js";
 import { ModelDelta, ModelResponse, type ModelRequest } from "../contracts/provider.js";
 import type { TaskSpec } from "../contracts/task.js";
-import { ToolCall, type ToolOutcome } from "../contracts/tool.js";
+import { MODEL_COMPLETE_TOOL, ToolCall, type ToolOutcome } from "../contracts/tool.js";
 import type { AgentType } from "../contracts/worker-result.js";
 import { IpcProtocolError } from "./protocol.js";
 
 /** Writes one worker→parent message (the entry point encodes and writes it to stdout). */
 export type SendMessage = (message: ReturnType<typeof make_ipc_message>) => void;
-
-/** The internal tool through which a worker asks the parent for a model completion (DESIGN.md §5). */
-export const MODEL_COMPLETE_TOOL = "model.complete";
 
 export type WorkerRuntimeOptions = {
   readonly address: IpcAddress;

@@ -23,6 +23,34 @@ const WRITE_HELLO: TurnInput = {
   reply: { content: [{ type: "text", text: "Writing it." }, { type: "tool_use", name: "fs.write", input: { path: "hello.txt", content: "hello\n" } }] },
 };
 const text = (answer: string, expect: TurnInput["expect"] = {}): TurnInput => ({ expect, reply: { content: [{ type: "text", text: answer }] } });
+const TWO_FILE_PATCH = [
+  "--- a/src/greet.txt",
+  "+++ b/src/greet.txt",
+  "@@ -1 +1 @@",
+  "-hello",
+  "+hello, world",
+  "--- a/src/count.txt",
+  "+++ b/src/count.txt",
+  "@@ -1,2 +1,3 @@",
+  " one",
+  " two",
+  "+three",
+  "",
+].join("\n");
+const PATCH_TWO_FILES: TurnInput[] = [
+  {
+    expect: { last_user_contains: "patch both", tools: ["fs.read", "fs.patch", "shell.run"] },
+    reply: {
+      content: [
+        { type: "tool_use", name: "fs.read", input: { path: "src/greet.txt" } },
+        { type: "tool_use", name: "fs.read", input: { path: "src/count.txt" } },
+      ],
+    },
+  },
+  { expect: { tool_result_contains: "two" }, reply: { content: [{ type: "tool_use", name: "fs.patch", input: { patch: TWO_FILE_PATCH } }] } },
+  { expect: { tool_result_contains: "src/count.txt" }, reply: { content: [{ type: "tool_use", name: "shell.run", input: { command: "grep -c three src/count.txt" } }] } },
+  text("Patched both files.", { tool_result_contains: "exit_code" }),
+];
 
 let cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -103,6 +131,29 @@ describe("direct mode", () => {
     expect(contents(temp, "assistant.message.created").at(-1)).toBe(summary);
     expect(runtime.main_agent.getSnapshot().value).toBe("IDLE");
     expect(runtime.in_direct_mode()).toBe(false);
+  });
+
+  it("/done names every file one fs.patch changed with its diff, and the command that ran with its exit code", async () => {
+    const temp = session();
+    fs.mkdirSync(path.join(temp.project.layout.root, "src"));
+    fs.writeFileSync(path.join(temp.project.layout.root, "src/greet.txt"), "hello\n");
+    fs.writeFileSync(path.join(temp.project.layout.root, "src/count.txt"), "one\ntwo\n");
+    const runtime = runtime_against(temp, await scripted(PATCH_TWO_FILES), "accept-edits");
+
+    runtime.enter_direct();
+    expect(await runtime.submit("please patch both files")).toEqual({ kind: "answered", answer: "Patched both files." });
+    expect(fs.readFileSync(path.join(temp.project.layout.root, "src/count.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+    const diffs = temp.session.store.query({ types: ["artifact.created"] }).flatMap(({ event }) =>
+      event.type === "artifact.created" && event.payload.artifact.type === "diff" ? [event.payload.artifact.id] : [],
+    );
+    expect(diffs).toHaveLength(2);
+
+    const done = await runtime.leave_direct();
+    const summary = done.kind === "answered" ? done.answer : "";
+    expect(summary).toMatch(/^Direct mode ended: 1 message, 4 tool runs, \d+ evidence records\./);
+    expect(summary).toContain(`\nChanged src/greet.txt, src/count.txt (diffs ${diffs.join(", ")}).`);
+    expect(summary).toContain("\nRan `grep -c three src/count.txt` (exit 0).");
+    expect(summary).not.toContain("No file changed.");
   });
 
   it("keeps one conversation across the direct session's messages: the model sees what came before", async () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { make_event, type EventOrigin } from "../../src/contracts/events/registry.js";
 import { new_id, type AgentId, type TaskId } from "../../src/contracts/ids.js";
+import { read_pinned_state } from "../../src/context/compaction/pinned.js";
 import { covered_count, type StoredMessage } from "../../src/context/compaction/stored-conversation.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
 import type { ScriptedServer } from "../../src/providers/scripted/server.js";
@@ -197,6 +198,21 @@ describe("context.compact (the CompactorRole, copy-on-write)", () => {
     expect(summary!.task_id).toBeNull();
     expect(air_home()).toBe(path.join(h.temp.root, "air-home"));
     expect(fs.existsSync(path.join(air_home(), "compaction-rules.md"))).toBe(false);
+  });
+});
+
+describe("read_pinned_state: files touched", () => {
+  it("are the changed files of every completed run's effects, and the paths that fs writes recorded before tools had effects", async () => {
+    output_of(await h.call("fs.write", { path: "src/a.ts", content: "export const a = 1;\n" }));
+    // A row of a session recorded before tools declared effects: fs.write's output named its path.
+    const tool_run_id = new_id("tool_run");
+    ingest("tool.started", { tool_run_id, tool_name: "fs.write", tool_version: 1, input: { path: "legacy/old.ts", content: "" } });
+    ingest("tool.completed", { tool_run_id, output: { path: "legacy/old.ts", created: true, changed: true, sha256: "0".repeat(64), size_bytes: 0 }, duration_ms: 1 });
+    output_of(await h.call("shell.run", { command: "true" }));
+    const rename = "diff --git a/src/a.ts b/src/b.ts\nrename from src/a.ts\nrename to src/b.ts\n--- a/src/a.ts\n+++ b/src/b.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const b = 1;\n";
+    output_of(await h.call("fs.patch", { patch: rename }));
+
+    expect(read_pinned_state(h.temp.session.connection, []).files_touched).toEqual(["src/a.ts", "legacy/old.ts", "src/b.ts"]);
   });
 });
 

@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { effects_of } from "../../src/contracts/tool.js";
 import { error_of, files_under, output_of, tool_harness, write, type ToolHarness } from "./helpers.js";
 
 let h: ToolHarness;
@@ -21,7 +22,7 @@ const read = (relative: string) => fs.readFileSync(path.join(h.root, relative), 
 const exists = (relative: string) => fs.existsSync(path.join(h.root, relative));
 
 type FileResult = { path: string; operation: string; from?: string; sha256?: string; hunks_applied: number; diff_artifact_id: string };
-type PatchOutput = { files: FileResult[]; diff_artifact_ids: string[] };
+type PatchOutput = { files: FileResult[] };
 
 /** Every file of the project (symlinks as their target) with its bytes, inode and mtime: "untouched" means all three are equal. */
 function fingerprint(): Record<string, { bytes: string; ino: number; mtime: number }> {
@@ -133,8 +134,11 @@ describe("fs.patch all or nothing", () => {
     write(h.root, "blocker", "a file where the patch wants a folder\n");
     const before = fingerprint();
     const creates_under_a_file = CREATE.replaceAll("src/new/created.txt", "blocker/created.txt");
-    const error = error_of(await h.call("fs.patch", { patch: TWO_HUNKS + creates_under_a_file }));
+    const outcome = await h.call("fs.patch", { patch: TWO_HUNKS + creates_under_a_file });
+    const error = error_of(outcome);
     expect(error.message).toMatch(/writing the patched files failed .*every file already written was restored/);
+    // Everything was put back: the failed call changed no file.
+    expect(effects_of(outcome).changed_files).toEqual([]);
     expect(error.metadata).toMatchObject({ restored: ["src/numbers.txt"], restore_failed: [] });
     expect(read("src/numbers.txt")).toBe(numbers);
     expect(Object.keys(fingerprint())).toEqual(Object.keys(before));
@@ -171,10 +175,20 @@ rename to src/new-name.txt
       { path: "src/gone.txt", operation: "deleted", hunks_applied: 1, diff_artifact_id: expect.any(String) },
       { path: "src/new-name.txt", operation: "renamed", from: "src/old-name.txt", sha256: sha256("keep\nchanged\n"), size_bytes: 13, hunks_applied: 1, diff_artifact_id: expect.any(String) },
     ]);
-    expect(output.diff_artifact_ids).toEqual(output.files.map((file) => file.diff_artifact_id));
-    expect(h.artifact_text(output.diff_artifact_ids[0]!)).toContain("+line twenty-seven");
+    // The effects: every file changed (a rename removes one and writes another) and a diff per file.
+    const effects = effects_of(outcome);
+    expect(effects).toEqual({
+      changed_files: ["src/numbers.txt", "src/new/created.txt", "src/gone.txt", "src/old-name.txt", "src/new-name.txt"],
+      diff_artifact_ids: output.files.map((file) => file.diff_artifact_id),
+      command_runs: [],
+      commits: [],
+    });
+    expect(output).not.toHaveProperty("effects");
+    expect(h.artifact_text(effects.diff_artifact_ids[0]!)).toContain("+line twenty-seven");
     const completed = h.events("tool.completed").find((event) => event.payload.tool_run_id === outcome.tool_run_id);
-    expect(completed!.payload.artifact_ids).toEqual(output.diff_artifact_ids);
+    expect(completed!.payload.artifact_ids).toEqual(effects.diff_artifact_ids);
+    // The recorded output keeps the tool's whole answer, effects included.
+    expect(completed!.payload.output).toMatchObject({ effects: { changed_files: effects.changed_files, diff_artifact_ids: effects.diff_artifact_ids } });
     expect(completed!.payload.evidence_ids).toHaveLength(4);
   });
 
@@ -191,8 +205,10 @@ copy to src/config-copy.txt
 +level = 4
  name = demo
 `;
-    const output = output_of<PatchOutput>(await h.call("fs.patch", { patch: copy }));
+    const outcome = await h.call("fs.patch", { patch: copy });
+    const output = output_of<PatchOutput>(outcome);
     expect(output.files).toMatchObject([{ path: "src/config-copy.txt", operation: "copied", from: "src/config.txt" }]);
+    expect(effects_of(outcome).changed_files).toEqual(["src/config-copy.txt"]);
     expect(read("src/config-copy.txt")).toBe("mode = fast\nlevel = 4\nname = demo\n");
     expect(read("src/config.txt")).toBe("mode = fast\nlevel = 3\nname = demo\n");
   });

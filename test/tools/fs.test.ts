@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { new_id } from "../../src/contracts/ids.js";
+import { effects_of } from "../../src/contracts/tool.js";
 import { error_of, output_of, tool_harness, write, type ToolHarness } from "./helpers.js";
 
 let h: ToolHarness;
@@ -158,6 +159,8 @@ describe("fs.edit success", () => {
     expect(diff).toContain("-echo hello world");
     expect(diff).toContain("+echo hello there");
 
+    expect(effects_of(outcome)).toEqual({ changed_files: ["src/run.sh"], diff_artifact_ids: [output.diff_artifact_id], command_runs: [], commits: [] });
+
     const completed = h.events("tool.completed").find((event) => event.payload.tool_run_id === outcome.tool_run_id);
     expect(completed!.payload.artifact_ids).toEqual([output.diff_artifact_id]);
     expect(completed!.payload.evidence_ids).toHaveLength(1);
@@ -195,8 +198,10 @@ describe("fs.edit success", () => {
 
 describe("fs.write", () => {
   it("creates a file (and its folders) with a diff artifact from /dev/null", async () => {
-    const output = output_of<WriteOutput>(await h.call("fs.write", { path: "src/deep/new.txt", content: "hello\n" }));
+    const outcome = await h.call("fs.write", { path: "src/deep/new.txt", content: "hello\n" });
+    const output = output_of<WriteOutput>(outcome);
     expect(output).toMatchObject({ path: "src/deep/new.txt", created: true, changed: true, sha256: sha256("hello\n") });
+    expect(effects_of(outcome)).toMatchObject({ changed_files: ["src/deep/new.txt"], diff_artifact_ids: [output.diff_artifact_id] });
     expect(read("src/deep/new.txt")).toBe("hello\n");
     const diff = h.artifact_text(output.diff_artifact_id!);
     expect(diff).toContain("--- /dev/null");
@@ -223,7 +228,9 @@ describe("fs.write", () => {
   it("writing the same content changes nothing and records no diff", async () => {
     write(h.root, "a.txt", "same\n");
     output_of(await h.call("fs.read", { path: "a.txt" }));
-    expect(output_of<WriteOutput>(await h.call("fs.write", { path: "a.txt", content: "same\n" }))).toMatchObject({ changed: false });
+    const outcome = await h.call("fs.write", { path: "a.txt", content: "same\n" });
+    expect(output_of<WriteOutput>(outcome)).toMatchObject({ changed: false });
+    expect(effects_of(outcome)).toMatchObject({ changed_files: [], diff_artifact_ids: [] });
     expect(h.artifacts()).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { analyze_command } from "../../src/permissions/command-risk/index.js";
 import type { PromptAnswerer } from "../../src/permissions/prompts.js";
 import { is_air_failure } from "../../src/contracts/errors.js";
+import { effects_of } from "../../src/contracts/tool.js";
 import { equivalent_command } from "../../src/tools/git/commit.js";
 import { run_git } from "../../src/tools/git/run-git.js";
 import { commit_files, git, init_repo, marker_script } from "../fixtures/git-repo.js";
@@ -323,6 +324,8 @@ describe("git.commit", () => {
     ]);
     expect(git(h.root, "log", "-1", "--format=%B").trim()).toBe("Add n and change a\n\n# not a comment to strip");
     expect(git(h.root, "status", "--porcelain", "--", "left-out.txt")).toContain("?? left-out.txt");
+    // Its effect is the commit: the working tree's files are as they were.
+    expect(effects_of(outcome)).toEqual({ changed_files: [], diff_artifact_ids: [], command_runs: [], commits: [output.sha] });
 
     const evidence = h.events("evidence.created")[0]!.payload;
     expect(evidence).toMatchObject({ tool_run_id: outcome.tool_run_id, evidence: { kind: "tool_run", ref: outcome.tool_run_id } });

@@ -6,11 +6,11 @@
  */
 import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { air_failure, is_air_failure } from "../../src/contracts/errors.js";
+import { air_failure, is_air_failure, make_air_error } from "../../src/contracts/errors.js";
 import { new_id } from "../../src/contracts/ids.js";
-import { ToolOutcome, ToolSchema } from "../../src/contracts/tool.js";
+import { effects_of, ToolEffects, ToolOutcome, ToolSchema } from "../../src/contracts/tool.js";
 import { BUILTIN_TOOLS, create_tool_registry } from "../../src/tools/builtin.js";
-import { define_tool } from "../../src/tools/define.js";
+import { define_tool, ToolFailure } from "../../src/tools/define.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { error_of, output_of, tool_harness, type ToolHarness } from "./helpers.js";
 
@@ -256,6 +256,57 @@ describe("the run", () => {
     expect(error.metadata).toMatchObject({ action: "deny", layer: "user_prompt" });
     expect(h.events("permission.prompt.requested")[0]!.payload).toMatchObject({ tool_name: "test.fetch" });
     expect(h.events("tool.started")).toEqual([]);
+  });
+});
+
+/** Claims to have changed `file` (nothing is written: the registry's handling of effects is under test). */
+const toucher = define_tool({
+  name: "test.touch",
+  version: 1,
+  description: "Reports a changed file, then succeeds, fails or waits for the cancel.",
+  category: "filesystem",
+  input: v.strictObject({ file: v.string(), mode: v.picklist(["ok", "fail", "wait"]) }),
+  output: v.strictObject({ note: v.string(), effects: ToolEffects }),
+  permissions: {},
+  async execute(input, execution) {
+    const effects = { changed_files: [input.file] };
+    if (input.mode === "fail") throw new ToolFailure(make_air_error({ kind: "tool_error", message: "half done" }), effects);
+    if (input.mode === "wait") await new Promise<void>((resolve) => execution.signal.addEventListener("abort", () => resolve(), { once: true }));
+    return { note: `touched ${input.file}`, effects };
+  },
+});
+
+describe("effects", () => {
+  const call = (input: Record<string, unknown>, signal?: AbortSignal) => h.registry.call({ tool_name: "test.touch", input }, { session: h.temp.session, signal });
+  beforeEach(() => h.registry.register(toucher));
+
+  it("lifts the declared effects out of the output into the outcome; the recorded output keeps them", async () => {
+    const outcome = await call({ file: "a.txt", mode: "ok" });
+    expect(() => v.parse(ToolOutcome, outcome)).not.toThrow();
+    expect(output_of(outcome)).toEqual({ note: "touched a.txt" });
+    expect(outcome.effects).toEqual({ changed_files: ["a.txt"], diff_artifact_ids: [], command_runs: [], commits: [] });
+    expect(h.tool_runs()[0]).toMatchObject({ status: "ok", output_json: { note: "touched a.txt", effects: { changed_files: ["a.txt"] } } });
+  });
+
+  it("a tool that declares none has none", async () => {
+    h.registry.register(echo);
+    const outcome = await h.registry.call({ tool_name: "test.echo", input: { text: "hi" } }, { session: h.temp.session });
+    expect(outcome.effects).toBeUndefined();
+    expect(effects_of(outcome)).toEqual({ changed_files: [], diff_artifact_ids: [], command_runs: [], commits: [] });
+  });
+
+  it("a ToolFailure's effects reach the failed outcome, and so do those of a run cancelled after it acted", async () => {
+    const failed = await call({ file: "b.txt", mode: "fail" });
+    expect(error_of(failed).message).toBe("half done");
+    expect(effects_of(failed).changed_files).toEqual(["b.txt"]);
+
+    const controller = new AbortController();
+    const pending = call({ file: "c.txt", mode: "wait" }, controller.signal);
+    setTimeout(() => controller.abort("stop"), 20);
+    const cancelled = await pending;
+    expect(error_of(cancelled).metadata).toMatchObject({ cancelled: true });
+    expect(effects_of(cancelled).changed_files).toEqual(["c.txt"]);
+    expect(h.tool_runs().map((run) => run.status)).toEqual(["error", "cancelled"]);
   });
 });
 

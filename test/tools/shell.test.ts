@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { RuntimeEvent } from "../../src/contracts/events/registry.js";
+import { effects_of } from "../../src/contracts/tool.js";
 import { neutral_git_env } from "../../src/tools/git/neutral-config.js";
 import { is_dropped_variable, scrub_env } from "../../src/tools/shell/env.js";
 import { bwrap_probe } from "../../src/tools/shell/sandbox.js";
@@ -83,6 +84,21 @@ describe("a command that exits", () => {
       ["command_log", output.command_run_id, outcome.tool_run_id],
     ]);
     expect(command_row(output.command_run_id)).toMatchObject({ exit_code: 0, stdout_artifact_id: output.stdout_artifact_id });
+    expect(effects_of(outcome)).toEqual({
+      changed_files: [],
+      diff_artifact_ids: [],
+      command_runs: [
+        {
+          command_run_id: output.command_run_id,
+          command: "echo out; echo err >&2",
+          exit_code: 0,
+          duration_ms: expect.any(Number),
+          stdout_artifact_id: output.stdout_artifact_id,
+          stderr_artifact_id: output.stderr_artifact_id,
+        },
+      ],
+      commits: [],
+    });
 
     const tool_completed = h.events("tool.completed")[0]!.payload;
     expect(tool_completed.artifact_ids).toEqual([output.stdout_artifact_id, output.stderr_artifact_id]);
@@ -209,6 +225,8 @@ function stopping_specs(mode: "off" | "bwrap"): void {
     expect(h.artifact_text(String(failed.stdout_artifact_id))).toBe("started\n");
     expect(h.tool_runs()[0]).toMatchObject({ status: "error" });
     expect(command_row(String(failed.command_run_id)).completed_at).toBeTruthy();
+    // The command ran though the call failed: its run is among the call's effects, without an exit code.
+    expect(effects_of(outcome).command_runs).toEqual([expect.objectContaining({ command_run_id: failed.command_run_id, exit_code: null, stdout_artifact_id: failed.stdout_artifact_id })]);
   });
 
   it("a command that ignores SIGTERM gets SIGKILL after the grace period", async () => {
@@ -246,6 +264,7 @@ function stopping_specs(mode: "off" | "bwrap"): void {
     expect(h.events("command.failed")[0]!.payload).toMatchObject({ cancelled: true });
     expect(h.events("tool.cancelled")[0]!.payload).toMatchObject({ tool_run_id: outcome.tool_run_id, reason: "user pressed escape" });
     expect(h.tool_runs()[0]).toMatchObject({ status: "cancelled" });
+    expect(effects_of(outcome).command_runs).toEqual([expect.objectContaining({ command: `echo started; sleep ${sleep}`, exit_code: null })]);
     await until(() => processes_with(sleep).length === 0);
   });
 }

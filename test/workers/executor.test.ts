@@ -1,12 +1,23 @@
 /**
  * The real worker (src/workers/main.ts in its own process) running the executor role through the real
  * bridge and worker-run machine. The model is a script in this file served as the `model.complete` tool;
- * the other tools have real effects in the temp project.
+ * the other tools have real effects in the temp project. Last, a task through the whole runtime: the real
+ * tools, and the real adapter against the scripted model server.
  */
 import fs from "node:fs";
 import path from "node:path";
+import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { start_runtime } from "../../src/actors/runtime/runtime.js";
+import { read_task } from "../../src/actors/runtime/task-graph.js";
+import { DEFAULT_TASK_DEFAULTS } from "../../src/cli/run-requirement.js";
 import type { ModelRequest } from "../../src/contracts/provider.js";
+import { WorkerResult } from "../../src/contracts/worker-result.js";
+import { permissions_for_project } from "../../src/permissions/session-permissions.js";
+import { ProviderManager } from "../../src/providers/manager.js";
+import { start_scripted_server } from "../../src/providers/scripted/server.js";
+import { fixture_path } from "../fixtures/processes.js";
+import { find_rows } from "../fixtures/session.js";
 import { calls, event_types, payload_of, says, tool_results_of, WorkerHarness, type ModelTurn } from "./harness.js";
 
 let h: WorkerHarness;
@@ -180,5 +191,51 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
     expect(report.output.status).toBe("done");
     expect(report.output.result).toMatchObject({ status: "failed" });
     expect(report.output.result!.summary).toContain("provider unreachable");
+  });
+});
+
+describe("an fs.patch task through the runtime (real tools, scripted model server)", () => {
+  const KEY = "sk-executor-patch-test";
+
+  it("reports both files one fs.patch changed, and a diff of that patch, in the WorkerResult", async () => {
+    fs.mkdirSync(path.join(h.root, "src"));
+    fs.writeFileSync(path.join(h.root, "src/greet.txt"), "hello\n");
+    fs.writeFileSync(path.join(h.root, "src/count.txt"), "one\ntwo\n");
+    const server = await start_scripted_server({ script: fixture_path("scripts/patch-two-files.yaml"), api_key: KEY });
+    const providers = ProviderManager.load({ home: h.temp.root, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url }, retry: { sleep: async () => undefined } });
+    const runtime = start_runtime(h.session, {
+      provider: providers.for_session(),
+      permissions: permissions_for_project(h.temp.project.layout, { mode: "accept-edits" }),
+      task_defaults: DEFAULT_TASK_DEFAULTS,
+    });
+    try {
+      const outcome = await runtime.submit("finish the greeting and the count");
+      expect(outcome).toMatchObject({ kind: "executed", run: { status: "completed" } });
+      expect(fs.readFileSync(path.join(h.root, "src/greet.txt"), "utf8")).toBe("hello, world\n");
+      expect(fs.readFileSync(path.join(h.root, "src/count.txt"), "utf8")).toBe("one\ntwo\nthree\n");
+
+      const task_id = outcome.kind === "executed" ? outcome.task_id : "";
+      const result = v.parse(WorkerResult, JSON.parse(read_task(h.session.connection, task_id).worker_result_json ?? "null"));
+      expect(result).toMatchObject({ status: "completed", changed_files: ["src/greet.txt", "src/count.txt"] });
+      const [patch_run] = find_rows(h.session.connection, "tool_runs", "fs.patch", "tool_name");
+      const diffs = find_rows(h.session.connection, "artifacts", "diff", "type");
+      expect(diffs.map((diff) => [diff.tool_run_id, diff.entity_id])).toEqual([
+        [patch_run!.id, "src/greet.txt"],
+        [patch_run!.id, "src/count.txt"],
+      ]);
+      expect(result.diff_ref).toBe(diffs.at(-1)!.id);
+      expect(result.summary).toContain("Changed 2 file(s): src/greet.txt, src/count.txt.");
+      expect(result.evidence_refs.map((ref) => [ref.kind, ref.ref])).toEqual([
+        ["tool_run", patch_run!.id],
+        ["command_run", expect.stringMatching(/^cmr_/)],
+      ]);
+      expect(result.evidence_refs[0]!.claim).toBe("fs.patch changed src/greet.txt, src/count.txt");
+      expect(result.verification).toEqual([
+        expect.objectContaining({ exit_code: 0, passed: true, artifact_id: expect.stringMatching(/^art_/) }),
+      ]);
+    } finally {
+      runtime.stop();
+      await server.close();
+    }
   });
 });

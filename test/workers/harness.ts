@@ -78,8 +78,9 @@ export const TOOL_SCHEMAS: ToolSchema[] = [
 export type ToolLog = { call: ToolCall; model_requests: ModelRequest[] };
 
 /**
- * A tool caller with real effects in `root`. `model.complete` answers from `script` turn by turn (the last
- * turn repeats) and streams each text block back as deltas first.
+ * A tool caller with real effects in `root`, reported as the registry reports them (`effects` beside the output).
+ * `model.complete` answers from `script` turn by turn (the last turn repeats) and streams each text block back
+ * as deltas first.
  */
 export function test_tools(root: string, script: readonly ModelTurn[], log: ToolLog[] = [], model_delay_ms = 0): WorkerToolCaller {
   const requests: ModelRequest[] = [];
@@ -105,7 +106,13 @@ export function test_tools(root: string, script: readonly ModelTurn[], log: Tool
         const relative = String(call.input.path);
         fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true });
         fs.writeFileSync(path.join(root, relative), String(call.input.content));
-        return { ok: true, tool_run_id, output: { path: relative, bytes: String(call.input.content).length, diff_artifact_id: new_id("artifact") } };
+        const diff_artifact_id = new_id("artifact");
+        return {
+          ok: true,
+          tool_run_id,
+          output: { path: relative, bytes: String(call.input.content).length, diff_artifact_id },
+          effects: { changed_files: [relative], diff_artifact_ids: [diff_artifact_id], command_runs: [], commits: [] },
+        };
       }
       case "shell.run": {
         const started = Date.now();
@@ -114,7 +121,8 @@ export function test_tools(root: string, script: readonly ModelTurn[], log: Tool
           () => 0,
           (error: { code?: number }) => (typeof error.code === "number" ? error.code : 1),
         );
-        return { ok: true, tool_run_id, output: { exit_code, duration_ms: Date.now() - started, command_run_id: new_id("command_run") } };
+        const command_run = { command_run_id: new_id("command_run"), command, exit_code, duration_ms: Date.now() - started };
+        return { ok: true, tool_run_id, output: { exit_code, duration_ms: command_run.duration_ms }, effects: { changed_files: [], diff_artifact_ids: [], command_runs: [command_run], commits: [] } };
       }
       default:
         return { ok: false, tool_run_id, error: make_air_error({ kind: "tool_error", message: `no tool ${call.tool_name}` }) };

@@ -5,11 +5,11 @@ import { air_failure } from "../../contracts/errors.js";
 import { make_event, type EventType, type PayloadInputOf } from "../../contracts/events/registry.js";
 import { new_id, type MessageId } from "../../contracts/ids.js";
 import type { ContentBlock, ModelRequest, ModelResponse } from "../../contracts/provider.js";
-import type { ToolOutcome, ToolSchema } from "../../contracts/tool.js";
+import { effects_of, type CommandRunEffect, type ToolOutcome, type ToolSchema } from "../../contracts/tool.js";
 import type { UserRequest } from "../../machines/main-agent.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import { CODE_CHANGING_TOOLS, is_object, render_outcome, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
+import { answer_tool_use, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
 
 /** Model calls of one direct message before the turn is ended for the user to steer. */
 export const DIRECT_MAX_MODEL_CALLS = 40;
@@ -32,30 +32,32 @@ export type DirectModeDependencies = DirectModeTools & {
   readonly context: Pick<SessionContext, "assemble_main">;
 };
 
-/** One tool run of the direct session, as the `/done` summary reports it. */
+/** One tool run of the direct session, as the `/done` summary reports it: whether it succeeded and what it did. */
 type DirectRun = {
-  readonly tool_name: string;
   readonly tool_run_id: string | undefined;
   readonly ok: boolean;
-  readonly changed_path?: string;
-  readonly diff_artifact_id?: string;
-  readonly command?: string;
-  readonly exit_code?: number;
+  readonly changed_files: readonly string[];
+  readonly diff_artifact_ids: readonly string[];
+  readonly command_runs: readonly CommandRunEffect[];
+  readonly commits: readonly string[];
 };
 
-function run_of(use: ToolUse, input: Record<string, unknown>, outcome: ToolOutcome): DirectRun {
-  const output = outcome.ok && is_object(outcome.output) ? outcome.output : {};
-  const changed = outcome.ok && CODE_CHANGING_TOOLS.has(use.name) && output.changed !== false;
-  const path = typeof output.path === "string" ? output.path : typeof input.path === "string" ? input.path : undefined;
-  return {
-    tool_name: use.name,
-    tool_run_id: outcome.tool_run_id,
-    ok: outcome.ok,
-    ...(changed && path !== undefined ? { changed_path: path } : {}),
-    ...(changed && typeof output.diff_artifact_id === "string" ? { diff_artifact_id: output.diff_artifact_id } : {}),
-    ...(use.name === "shell.run" && typeof input.command === "string" ? { command: input.command } : {}),
-    ...(typeof output.exit_code === "number" ? { exit_code: output.exit_code } : {}),
-  };
+function run_of(outcome: ToolOutcome): DirectRun {
+  return { tool_run_id: outcome.tool_run_id, ok: outcome.ok, ...effects_of(outcome) };
+}
+
+/** `/done`'s lines about one run's effects: the files it changed with their diffs, the commands it ran, its commits. */
+function effect_lines(run: DirectRun): string[] {
+  const lines: string[] = [];
+  if (run.changed_files.length > 0) {
+    const diffs = run.diff_artifact_ids.length === 0 ? "" : ` (${run.diff_artifact_ids.length === 1 ? "diff" : "diffs"} ${run.diff_artifact_ids.join(", ")})`;
+    lines.push(`Changed ${run.changed_files.join(", ")}${diffs}.`);
+  }
+  for (const command of run.command_runs) {
+    lines.push(`Ran \`${command.command}\`${command.exit_code === null ? " (did not finish)" : ` (exit ${command.exit_code})`}.`);
+  }
+  for (const sha of run.commits) lines.push(`Committed ${sha.slice(0, 12)}.`);
+  return lines;
 }
 
 function plural(count: number, word: string): string {
@@ -108,22 +110,14 @@ export class DirectSession {
     const run_ids = new Set(this.#runs.map((run) => run.tool_run_id).filter((id) => id !== undefined));
     const evidence = this.dependencies.session.store
       .query({ types: ["tool.completed"] })
-      .flatMap(({ event }) => {
-        const payload = event.payload as { tool_run_id: string; evidence_ids?: string[] };
-        return run_ids.has(payload.tool_run_id) ? (payload.evidence_ids ?? []) : [];
-      });
+      .flatMap(({ event }) => (event.type === "tool.completed" && run_ids.has(event.payload.tool_run_id) ? event.payload.evidence_ids : []));
     const failed = this.#runs.filter((run) => !run.ok).length;
     const lines = [
       `Direct mode ended: ${plural(this.#messages, "message")}, ${plural(this.#runs.length, "tool run")}` +
         `${failed === 0 ? "" : ` (${failed} failed)`}, ${plural(evidence.length, "evidence record")}.`,
     ];
-    const changed = this.#runs.filter((run) => run.changed_path !== undefined);
-    if (changed.length === 0) lines.push("No file changed.");
-    for (const run of changed) lines.push(`Changed ${run.changed_path}${run.diff_artifact_id === undefined ? "" : ` (diff ${run.diff_artifact_id})`}.`);
-    for (const run of this.#runs.filter((run) => run.command !== undefined)) {
-      lines.push(`Ran \`${run.command}\`${run.exit_code === undefined ? " (did not finish)" : ` (exit ${run.exit_code})`}.`);
-    }
-    return lines.join("\n");
+    if (this.#runs.every((run) => run.changed_files.length === 0)) lines.push("No file changed.");
+    return [...lines, ...this.#runs.flatMap(effect_lines)].join("\n");
   }
 
   /** An interrupted or stopped turn left no answer: one is added, since a user message must follow an assistant one. */
@@ -133,16 +127,14 @@ export class DirectSession {
   }
 
   async #run_tool(use: ToolUse, request: UserRequest, signal: AbortSignal): Promise<ContentBlock> {
-    const reply = (content: string, is_error: boolean): ContentBlock =>
-      is_error ? { type: "tool_result", tool_use_id: use.id, content, is_error: true } : { type: "tool_result", tool_use_id: use.id, content };
-    if (!this.dependencies.tools.some((tool) => tool.name === use.name)) return reply(`error: no tool named "${use.name}" is available`, true);
-    if (!is_object(use.input)) return reply(`error: the input of ${use.name} must be a JSON object`, true);
-    const outcome = await this.dependencies.registry.call(
-      { tool_name: use.name, input: use.input },
-      { session: this.dependencies.session, origin_message_id: request.message_id as MessageId, signal },
+    const { registry, session, tools } = this.dependencies;
+    const answer = await answer_tool_use(
+      use,
+      (name) => tools.some((tool) => tool.name === name),
+      (call) => registry.call(call, { session, origin_message_id: request.message_id as MessageId, signal }),
     );
-    this.#runs.push(run_of(use, use.input, outcome));
-    return reply(render_outcome(outcome), !outcome.ok);
+    if (answer.outcome !== undefined) this.#runs.push(run_of(answer.outcome));
+    return answer.result;
   }
 
   #record_assistant(response: ModelResponse): void {

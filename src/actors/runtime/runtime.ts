@@ -6,7 +6,7 @@ import { make_event } from "../../contracts/events/registry.js";
 import { new_id, type AgentId } from "../../contracts/ids.js";
 import { AGENT_TYPE_OF_TASK, type AgentStartContext } from "../../contracts/ipc.js";
 import type { TaskSpec } from "../../contracts/task.js";
-import type { ToolSchema } from "../../contracts/tool.js";
+import { MODEL_COMPLETE_TOOL, type ToolSchema } from "../../contracts/tool.js";
 import { air_failure, AirFailure } from "../../contracts/errors.js";
 import { ModelResponse, type ModelRequest } from "../../contracts/provider.js";
 import type { RequestOutcome } from "../../machines/main-agent.js";
@@ -62,14 +62,14 @@ function agent_start_context(session: Session, registry: ToolRegistry, context: 
     layers: context.agent_layers(task, AGENT_TYPE_OF_TASK[task.type]),
     context_window: context.context_window,
     token_budget: context.token_budget,
-    internal_tools: internal_tools(registry).filter((name) => name !== "model.complete"),
+    internal_tools: internal_tools(registry).filter((name) => name !== MODEL_COMPLETE_TOOL),
     compaction: { threshold_ratio: settings.threshold_ratio, circuit_breaker: settings.circuit_breaker },
   };
 }
 
 /** The Main Agent's model calls go through `model.complete` too, so every call is a recorded tool run. */
 async function complete_through_registry(session: Session, registry: ToolRegistry, request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
-  const outcome = await registry.call({ tool_name: "model.complete", input: request }, { session, ...(signal === undefined ? {} : { signal }) });
+  const outcome = await registry.call({ tool_name: MODEL_COMPLETE_TOOL, input: request }, { session, ...(signal === undefined ? {} : { signal }) });
   if (!outcome.ok) throw new AirFailure(outcome.error);
   return v.parse(ModelResponse, outcome.output);
 }

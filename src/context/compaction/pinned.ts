@@ -1,4 +1,6 @@
-import { and, asc, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, eq, inArray, ne, or, sql } from "drizzle-orm";
+import * as v from "valibot";
+import { ToolEffects } from "../../contracts/tool.js";
 import type { Connection } from "../../db/connection.js";
 import { tasks, tool_runs } from "../../db/schema.js";
 import type { CompactionSettings } from "./rules.js";
@@ -17,7 +19,13 @@ export type PinnedState = {
 
 export type PinnedTask = { readonly id: string; readonly title: string; readonly status: string; readonly reason: string | null };
 
-const WRITING_TOOLS = ["fs.write", "fs.edit", "fs.patch"];
+/** Runs recorded before tools declared their effects: these tools' outputs named the files they wrote. */
+const PRE_EFFECTS_WRITERS = ["fs.write", "fs.edit", "fs.patch"];
+const PreEffectsOutput = v.union([
+  v.object({ files: v.array(v.object({ path: v.string(), from: v.optional(v.string()) })) }),
+  v.object({ path: v.string() }),
+]);
+const RecordedEffects = v.object({ effects: ToolEffects });
 
 /** Every task but the compaction bookkeeping, oldest first. */
 function read_tasks(connection: Connection): PinnedTask[] {
@@ -29,25 +37,29 @@ function read_tasks(connection: Connection): PinnedTask[] {
     .all();
 }
 
-function is_record(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** The paths a completed write reported: `path` of fs.write / fs.edit, `files[].path` (and `from`) of fs.patch. */
+/** The files a completed run changed, from the `effects` of its recorded output. */
 function paths_of(output_json: string | null): string[] {
   if (output_json === null) return [];
   const output: unknown = JSON.parse(output_json);
-  if (!is_record(output)) return [];
-  const entries = Array.isArray(output.files) ? output.files.filter(is_record) : [output];
-  return entries.flatMap((entry) => [entry.from, entry.path]).filter((value): value is string => typeof value === "string" && value !== "");
+  const recorded = v.safeParse(RecordedEffects, output);
+  if (recorded.success) return recorded.output.effects.changed_files;
+  const legacy = v.safeParse(PreEffectsOutput, output);
+  if (!legacy.success) return [];
+  const entries: { path: string; from?: string }[] = "files" in legacy.output ? legacy.output.files : [legacy.output];
+  return entries.flatMap((entry) => (entry.from === undefined ? [entry.path] : [entry.from, entry.path]));
 }
 
-/** Paths written by completed tool runs of the session, in first-touch order. */
+/** Files changed by completed tool runs of the session, in first-touch order. */
 function read_files_touched(connection: Connection): string[] {
   const runs = connection.db
     .select({ output_json: tool_runs.output_json })
     .from(tool_runs)
-    .where(and(inArray(tool_runs.tool_name, WRITING_TOOLS), eq(tool_runs.status, "ok")))
+    .where(
+      and(
+        eq(tool_runs.status, "ok"),
+        or(sql`json_type(${tool_runs.output_json}, '$.effects.changed_files') = 'array'`, inArray(tool_runs.tool_name, PRE_EFFECTS_WRITERS)),
+      ),
+    )
     .orderBy(asc(tool_runs.started_at), asc(tool_runs.id))
     .all();
   return [...new Set(runs.flatMap((run) => paths_of(run.output_json)))];

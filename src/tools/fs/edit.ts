@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { air_failure } from "../../contracts/errors.js";
 import { ArtifactId } from "../../contracts/ids.js";
+import { ToolEffects } from "../../contracts/tool.js";
 import { define_tool } from "../define.js";
 import { assert_unchanged_since_read, assert_utf8, diff_artifact, locate, PathInput, read_text_file, sha256_of, Sha256Input, write_text_atomic } from "./common.js";
 
@@ -20,6 +21,7 @@ export const FsEditOutput = v.strictObject({
   sha256: v.string(),
   size_bytes: v.pipe(v.number(), v.integer(), v.minValue(0)),
   diff_artifact_id: ArtifactId,
+  effects: ToolEffects,
 });
 
 function occurrences(text: string, needle: string): number {
@@ -72,6 +74,13 @@ export const fs_edit = define_tool({
     execution.observations.record(located.real, written.sha256);
     const diff = diff_artifact(execution, located, text, after);
     execution.evidence({ kind: "artifact_excerpt", ref: diff.uri, claim: `edited ${located.display} (${count} replacement${count === 1 ? "" : "s"})`, artifact_id: diff.id });
-    return { path: located.display, replacements: input.replace_all ? count : 1, sha256: written.sha256, size_bytes: written.size_bytes, diff_artifact_id: diff.id };
+    return {
+      path: located.display,
+      replacements: input.replace_all ? count : 1,
+      sha256: written.sha256,
+      size_bytes: written.size_bytes,
+      diff_artifact_id: diff.id,
+      effects: { changed_files: [located.display], diff_artifact_ids: [diff.id] },
+    };
   },
 });

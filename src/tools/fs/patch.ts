@@ -1,9 +1,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
-import { air_failure } from "../../contracts/errors.js";
+import { air_failure, make_air_error } from "../../contracts/errors.js";
 import { ArtifactId } from "../../contracts/ids.js";
-import { define_tool, type ToolExecution } from "../define.js";
+import { ToolEffects } from "../../contracts/tool.js";
+import { define_tool, ToolFailure, type ToolExecution } from "../define.js";
 import {
   assert_unchanged_since_read,
   assert_utf8,
@@ -55,7 +56,7 @@ export const FsPatchOutput = v.strictObject({
       diff_artifact_id: ArtifactId,
     }),
   ),
-  diff_artifact_ids: v.array(ArtifactId),
+  effects: ToolEffects,
 });
 
 type FsPatchInput = v.InferOutput<typeof FsPatchInput>;
@@ -228,8 +229,9 @@ function commit(plans: Planned[]): void {
         restore_failed.push(undo.path);
       }
     }
-    throw air_failure(
-      {
+    // What could not be put back stays changed: the call's effects, though it failed.
+    throw new ToolFailure(
+      make_air_error({
         kind: restore_failed.length === 0 ? "tool_error" : "system_error",
         message:
           `writing the patched files failed (${(error as Error).message}); ` +
@@ -240,7 +242,8 @@ function commit(plans: Planned[]): void {
             ? "Check that the target folders are writable and the paths are not blocked by files, then apply the patch again."
             : "Inspect the files named in the error (git diff shows what changed) before doing anything else.",
         metadata: { restored: done.map((undo) => undo.path), restore_failed },
-      },
+      }),
+      { changed_files: restore_failed },
       error,
     );
   }
@@ -288,6 +291,8 @@ export const fs_patch = define_tool({
     if (plans.some((plan) => plan.rejected.length > 0)) reject(execution, plans);
     commit(plans);
     const files = report(execution, plans);
-    return { files, diff_artifact_ids: files.map((file) => file.diff_artifact_id) };
+    // A rename changes two files: the one it removes and the one it writes.
+    const changed_files = files.flatMap((file) => (file.operation === "renamed" && file.from !== undefined ? [file.from, file.path] : [file.path]));
+    return { files, effects: { changed_files, diff_artifact_ids: files.map((file) => file.diff_artifact_id) } };
   },
 });

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import * as v from "valibot";
 import { air_failure } from "../../contracts/errors.js";
 import { ArtifactId } from "../../contracts/ids.js";
+import { ToolEffects } from "../../contracts/tool.js";
 import { define_tool } from "../define.js";
 import { assert_unchanged_since_read, diff_artifact, locate, MAX_TEXT_BYTES, PathInput, read_text_file, sha256_of, Sha256Input, write_text_atomic } from "./common.js";
 
@@ -20,6 +21,7 @@ export const FsWriteOutput = v.strictObject({
   sha256: v.string(),
   size_bytes: v.pipe(v.number(), v.integer(), v.minValue(0)),
   diff_artifact_id: v.optional(ArtifactId),
+  effects: ToolEffects,
 });
 
 export const fs_write = define_tool({
@@ -49,7 +51,7 @@ export const fs_write = define_tool({
       });
     }
     if (before === input.content) {
-      return { path: located.display, created: false, changed: false, sha256: sha256_of(before), size_bytes: Buffer.byteLength(before) };
+      return { path: located.display, created: false, changed: false, sha256: sha256_of(before), size_bytes: Buffer.byteLength(before), effects: {} };
     }
     const written = write_text_atomic(located.real, input.content);
     execution.observations.record(located.real, written.sha256);
@@ -62,6 +64,7 @@ export const fs_write = define_tool({
       sha256: written.sha256,
       size_bytes: written.size_bytes,
       diff_artifact_id: diff.id,
+      effects: { changed_files: [located.display], diff_artifact_ids: [diff.id] },
     };
   },
 });

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { air_failure } from "../../contracts/errors.js";
+import { ToolEffects } from "../../contracts/tool.js";
 import { define_tool } from "../define.js";
 import { shell_quote } from "./output.js";
 import { git_in, open_repo, PathsInput, pathspecs, project_path, type Repo } from "./repo.js";
@@ -12,12 +13,14 @@ export const GitCommitInput = v.strictObject({
 });
 type GitCommitInput = v.InferOutput<typeof GitCommitInput>;
 
-const ChangedFile = v.strictObject({ path: v.string(), status: v.string() });
+const CommittedFile = v.strictObject({ path: v.string(), status: v.string() });
 
 export const GitCommitOutput = v.strictObject({
   sha: v.string(),
   subject: v.string(),
-  files: v.array(ChangedFile),
+  files: v.array(CommittedFile),
+  /** The commit made; the working tree's files are as they were. */
+  effects: ToolEffects,
 });
 
 /** The command line the PermissionEngine judges: what this call does, as a user would type it. */
@@ -89,6 +92,6 @@ export const git_commit = define_tool({
     const files = await changed_files(repo);
     const subject = input.message.trim().split("\n")[0]!;
     execution.evidence({ kind: "tool_run", ref: execution.tool_run_id, claim: `commit ${sha} "${subject.slice(0, 200)}" records ${files.length} file(s)` });
-    return { sha, subject, files };
+    return { sha, subject, files, effects: { commits: [sha] } };
   },
 });

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { MESSAGES_ARTIFACT_THRESHOLD_BYTES } from "../../context/assembler.js";
 import { ModelRequest, ModelResponse, type ModelDelta } from "../../contracts/provider.js";
+import { MODEL_COMPLETE_TOOL } from "../../contracts/tool.js";
 import { agents } from "../../db/schema.js";
 import type { Session } from "../../project/session-manager.js";
 import { define_tool } from "../define.js";
@@ -26,7 +27,7 @@ function requester_of(session: Session, agent_id: string | undefined): string {
  */
 export function model_complete_tool(model: ModelCompleter) {
   return define_tool({
-    name: "model.complete",
+    name: MODEL_COMPLETE_TOOL,
     version: 1,
     description: "Internal: one completion of the session's model. Workers call it; it is never offered to a model.",
     category: "internal",

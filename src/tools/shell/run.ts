@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import * as v from "valibot";
-import { air_failure, AirFailure, make_air_error, type AirError } from "../../contracts/errors.js";
+import { air_failure, make_air_error, type AirError } from "../../contracts/errors.js";
 import { ArtifactId, CommandRunId, new_id } from "../../contracts/ids.js";
-import { define_tool, type ToolExecution } from "../define.js";
+import { ToolEffects } from "../../contracts/tool.js";
+import { define_tool, ToolFailure, type ToolExecution } from "../define.js";
 import { locate, PathInput } from "../fs/common.js";
 import { Capture } from "./capture.js";
 import { shell_env } from "./env.js";
@@ -39,6 +40,7 @@ export const ShellRunOutput = v.strictObject({
   stderr_artifact_id: ArtifactId,
   duration_ms: v.pipe(v.number(), v.minValue(0)),
   sandbox: v.pipe(v.picklist(["bwrap", "none"]), v.description("bwrap: the command could write only the task's write area and build folders.")),
+  effects: ToolEffects,
 });
 
 function ending_error(ending: Exclude<Ending, { kind: "exited" }>, command: string, timeout_ms: number): AirError {
@@ -173,6 +175,7 @@ async function run_command(execution: ToolExecution, command: string, launch: La
   const stdout = captures.stdout.tail(TAIL_CHARS);
   const stderr = captures.stderr.tail(TAIL_CHARS);
   const artifacts = { stdout_artifact_id: stdout_artifact.id, stderr_artifact_id: stderr_artifact.id };
+  const ran = (exit_code: number | null) => ({ command_runs: [{ command_run_id, command, exit_code, duration_ms, ...artifacts }] });
 
   if (ending.kind !== "exited") {
     const error = ending_error(ending, describe_command(command), timeout_ms);
@@ -191,7 +194,7 @@ async function run_command(execution: ToolExecution, command: string, launch: La
       cancelled: ending.kind === "cancelled",
       ...artifacts,
     });
-    throw new AirFailure(failed_error);
+    throw new ToolFailure(failed_error, ran(null));
   }
 
   execution.emit("command.completed", { command_run_id, exit_code: ending.code, duration_ms, ...artifacts });
@@ -213,5 +216,6 @@ async function run_command(execution: ToolExecution, command: string, launch: La
     ...artifacts,
     duration_ms,
     sandbox: launch.mode,
+    effects: ran(ending.code),
   };
 }

@@ -1,3 +1,4 @@
+import { MODEL_COMPLETE_TOOL } from "../../contracts/tool.js";
 import type {
   ArtifactView,
   CommandRunView,
@@ -31,7 +32,7 @@ const TASK_DONE = new Set(["completed", "failed", "cancelled", "interrupted"]);
 
 /** A worker's model turns are tool runs too; the screen shows them as the agent's streamed text instead. */
 export function is_model_turn(run: { readonly tool_name: string }): boolean {
-  return run.tool_name === "model.complete";
+  return run.tool_name === MODEL_COMPLETE_TOOL;
 }
 const MAX_EVIDENCE = 8;
 

@@ -1,18 +1,17 @@
-import * as v from "valibot";
-import { ArtifactId, new_id } from "../../contracts/ids.js";
-import { ArtifactRef, type EvidenceRef } from "../../contracts/artifact.js";
+import { new_id } from "../../contracts/ids.js";
+import type { EvidenceRef } from "../../contracts/artifact.js";
 import { AirFailure, type AirError } from "../../contracts/errors.js";
 import type { AgentStartContext } from "../../contracts/ipc.js";
 import type { ContentBlock, ModelDelta } from "../../contracts/provider.js";
 import type { TaskSpec } from "../../contracts/task.js";
-import type { ToolOutcome } from "../../contracts/tool.js";
+import { effects_of, type ToolOutcome } from "../../contracts/tool.js";
 import type { Risk, VerificationResult, WorkerResult, WorkerStatus } from "../../contracts/worker-result.js";
 import { AgentContext, CONTEXT_COMPACT_TOOL } from "../../context/agent-context.js";
 import { DEFAULT_CONTEXT_WINDOW, token_budget_of } from "../../context/budget.js";
 import { task_instruction, task_spec_layer } from "../../context/layers.js";
 import { is_cancellation, type WorkerRuntime } from "../runtime.js";
 import type { WorkerRole } from "./role.js";
-import { CODE_CHANGING_TOOLS, is_object, render_outcome, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
+import { answer_tool_use, text_of, tool_uses_of } from "../../context/model-turn.js";
 
 export const SHELL_TOOL = "shell.run";
 
@@ -24,14 +23,6 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }
 
-function string_field(record: Record<string, unknown>, ...keys: string[]): string | undefined {
-  for (const key of keys) {
-    const value = record[key];
-    if (typeof value === "string" && value.length > 0) return value;
-  }
-  return undefined;
-}
-
 /**
  * The executor loop: model ↔ tools until the model ends its turn or the turn budget runs out, then the
  * TaskSpec's verification commands through `shell.run`, then a WorkerResult whose status follows seeds 003
@@ -40,7 +31,6 @@ function string_field(record: Record<string, unknown>, ...keys: string[]): strin
  */
 class ExecutorRun {
   readonly #changed_files = new Set<string>();
-  readonly #artifacts = new Map<string, ArtifactRef>();
   readonly #evidence: EvidenceRef[] = [];
   readonly #risks: Risk[] = [];
   readonly #verification: VerificationResult[] = [];
@@ -104,7 +94,11 @@ class ExecutorRun {
       const uses = tool_uses_of(response.content);
       if (uses.length > 0) {
         const results: ContentBlock[] = [];
-        for (const use of uses) results.push(await this.#run_tool(use, tool_names));
+        for (const use of uses) {
+          const answer = await answer_tool_use(use, (name) => tool_names.has(name), (call) => this.runtime.call_tool(call));
+          if (answer.outcome !== undefined) this.#record(use.name, answer.outcome);
+          results.push(answer.result);
+        }
         context.add_user(results);
         continue;
       }
@@ -164,41 +158,20 @@ class ExecutorRun {
     return undefined;
   }
 
-  async #run_tool(use: ToolUse, offered: ReadonlySet<string>): Promise<ContentBlock> {
-    const reply = (content: string, is_error: boolean): ContentBlock =>
-      is_error ? { type: "tool_result", tool_use_id: use.id, content, is_error: true } : { type: "tool_result", tool_use_id: use.id, content };
-    if (!offered.has(use.name)) return reply(`error: no tool named "${use.name}" is available to this task`, true);
-    if (!is_object(use.input)) return reply(`error: the input of ${use.name} must be a JSON object`, true);
-    const outcome = await this.runtime.call_tool({ tool_name: use.name, input: use.input });
-    this.#record(use.name, use.input, outcome);
-    return reply(render_outcome(outcome), !outcome.ok);
-  }
-
-  /** What a tool run contributes to the result: changed files, the diff, artifacts, evidence, commands. */
-  #record(tool_name: string, input: Record<string, unknown>, outcome: ToolOutcome): void {
-    if (tool_name === SHELL_TOOL && typeof input.command === "string") this.#commands_run.push(input.command);
-    if (!outcome.ok) return;
-    const output = is_object(outcome.output) ? outcome.output : {};
-    for (const key of ["artifact", "diff_artifact", "artifacts"]) {
-      for (const candidate of ([] as unknown[]).concat(output[key] ?? [])) {
-        const artifact = v.safeParse(ArtifactRef, candidate);
-        if (artifact.success) this.#artifacts.set(artifact.output.id, artifact.output);
-      }
-    }
-    // fs.write reports `changed: false` when the content was already there: nothing to verify then.
-    if (!CODE_CHANGING_TOOLS.has(tool_name) || output.changed === false) return;
+  /** What a tool run contributes to the result, read from its effects: changed files, the diff, commands. */
+  #record(tool_name: string, outcome: ToolOutcome): void {
+    const effects = effects_of(outcome);
+    for (const run of effects.command_runs) this.#commands_run.push(run.command);
+    if (effects.changed_files.length === 0) return;
     this.#code_changed = true;
-    const files = Array.isArray(output.changed_files)
-      ? output.changed_files.filter((file): file is string => typeof file === "string")
-      : [string_field(output, "path", "file_path") ?? string_field(input, "path", "file_path")].filter((file): file is string => file !== undefined);
-    for (const file of files) this.#changed_files.add(file);
-    const diff = string_field(output, "diff_artifact_id", "diff_ref", "artifact_id") ?? string_field(is_object(output.diff_artifact) ? output.diff_artifact : {}, "id");
+    for (const file of effects.changed_files) this.#changed_files.add(file);
+    const diff = effects.diff_artifact_ids.at(-1);
     if (diff !== undefined) this.#diff_ref = diff;
     this.#evidence.push({
       id: new_id("evidence"),
       kind: "tool_run",
-      ref: outcome.tool_run_id,
-      claim: `${tool_name} changed ${files.length > 0 ? files.join(", ") : "files"}`,
+      ref: outcome.tool_run_id ?? tool_name,
+      claim: `${tool_name} changed ${effects.changed_files.join(", ")}`,
     });
   }
 
@@ -207,30 +180,21 @@ class ExecutorRun {
       const started = Date.now();
       const outcome = await this.runtime.call_tool({ tool_name: SHELL_TOOL, input: { command } });
       this.#commands_run.push(command);
-      const output = outcome.ok && is_object(outcome.output) ? outcome.output : {};
-      const exit_code = typeof output.exit_code === "number" && Number.isInteger(output.exit_code) ? output.exit_code : null;
-      const passed = outcome.ok && exit_code === 0;
-      const artifact = v.safeParse(ArtifactId, string_field(output, "stdout_artifact_id", "artifact_id", "log_artifact_id"));
-      const duration = typeof output.duration_ms === "number" && output.duration_ms >= 0 ? output.duration_ms : Date.now() - started;
+      // A command that could not finish (timeout, spawn failure) still has its command run, with no exit code.
+      const ran = effects_of(outcome).command_runs[0];
+      const exit_code = ran?.exit_code ?? null;
       this.#verification.push({
         command,
         exit_code,
-        passed,
-        duration_ms: duration,
-        ...(artifact.success ? { artifact_id: artifact.output } : {}),
+        passed: outcome.ok && exit_code === 0,
+        duration_ms: ran?.duration_ms ?? Date.now() - started,
+        ...(ran?.stdout_artifact_id === undefined ? {} : { artifact_id: ran.stdout_artifact_id }),
       });
       if (!outcome.ok && outcome.error.kind === "permission_error") this.#verification_blocked = true;
-      // A command that could not finish (timeout, spawn failure) still names its command run in the error.
-      const failed_run = outcome.ok ? undefined : outcome.error.metadata?.command_run_id;
-      const ref =
-        string_field(output, "command_run_id") ??
-        (typeof failed_run === "string" ? failed_run : undefined) ??
-        outcome.tool_run_id ??
-        `${SHELL_TOOL}: ${command}`;
       this.#evidence.push({
         id: new_id("evidence"),
         kind: "command_run",
-        ref,
+        ref: ran?.command_run_id ?? outcome.tool_run_id ?? `${SHELL_TOOL}: ${command}`,
         claim: outcome.ok ? `\`${command}\` exited ${exit_code ?? "without an exit code"}` : `\`${command}\` could not run: ${outcome.error.message}`,
       });
     }
@@ -302,7 +266,7 @@ class ExecutorRun {
       summary: this.#summary(status, ending),
       changed_files: [...this.#changed_files],
       ...(this.#diff_ref === undefined ? {} : { diff_ref: this.#diff_ref }),
-      artifacts: [...this.#artifacts.values()],
+      artifacts: [],
       verification: this.#verification,
       risks: this.#risks,
       follow_up_tasks: [],

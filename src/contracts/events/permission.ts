@@ -3,15 +3,38 @@ import { AgentId, PermissionDecisionId, PermissionPromptId, TaskId, ToolRunId } 
 import { durable } from "./define.js";
 import { NonEmpty, Reason } from "./common.js";
 
-/** The six actions of seeds 000 §9.3. */
-export const PermissionAction = v.picklist(["allow", "announce_then_run", "ask_user", "deny", "block", "refuse"]);
+/** Each item's place in `order`: the rank tables below are read off their tuples, never written by hand. */
+function ranks<T extends string>(order: readonly T[]): Readonly<Record<T, number>> {
+  return Object.fromEntries(order.map((item, index) => [item, index])) as Record<T, number>;
+}
+
+/**
+ * The six actions of seeds 000 §9.3, from the least strict to the strictest: the order is the strictness
+ * (when two layers disagree, the later action here decides). `block` (outside the task's scope: widen the
+ * scope or make a new task, then retry) is below `deny` (this call may not run, whatever the scope), which is
+ * below `refuse` (policy: never).
+ */
+export const PERMISSION_ACTIONS = ["allow", "announce_then_run", "ask_user", "block", "deny", "refuse"] as const;
+export const PermissionAction = v.picklist(PERMISSION_ACTIONS);
 export type PermissionAction = v.InferOutput<typeof PermissionAction>;
+/** How strict an action is: its index in `PERMISSION_ACTIONS`. */
+export const STRICTNESS = ranks(PERMISSION_ACTIONS);
 
 export const PermissionGrantScope = v.picklist(["once", "session", "project", "global"]);
 export type PermissionGrantScope = v.InferOutput<typeof PermissionGrantScope>;
 
-export const RiskLevel = v.picklist(["none", "low", "medium", "high", "critical"]);
+/** The six layers of seeds 000 §9.2, in evaluation order. */
+export const PERMISSION_LAYERS = ["tool_declaration", "profile", "task_scope", "path_command_risk", "credential_system_override", "user_prompt"] as const;
+export type PermissionLayer = (typeof PERMISSION_LAYERS)[number];
+/** A layer's place in `PERMISSION_LAYERS`. */
+export const LAYER_ORDER = ranks(PERMISSION_LAYERS);
+
+/** From no risk to the highest. */
+export const RISK_LEVELS = ["none", "low", "medium", "high", "critical"] as const;
+export const RiskLevel = v.picklist(RISK_LEVELS);
 export type RiskLevel = v.InferOutput<typeof RiskLevel>;
+/** How high a risk is: its index in `RISK_LEVELS`. */
+export const RISK_RANK = ranks(RISK_LEVELS);
 
 /**
  * How much the user lets air do without asking (the modes users know from other coding agents):

@@ -95,6 +95,15 @@ describe("open_session", () => {
     expect(referential_check(session.connection).ok).toBe(true);
   });
 
+  it("carries the provider and model it was created with, and a resumed session those of its row", () => {
+    const created = open_session(project, { title: "with a model", model_provider_id: "anthropic", model_id: "claude-sonnet-4-5" });
+    expect(created).toMatchObject({ model_provider_id: "anthropic", model_id: "claude-sonnet-4-5" });
+    created.close();
+    const resumed = open({ session_id: created.id, model_provider_id: "openai", model_id: "gpt-5" });
+    expect(resumed).toMatchObject({ model_provider_id: "anthropic", model_id: "claude-sonnet-4-5" });
+    expect(open({ title: "no model named" })).toMatchObject({ model_provider_id: undefined, model_id: undefined });
+  });
+
   it("refuses to resume a session that does not exist, creating nothing", () => {
     const id = new_id("session") as SessionId;
     const failure = expect_air_failure(() => open({ session_id: id }));

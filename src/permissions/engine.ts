@@ -240,7 +240,7 @@ export class PermissionEngine {
       reason: decision.reason,
       risk_level: decision.risk_level,
       offered_scopes: only_once ? ["once"] : ["once", "session", "project", "global"],
-      subjects: decision.ask_subjects,
+      subjects: [...decision.ask_subjects],
       categories: [...new Set(analysis?.commands.flatMap((run) => run.categories) ?? [])],
       commands: analysis?.commands.map((run) => run.argv.join(" ")) ?? [],
     };

@@ -57,6 +57,27 @@ export const PermissionSubject = v.variant("kind", [
 ]);
 export type PermissionSubject = v.InferOutput<typeof PermissionSubject>;
 
+/**
+ * A question to the user about one tool call: what it would run or touch and why it was not allowed outright.
+ * `permission.prompt.requested` records all of it but `reason`, which the question holds.
+ */
+export const PermissionPrompt = v.strictObject({
+  prompt_id: PermissionPromptId,
+  tool_name: NonEmpty,
+  question: NonEmpty,
+  reason: Reason,
+  risk_level: RiskLevel,
+  offered_scopes: v.pipe(v.array(PermissionGrantScope), v.minLength(1)),
+  /** What an answer covers; a resumed session asks again and applies the answer to exactly these. */
+  subjects: v.array(PermissionSubject),
+  /** The command categories the analyzer found, and every command the shell would run. */
+  categories: v.array(NonEmpty),
+  commands: v.array(NonEmpty),
+});
+export type PermissionPrompt = v.InferOutput<typeof PermissionPrompt>;
+
+const prompt = PermissionPrompt.entries;
+
 const subject = {
   tool_run_id: v.optional(ToolRunId),
   task_id: v.optional(TaskId),
@@ -80,15 +101,13 @@ export const permission_events = {
   ),
   "permission.prompt.requested": durable(
     v.strictObject({
-      prompt_id: PermissionPromptId,
-      question: NonEmpty,
-      risk_level: RiskLevel,
-      offered_scopes: v.pipe(v.array(PermissionGrantScope), v.minLength(1)),
-      /** What an answer covers; a resumed session asks again and applies the answer to exactly these. */
-      subjects: v.optional(v.array(PermissionSubject)),
-      /** The command categories the analyzer found, and every command the shell would run. */
-      categories: v.optional(v.array(NonEmpty)),
-      commands: v.optional(v.array(NonEmpty)),
+      prompt_id: prompt.prompt_id,
+      question: prompt.question,
+      risk_level: prompt.risk_level,
+      offered_scopes: prompt.offered_scopes,
+      subjects: v.optional(prompt.subjects),
+      categories: v.optional(prompt.categories),
+      commands: v.optional(prompt.commands),
       mode: v.optional(PermissionMode),
       ...subject,
     }),

@@ -305,6 +305,19 @@ describe("ArtifactStore (session.artifacts)", () => {
     expect(referential_check(session.connection).ok).toBe(true);
   });
 
+  it("keeps a model request once: the same messages content again is the artifact already written", () => {
+    const session = open();
+    const request = JSON.stringify({ purpose: "answer", messages: [{ role: "user", content: "hello" }] });
+    const first = session.artifacts.create({ type: "messages", content: request, mime_type: "application/json", extension: ".json" });
+    const again = session.artifacts.create({ type: "messages", content: request, mime_type: "application/json", extension: ".json", original_name: "model-request" });
+    const other = session.artifacts.create({ type: "messages", content: request.replace("hello", "bye"), mime_type: "application/json", extension: ".json" });
+    expect(again).toEqual(first);
+    expect(other.id).not.toBe(first.id);
+    const rows = session.connection.client.prepare("SELECT id FROM artifacts WHERE type = 'messages' ORDER BY rowid").all() as { id: string }[];
+    expect(rows.map((row) => row.id)).toEqual([first.id, other.id]);
+    expect(fs.readdirSync(path.join(session_artifacts_dir(project.layout, session.id), "messages"))).toHaveLength(2);
+  });
+
   it("gives every artifact its own file, uri and row", () => {
     const session = open();
     const refs = ["one", "two", "one"].map((content) => session.artifacts.create({ type: "command_log", content }));

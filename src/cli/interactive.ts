@@ -2,9 +2,9 @@ import fs from "node:fs";
 import type { InspectionEvent, Observer } from "xstate";
 import { summary_of } from "../actors/runtime/main-agent-actors.js";
 import { recover_session } from "../actors/runtime/recovery.js";
-import { not_in_direct_mode_failure, type Runtime } from "../actors/runtime/runtime.js";
-import { air_failure, to_air_error } from "../contracts/errors.js";
-import { make_event } from "../contracts/events/registry.js";
+import { emitter } from "../actors/runtime/emit.js";
+import { busy_failure, not_in_direct_mode_failure, type Runtime } from "../actors/runtime/runtime.js";
+import { to_air_error } from "../contracts/errors.js";
 import { new_id, type SessionId } from "../contracts/ids.js";
 import type { PermissionEngine } from "../permissions/engine.js";
 import { permissions_for_project, prompts_of } from "../permissions/session-permissions.js";
@@ -16,6 +16,7 @@ import type { ProviderManager } from "../providers/manager.js";
 import { request_cost_usd } from "../providers/pricing.js";
 import type { Io } from "./output.js";
 import type { PermissionOptions } from "./permission-options.js";
+import { follow_replies } from "./replies.js";
 import { note_project_opened, runtime_for } from "./run-requirement.js";
 import { artifact_reader, deferred_answerer, session_views } from "./tui-session.js";
 
@@ -38,14 +39,8 @@ function write_metrics(metrics: Metrics): void {
   fs.writeFileSync(file, `${JSON.stringify({ ...metrics, process_started_at: performance.timeOrigin, cpu: process.cpuUsage(), ended_at: epoch_ms() })}\n`);
 }
 
-function busy_failure() {
-  return air_failure({
-    kind: "user_error",
-    message: "air is still working on the last message; this one was not sent",
-    retryability: "retryable",
-    user_action: "Wait for the turn to finish, or press Esc to interrupt it, then send it again.",
-  });
-}
+/** A failure nobody reported is told as the Main Agent's message. */
+const say = emitter("main");
 
 /**
  * Work the user started (a message, `/compact`, a resumed session's remaining tasks): one at a time, so the
@@ -63,17 +58,20 @@ class Turns {
 
   start(work: () => Promise<string | undefined>): void {
     if (this.#current !== undefined) throw busy_failure();
-    const before = this.#assistant_messages();
+    const replies = follow_replies(this.session.bus);
     this.#current = work()
       .then(
         (failure) => failure,
         (error: unknown) => `The request failed: ${to_air_error(error).message}`,
       )
       .then((failure) => {
-        if (failure !== undefined && this.#assistant_messages() === before) this.#say(failure);
+        if (failure !== undefined && replies.last() === undefined) this.#say(failure);
       })
       .catch(() => undefined)
-      .finally(() => (this.#current = undefined));
+      .finally(() => {
+        replies.stop();
+        this.#current = undefined;
+      });
   }
 
   /** Resolves when the running work has ended (at once when there is none). */
@@ -81,14 +79,8 @@ class Turns {
     return this.#current ?? Promise.resolve();
   }
 
-  #assistant_messages(): number {
-    return this.session.store.query({ types: ["assistant.message.created"] }).length;
-  }
-
   #say(text: string): void {
-    this.session.ingestor.ingest(
-      make_event("assistant.message.created", { message_id: new_id("message"), content: text }, { ...this.session.origin, source: { kind: "main" }, route: ["main"] }),
-    );
+    say(this.session, "assistant.message.created", { message_id: new_id("message"), content: text });
   }
 }
 

@@ -1,11 +1,13 @@
 import type { RuntimeEvent } from "../contracts/events/registry.js";
+import { field } from "../contracts/field.js";
 import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
 import type { EventBus } from "../event-store/event-bus.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
-function field(payload: unknown, key: string): string | undefined {
-  const value = (payload as Record<string, unknown>)[key];
+/** A payload field as the line shows it: a string or a number; undefined for anything else. */
+function shown(payload: unknown, key: string): string | undefined {
+  const value = field(payload, key);
   return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
 }
 
@@ -19,30 +21,30 @@ function progress_line(event: RuntimeEvent): string | undefined {
   const p = event.payload as Record<string, unknown>;
   switch (event.type) {
     case "task.created":
-      return `▸ task ${field(p.task, "title") ?? ""}`;
+      return `▸ task ${shown(p.task, "title") ?? ""}`;
     case "task.started":
-      return `▸ task started (${field(p, "task_id")})`;
+      return `▸ task started (${shown(p, "task_id")})`;
     case "agent.started":
-      return field(p, "status") === "running" ? `  worker ${field(p, "agent_id")} ready` : undefined;
+      return shown(p, "status") === "running" ? `  worker ${shown(p, "agent_id")} ready` : undefined;
     case "tool.started":
-      return field(p, "tool_name") === MODEL_COMPLETE_TOOL ? "  … thinking" : `  → ${field(p, "tool_name")} ${brief(p.input, 80)}`;
+      return shown(p, "tool_name") === MODEL_COMPLETE_TOOL ? "  … thinking" : `  → ${shown(p, "tool_name")} ${brief(p.input, 80)}`;
     case "tool.failed":
-      return `  ✗ ${field(p.error, "message")}`;
+      return `  ✗ ${shown(p.error, "message")}`;
     case "command.started":
-      return `  $ ${field(p, "command")}`;
+      return `  $ ${shown(p, "command")}`;
     case "command.completed":
-      return `    exit ${field(p, "exit_code")} (${Math.round(Number(p.duration_ms))} ms)`;
+      return `    exit ${shown(p, "exit_code")} (${Math.round(Number(p.duration_ms))} ms)`;
     case "task.completed":
       return `✓ task completed`;
     case "task.failed":
-      return `✗ task failed: ${field(p.error, "message")}`;
+      return `✗ task failed: ${shown(p.error, "message")}`;
     case "task.blocked":
-      return `! task blocked: ${field(p, "reason")}`;
+      return `! task blocked: ${shown(p, "reason")}`;
     case "task.retried":
-      return `↻ ${field(p, "reason")}`;
+      return `↻ ${shown(p, "reason")}`;
     case "agent.failed":
     case "agent.lost":
-      return `  worker ${event.type === "agent.lost" ? "lost" : "failed"}: ${field(p, "reason") ?? field(p.error, "message")}`;
+      return `  worker ${event.type === "agent.lost" ? "lost" : "failed"}: ${shown(p, "reason") ?? shown(p.error, "message")}`;
     default:
       return undefined;
   }

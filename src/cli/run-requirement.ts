@@ -3,7 +3,6 @@ import { summary_of } from "../actors/runtime/main-agent-actors.js";
 import type { TaskDefaults } from "../actors/runtime/classification.js";
 import type { RequestOutcome } from "../machines/main-agent.js";
 import type { InspectionEvent, Observer } from "xstate";
-import { sessions } from "../db/schema.js";
 import { project_layout } from "../project/layout.js";
 import { init_project, locate_project_root, read_project } from "../project/project-store.js";
 import { open_session, type Session } from "../project/session-manager.js";
@@ -11,6 +10,7 @@ import type { ProviderManager } from "../providers/manager.js";
 import type { WorkerEntry } from "../actors/worker-bridge/index.js";
 import type { Io } from "./output.js";
 import { follow, type OutputFormat } from "./progress.js";
+import { follow_replies } from "./replies.js";
 import type { PermissionEngine } from "../permissions/engine.js";
 import { permissions_for_project } from "../permissions/session-permissions.js";
 import { prompt_answerer, type PermissionOptions } from "./permission-options.js";
@@ -52,9 +52,8 @@ export function runtime_for(
   permissions: PermissionEngine,
 ): Runtime {
   // The model is fixed for a session (DESIGN §7): a resumed session keeps the provider and model it began with.
-  const row = session.connection.db.select({ model_id: sessions.model_id, provider_id: sessions.model_provider_id }).from(sessions).get();
   return start_runtime(session, {
-    provider: providers.for_session(row?.model_id ?? undefined, row?.provider_id ?? undefined),
+    provider: providers.for_session(session.model_id, session.model_provider_id),
     permissions,
     task_defaults: { ...DEFAULT_TASK_DEFAULTS, ...(request.max_turns === undefined ? {} : { max_turns: request.max_turns }) },
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
@@ -87,10 +86,12 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
     model_id: provider.model_id,
   });
   const unfollow = follow(session.bus, request.format, io.out);
+  const replies = follow_replies(session.bus);
   const runtime = runtime_for(session, providers, request, permissions);
   try {
     const outcome = await runtime.submit(request.requirement);
-    const summary = summary_of(session, outcome);
+    // What the Main Agent last said is the request's summary; a request that failed before it spoke has its error.
+    const summary = replies.last() ?? summary_of(session, outcome);
     const code = exit_code_of(outcome);
     if (request.format === "text") io.out(`\n${summary}\n`);
     else {
@@ -99,6 +100,7 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
     }
     return { code, session_id: session.id, outcome };
   } finally {
+    replies.stop();
     unfollow();
     prompts.close();
     runtime.stop();

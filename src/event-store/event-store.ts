@@ -15,19 +15,12 @@ import { is_busy, sqlite_code } from "../db/sqlite.js";
 import { event_from_row } from "../db/event-row.js";
 import { events } from "../db/schema.js";
 import type { EventBus } from "./event-bus.js";
-import { check_lifecycle, type LifecycleMove } from "./lifecycle.js";
+import { check_lifecycle } from "./lifecycle.js";
+import { REF_KEYS, ref_of } from "./refs.js";
 import { insert_row } from "./rows.js";
 import { projection_of } from "./projectors/index.js";
 
 export type StoredEvent = { readonly seq: number; readonly event: RuntimeEvent };
-
-const REF_COLUMNS = ["task_id", "agent_id", "tool_run_id", "command_run_id"] as const;
-
-function ref_of(payload: unknown, key: (typeof REF_COLUMNS)[number], move: LifecycleMove | undefined): string | null {
-  const value = (payload as Record<string, unknown>)[key];
-  if (typeof value === "string") return value;
-  return move !== undefined && `${move.entity}_id` === key ? move.id : null;
-}
 
 function write_failure(event: RuntimeEvent, error: unknown): AirFailure {
   if (is_air_failure(error)) return error;
@@ -64,7 +57,7 @@ export function assert_session(event: RuntimeEvent, session_id: SessionId): void
 
 /**
  * The durable event log of one session and the write path of DESIGN §3: validate, lifecycle guard, event
- * row + projection in one IMMEDIATE transaction, publish after commit.
+ * row + projection in one IMMEDIATE transaction, then each event published with its `seq` after commit.
  */
 export class EventStore {
   constructor(
@@ -86,17 +79,18 @@ export class EventStore {
   append_parsed(batch: DurableEvent[]): DurableEvent[] {
     for (const event of batch) assert_session(event, this.session_id);
     let current: DurableEvent | undefined;
+    let seqs: number[];
     try {
-      this.connection.write(() => {
-        for (const event of batch) {
+      seqs = this.connection.write(() =>
+        batch.map((event) => {
           current = event;
-          this.write_one(event);
-        }
-      });
+          return this.write_one(event);
+        }),
+      );
     } catch (error) {
       throw write_failure(current ?? batch[0]!, error);
     }
-    for (const event of batch) this.bus.publish(event);
+    batch.forEach((event, index) => this.bus.publish(event, seqs[index]));
     return batch;
   }
 
@@ -105,7 +99,7 @@ export class EventStore {
     const conditions: (SQL | undefined)[] = [
       checked.types === undefined ? undefined : inArray(events.type, checked.types),
       checked.after_seq === undefined ? undefined : gt(events.seq, checked.after_seq),
-      ...REF_COLUMNS.map((key) => (checked[key] === undefined ? undefined : eq(events[key], checked[key]))),
+      ...REF_KEYS.map((key) => (checked[key] === undefined ? undefined : eq(events[key], checked[key]))),
       checked.route_prefix === undefined ? undefined : route_match(checked.route_prefix),
     ];
     const rows = this.connection.db
@@ -131,14 +125,16 @@ export class EventStore {
     return event;
   }
 
-  private write_one(event: DurableEvent): void {
+  /** Returns the event's `seq`. */
+  private write_one(event: DurableEvent): number {
     const move = check_lifecycle(this.connection, event);
-    this.insert_event(event, move);
+    const seq = this.insert_event(event);
     projection_of(event.type as DurableEventType)(event as never, { connection: this.connection, move });
+    return seq;
   }
 
-  private insert_event(event: DurableEvent, move: LifecycleMove | undefined): void {
-    insert_row(this.connection, events, {
+  private insert_event(event: DurableEvent): number {
+    return insert_row(this.connection, events, {
       id: event.id,
       type: event.type,
       version: event.version,
@@ -150,10 +146,10 @@ export class EventStore {
       source_agent_type: event.source.agent_type ?? null,
       route_json: JSON.stringify(event.route),
       route_text: event.route.join("/"),
-      task_id: ref_of(event.payload, "task_id", move),
-      agent_id: ref_of(event.payload, "agent_id", move),
-      tool_run_id: ref_of(event.payload, "tool_run_id", move),
-      command_run_id: ref_of(event.payload, "command_run_id", move),
+      task_id: ref_of(event, "task_id") ?? null,
+      agent_id: ref_of(event, "agent_id") ?? null,
+      tool_run_id: ref_of(event, "tool_run_id") ?? null,
+      command_run_id: ref_of(event, "command_run_id") ?? null,
       payload_json: JSON.stringify(event.payload),
     });
   }

@@ -8,7 +8,7 @@ import type { Connection } from "../db/connection.js";
  */
 type Insert<T extends SQLiteTable> = T["$inferInsert"];
 type Select<T extends SQLiteTable> = T["$inferSelect"];
-type Prepared = { run(values: Record<string, unknown>): { changes: number } };
+type Prepared = { run(values: Record<string, unknown>): { changes: number; lastInsertRowid: number | bigint } };
 type PreparedGet = { get(values: Record<string, unknown>): unknown };
 
 function defined_keys(values: Record<string, unknown>): string[] {
@@ -40,12 +40,13 @@ function where_signature(where: Record<string, unknown>, keys: string[]): string
   return keys.map((key) => (where[key] === null ? `${key} is null` : key)).join(",");
 }
 
-export function insert_row<T extends SQLiteTable>(connection: Connection, table: T, row: Insert<T>): void {
+/** Inserts one row and returns its rowid (an `events` row's `seq`). */
+export function insert_row<T extends SQLiteTable>(connection: Connection, table: T, row: Insert<T>): number {
   const keys = defined_keys(row as Record<string, unknown>);
   const prepared = connection.statement(`insert:${getTableName(table)}:${keys.join(",")}`, (db) =>
     db.insert(table).values(placeholders(keys, "v_") as never).prepare(),
   ) as unknown as Prepared;
-  prepared.run(bound(row as Record<string, unknown>, keys, "v_"));
+  return Number(prepared.run(bound(row as Record<string, unknown>, keys, "v_")).lastInsertRowid);
 }
 
 /** Updates the rows matching `where` (equality on each key) and returns how many changed. */

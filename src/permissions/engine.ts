@@ -1,15 +1,26 @@
 import type { EventOrigin } from "../contracts/events/registry.js";
 import { make_event } from "../contracts/events/registry.js";
-import type { PermissionAction, PermissionGrantScope, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
+import {
+  LAYER_ORDER,
+  RISK_RANK,
+  STRICTNESS,
+  type PermissionAction,
+  type PermissionGrantScope,
+  type PermissionLayer,
+  type PermissionMode,
+  type PermissionSubject,
+  type RiskLevel,
+} from "../contracts/events/permission.js";
 import { new_id, type PermissionDecisionId, type PermissionPromptId } from "../contracts/ids.js";
 import type { CommandAnalysis } from "./command-risk/index.js";
 import { GrantStore } from "./grants.js";
-import { layered_findings, type LayeredFindings, type PermissionFinding, type PermissionLayer, type PermissionRequest } from "./layers.js";
+import { layered_findings, type LayeredFindings, type PermissionFinding, type PermissionRequest } from "./layers.js";
 import type { PathClassification } from "./paths.js";
 import { DEFAULT_POLICY, rule_effect, type PermissionPolicy } from "./policy.js";
 import { DENY_PROMPTS, type PermissionPrompt, type PromptAnswerer } from "./prompts.js";
 
-export { PERMISSION_LAYERS, type PermissionFinding, type PermissionLayer, type PermissionRequest } from "./layers.js";
+export { PERMISSION_LAYERS, type PermissionLayer } from "../contracts/events/permission.js";
+export type { PermissionFinding, PermissionRequest } from "./layers.js";
 
 export type PermissionDecision = {
   readonly decision_id: PermissionDecisionId;
@@ -50,8 +61,6 @@ export type PermissionEngineOptions = {
   home?: string;
 };
 
-const STRICTNESS: Record<PermissionAction, number> = { allow: 0, announce_then_run: 1, ask_user: 2, block: 3, deny: 4, refuse: 5 };
-const RISK: Record<RiskLevel, number> = { none: 0, low: 1, medium: 2, high: 3, critical: 4 };
 /** Layers whose `ask_user` a rule, a grant or `bypass` mode may settle in advance. */
 const PRE_APPROVABLE = new Set<PermissionLayer>(["profile", "path_command_risk"]);
 
@@ -231,7 +240,7 @@ export class PermissionEngine {
       reason: decision.reason,
       risk_level: decision.risk_level,
       offered_scopes: only_once ? ["once"] : ["once", "session", "project", "global"],
-      subjects: decision.ask_subjects,
+      subjects: [...decision.ask_subjects],
       categories: [...new Set(analysis?.commands.flatMap((run) => run.categories) ?? [])],
       commands: analysis?.commands.map((run) => run.argv.join(" ")) ?? [],
     };
@@ -244,7 +253,7 @@ export class PermissionEngine {
       const stricter = STRICTNESS[finding.action] > STRICTNESS[deciding.action];
       // An allow is explained best by the last layer that looked; anything stricter by the first that said so.
       if (stricter || (finding.action === "allow" && deciding.action === "allow")) deciding = finding;
-      if (RISK[finding.risk_level] > RISK[risk]) risk = finding.risk_level;
+      if (RISK_RANK[finding.risk_level] > RISK_RANK[risk]) risk = finding.risk_level;
     }
     const same = findings.filter((finding) => finding.action === deciding.action && finding.layer === deciding.layer);
     // What made an allow possible, when something had to: the answer, rule or mode that settled a question.
@@ -272,15 +281,6 @@ export class PermissionEngine {
     };
   }
 }
-
-const LAYER_ORDER: Record<PermissionLayer, number> = {
-  tool_declaration: 0,
-  profile: 1,
-  task_scope: 2,
-  path_command_risk: 3,
-  credential_system_override: 4,
-  user_prompt: 5,
-};
 
 /** A `permission.prompt.requested` with no answer yet, as read back from a session's events. */
 export type PendingPrompt = PermissionPrompt;

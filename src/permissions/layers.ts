@@ -1,4 +1,4 @@
-import type { PermissionAction, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
+import type { PermissionAction, PermissionLayer, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
 import { is_air_failure } from "../contracts/errors.js";
 import type { AgentId, TaskId, ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
@@ -6,10 +6,6 @@ import type { ToolCategory } from "../contracts/tool.js";
 import { analyze_command, type AnalyzerAction, type CommandAnalysis, type CommandCategory, type CommandFinding } from "./command-risk/index.js";
 import { default_redactor } from "./secret-redactor.js";
 import { classify_path, real_root_of, resolve_real, within, type PathClassification } from "./paths.js";
-
-/** The six layers of seeds 000 §9.2, in evaluation order. */
-export const PERMISSION_LAYERS = ["tool_declaration", "profile", "task_scope", "path_command_risk", "credential_system_override", "user_prompt"] as const;
-export type PermissionLayer = (typeof PERMISSION_LAYERS)[number];
 
 /** What a tool call wants to touch, built by the ToolRegistry from the tool's declaration and input. */
 export type PermissionRequest = {

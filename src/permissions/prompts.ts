@@ -1,20 +1,8 @@
 import readline from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import type { PermissionGrantScope, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
-import type { PermissionPromptId } from "../contracts/ids.js";
+import type { PermissionGrantScope, PermissionPrompt } from "../contracts/events/permission.js";
 
-/** A question to the user about one tool call: what it would run or touch and why it was not allowed outright. */
-export type PermissionPrompt = {
-  readonly prompt_id: PermissionPromptId;
-  readonly tool_name: string;
-  readonly question: string;
-  readonly reason: string;
-  readonly risk_level: RiskLevel;
-  readonly offered_scopes: readonly PermissionGrantScope[];
-  readonly subjects: readonly PermissionSubject[];
-  readonly categories: readonly string[];
-  readonly commands: readonly string[];
-};
+export type { PermissionPrompt };
 
 export type PromptAnswer = {
   readonly answer: "allow" | "deny";

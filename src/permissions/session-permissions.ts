@@ -1,5 +1,4 @@
-import * as v from "valibot";
-import { PermissionSubject, type PermissionMode } from "../contracts/events/permission.js";
+import type { PermissionMode } from "../contracts/events/permission.js";
 import type { Session } from "../project/session-manager.js";
 import { air_home, type ProjectLayout } from "../project/layout.js";
 import { PermissionEngine, type AnsweredPrompt, type PendingPrompt } from "./engine.js";
@@ -19,35 +18,21 @@ export function permissions_for_project(layout: ProjectLayout, options: { mode?:
   return new PermissionEngine({ policy, grants, ...(options.answerer === undefined ? {} : { answerer: options.answerer }) });
 }
 
-const Subjects = v.optional(v.array(PermissionSubject), []);
-
 /** The session's prompts read back from its events: those never answered, and the answers given. */
 export function prompts_of(session: Session): { pending: PendingPrompt[]; answered: AnsweredPrompt[] } {
   const stored = session.store.query({ types: ["permission.prompt.requested", "permission.prompt.resolved"] });
   const requested = new Map<string, PendingPrompt>();
   const answered: AnsweredPrompt[] = [];
   for (const { event } of stored) {
-    const payload = event.payload as Record<string, unknown>;
-    const prompt_id = String(payload.prompt_id);
     if (event.type === "permission.prompt.requested") {
-      const subjects = v.parse(Subjects, payload.subjects);
-      requested.set(prompt_id, {
-        prompt_id: prompt_id as PendingPrompt["prompt_id"],
-        tool_name: String(payload.tool_name),
-        question: String(payload.question),
-        reason: String(payload.question),
-        risk_level: payload.risk_level as PendingPrompt["risk_level"],
-        offered_scopes: payload.offered_scopes as PendingPrompt["offered_scopes"],
-        subjects,
-        categories: (payload.categories as string[] | undefined) ?? [],
-        commands: (payload.commands as string[] | undefined) ?? [],
-      });
-      continue;
-    }
-    const prompt = requested.get(prompt_id);
-    requested.delete(prompt_id);
-    if (prompt !== undefined) {
-      answered.push({ subjects: prompt.subjects, answer: payload.answer as AnsweredPrompt["answer"], grant_scope: payload.grant_scope as AnsweredPrompt["grant_scope"] });
+      const { prompt_id, tool_name, question, risk_level, offered_scopes, subjects = [], categories = [], commands = [] } = event.payload;
+      // The reason is not recorded apart: the question, which holds it, stands in for it.
+      requested.set(prompt_id, { prompt_id, tool_name, question, reason: question, risk_level, offered_scopes, subjects, categories, commands });
+    } else if (event.type === "permission.prompt.resolved") {
+      const { prompt_id, answer, grant_scope } = event.payload;
+      const prompt = requested.get(prompt_id);
+      requested.delete(prompt_id);
+      if (prompt !== undefined) answered.push({ subjects: prompt.subjects, answer, grant_scope });
     }
   }
   return { pending: [...requested.values()], answered };

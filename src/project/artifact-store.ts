@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { ArtifactRef, ArtifactType } from "../contracts/artifact.js";
@@ -79,8 +80,14 @@ function slug(text: string): string {
  * A crash between rename and the event leaves an unregistered file, which recovery can find; never a row
  * pointing at a missing or partial file. Text is redacted before it is written, and the recorded sha256
  * and size are those of the redacted bytes on disk.
+ *
+ * A `messages` artifact holds a model request, whoever keeps it: the same request kept again (the Main
+ * Agent's assembler keeps a large one, then `model.complete` sends it) is the artifact already written.
  */
 export class ArtifactStore {
+  /** The `messages` artifacts written by this store, by the sha256 of their bytes. */
+  readonly #requests = new Map<string, ArtifactRef>();
+
   constructor(
     private readonly root: string,
     private readonly ids: { project_id: ProjectId; session_id: SessionId },
@@ -90,6 +97,22 @@ export class ArtifactStore {
   ) {}
 
   create(input: ArtifactInput): ArtifactRef {
+    const content = redacted_content(input, this.redactor);
+    if (input.type !== "messages") return this.#write(input, content);
+    const digest = crypto.createHash("sha256").update(content).digest("hex");
+    let artifact = this.#requests.get(digest);
+    if (artifact === undefined) {
+      artifact = this.#write(input, content);
+      this.#requests.set(digest, artifact);
+    }
+    return artifact;
+  }
+
+  path_of(relative: string): string {
+    return path.join(this.root, relative);
+  }
+
+  #write(input: ArtifactInput, content: string | Uint8Array): ArtifactRef {
     const id = new_id("artifact");
     const created_at = now_iso();
     const stamp = created_at.replace(/[-:.]/g, "");
@@ -100,7 +123,7 @@ export class ArtifactStore {
     );
     const target = path.join(this.root, relative);
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    const { sha256, size_bytes } = write_file_atomic(target, redacted_content(input, this.redactor));
+    const { sha256, size_bytes } = write_file_atomic(target, content);
     const artifact: ArtifactRef = {
       id,
       type: input.type,
@@ -112,9 +135,5 @@ export class ArtifactStore {
     const { content: _content, extension: _extension, type: _type, ...links } = input;
     this.ingestor.ingest(make_event("artifact.created", { artifact, path: relative, ...links }, this.origin));
     return artifact;
-  }
-
-  path_of(relative: string): string {
-    return path.join(this.root, relative);
   }
 }

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { eq } from "drizzle-orm";
 import { EventBus } from "../event-store/event-bus.js";
 import { EventIngestor } from "../event-store/event-ingestor.js";
 import { EventStore } from "../event-store/event-store.js";
@@ -7,7 +8,6 @@ import { new_id, SessionId } from "../contracts/ids.js";
 import { Connection } from "../db/connection.js";
 import { migrate } from "../db/migrate.js";
 import { sessions } from "../db/schema.js";
-import { read_column } from "../event-store/rows.js";
 import { ArtifactStore } from "./artifact-store.js";
 import { session_artifacts_dir, session_db_path, session_dir, session_lock_path } from "./layout.js";
 import type { Project } from "./project-store.js";
@@ -34,8 +34,24 @@ export type Session = {
   readonly ingestor: EventIngestor;
   readonly artifacts: ArtifactStore;
   readonly origin: EventOrigin;
+  /**
+   * The provider and model the session was created with (DESIGN §7: fixed for a session), so a resumed one
+   * keeps them; undefined when none was named (the configured default serves it).
+   */
+  readonly model_provider_id: string | undefined;
+  readonly model_id: string | undefined;
   close(): void;
 };
+
+/** The session's model as its `sessions` row has it; undefined when there is no row yet. */
+function stored_model(connection: Connection, id: SessionId): { model_provider_id: string | undefined; model_id: string | undefined } | undefined {
+  const row = connection.db
+    .select({ model_provider_id: sessions.model_provider_id, model_id: sessions.model_id })
+    .from(sessions)
+    .where(eq(sessions.id, id))
+    .get();
+  return row === undefined ? undefined : { model_provider_id: row.model_provider_id ?? undefined, model_id: row.model_id ?? undefined };
+}
 
 export function open_session(project: Project, options: OpenSessionOptions = {}): Session {
   const id = options.session_id ?? (new_id("session") as SessionId);
@@ -53,11 +69,11 @@ export function open_session(project: Project, options: OpenSessionOptions = {})
     const store = new EventStore(connection, id, bus);
     const ingestor = new EventIngestor(store, bus);
     const origin: EventOrigin = { session_id: id, project_id: project.file.project_id, source: { kind: "system" }, route: ["runtime"] };
-    if (read_column(connection, sessions, id, "id") === undefined) {
+    let model = stored_model(connection, id);
+    if (model === undefined) {
+      model = { model_provider_id: options.model_provider_id, model_id: options.model_id };
       const title = options.title ?? "untitled session";
-      ingestor.ingest(
-        make_event("session.created", { title, model_provider_id: options.model_provider_id, model_id: options.model_id }, origin),
-      );
+      ingestor.ingest(make_event("session.created", { title, ...model }, origin));
     }
     const artifacts = new ArtifactStore(session_artifacts_dir(layout, id), { project_id: project.file.project_id, session_id: id }, ingestor, origin);
     const opened = connection;
@@ -71,6 +87,7 @@ export function open_session(project: Project, options: OpenSessionOptions = {})
       ingestor,
       artifacts,
       origin,
+      ...model,
       close() {
         bus.drain();
         write_summary(layout, opened.client);

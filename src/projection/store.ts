@@ -1,11 +1,9 @@
 import { createStore } from "@xstate/store";
-import { eq, sql } from "drizzle-orm";
 import * as v from "valibot";
+import { Coalescer } from "../event-store/coalesce.js";
 import type { EventBus } from "../event-store/event-bus.js";
 import { definition_of, EVENT_TYPES, is_durable, type EventType, type RuntimeEvent } from "../contracts/events/registry.js";
-import { events } from "../db/schema.js";
 import { empty_state, fold, summarize, type ProjectionOptions } from "./apply.js";
-import { Coalescer, DEFAULT_FLUSH_MS } from "./coalesce.js";
 import { hydrate_state, type ProjectionSource } from "./hydrate.js";
 import { carry_live } from "./live.js";
 import type { ProjectionClient, ProjectionSelection, ProjectionState } from "./types.js";
@@ -16,6 +14,9 @@ export type ProjectionStoreOptions = ProjectionOptions & {
   /** How long live deltas wait to be folded together (one frame). */
   flush_ms?: number;
 };
+
+/** A frame at 30 per second: the TUI never repaints streaming text faster than this. */
+export const DEFAULT_FLUSH_MS = 33;
 
 /** The live events the projection shows; other ephemeral traffic (render timings) is not subscribed to. */
 export const LIVE_EVENT_TYPES: readonly EventType[] = [
@@ -113,16 +114,16 @@ export class ProjectionStore implements ProjectionClient {
 
   /**
    * One event from the bus. Ephemeral ones wait for the next frame; a durable one is applied at once, after
-   * the deltas that came before it. Its sequence number says whether it is the next one: an older one is
-   * already in the state (a rehydration read it), a newer one means events were missed.
+   * the deltas that came before it. Its sequence number, which the bus hands over with it, says whether it is
+   * the next one: an older one is already in the state (a rehydration read it), a newer one means events were
+   * missed. A durable event without one was never committed.
    */
-  apply(event: RuntimeEvent): void {
+  apply(event: RuntimeEvent, seq?: number): void {
     if (event.session_id !== this.source.id) return;
     if (!is_durable(event)) {
       this.#coalescer.push(event);
       return;
     }
-    const seq = this.#seq_of(event);
     if (seq === undefined || seq <= this.#seq) {
       this.flush();
       return;
@@ -145,7 +146,7 @@ export class ProjectionStore implements ProjectionClient {
   attach(bus: EventBus): () => void {
     this.detach();
     const types = [...EVENT_TYPES.filter((type) => definition_of(type).persistence === "durable"), ...LIVE_EVENT_TYPES];
-    this.#detach = bus.subscribe({ types }, (event) => this.apply(event));
+    this.#detach = bus.subscribe({ types }, (event, seq) => this.apply(event, seq));
     this.hydrate();
     return () => this.detach();
   }
@@ -159,12 +160,5 @@ export class ProjectionStore implements ProjectionClient {
   close(): void {
     this.detach();
     this.flush();
-  }
-
-  #seq_of(event: RuntimeEvent): number | undefined {
-    const lookup = this.source.connection.statement("projection:seq_of", (db) =>
-      db.select({ seq: events.seq }).from(events).where(eq(events.id, sql.placeholder("id"))).prepare(),
-    );
-    return lookup.get({ id: event.id })?.seq;
   }
 }

@@ -132,6 +132,30 @@ describe("EventBus.subscribe filters", () => {
   });
 });
 
+describe("EventBus sequence numbers", () => {
+  it("hands each committed event to subscribers with its seq in the log, and ephemeral ones with none", () => {
+    const temp = open_temp_session();
+    try {
+      const { session } = temp;
+      const seen: { type: string; seq: number | undefined }[] = [];
+      session.bus.subscribe({}, (e, seq) => seen.push({ type: e.type, seq }));
+      const task = task_spec();
+      session.store.append_many([
+        envelope("task.created", { task, priority: 0 }, session.origin),
+        envelope("task.started", { task_id: task.id, attempt_id: new_id("attempt") }, session.origin),
+      ]);
+      session.ingestor.ingest(envelope("task.progress", { task_id: task.id, message: "halfway" }, session.origin));
+      session.bus.drain();
+      session.ingestor.ingest(envelope("task.cancelled", { task_id: task.id, reason: "enough" }, session.origin));
+      const stored = session.store.query({ task_id: task.id as TaskId }).map(({ seq, event: e }) => ({ type: e.type, seq }));
+      expect(stored.map((s) => s.type)).toEqual(["task.created", "task.started", "task.cancelled"]);
+      expect(seen).toEqual([stored[0], stored[1], { type: "task.progress", seq: undefined }, stored[2]]);
+    } finally {
+      temp.cleanup();
+    }
+  });
+});
+
 describe("EventBus handlers", () => {
   it("logs a throwing handler; other handlers still get the event and the subscription stays active", () => {
     const logger = recording_logger();
@@ -265,6 +289,30 @@ describe("EventBus ephemeral coalescing", () => {
     expect(all.seen).toHaveLength(2);
     expect(new Set(all.ids())).toEqual(new Set([beats_a[2]!.id, beat_b.id]));
     expect(all.seen.find((e) => (e.payload as { agent_id: string }).agent_id === agent_a)).toEqual(beats_a[2]);
+  });
+
+  it("latest mode keeps the newest event in the place of the first of its burst", () => {
+    const bus = new EventBus();
+    const all = collector(bus);
+    const agent_a = new_id("agent");
+    const task_id = new_id("task");
+    const first = event("agent.heartbeat", { agent_id: agent_a });
+    const progress = event("task.progress", { task_id, message: "10%" });
+    const newest = event("agent.heartbeat", { agent_id: agent_a });
+    for (const e of [first, progress, newest]) bus.publish(e);
+    bus.drain();
+    expect(all.ids()).toEqual([newest.id, progress.id]);
+  });
+
+  it("append mode keeps the envelope of the first delta of a burst", () => {
+    const bus = new EventBus();
+    const all = collector(bus);
+    const command_run_id = new_id("command_run");
+    const first = event("command.stdout.delta", { command_run_id, chunk: "a" });
+    bus.publish(first);
+    bus.publish(event("command.stdout.delta", { command_run_id, chunk: "b" }));
+    bus.drain();
+    expect(all.seen).toEqual([{ ...first, payload: { command_run_id, chunk: "ab" } }]);
   });
 
   it("delivers held deltas before a later durable event", () => {

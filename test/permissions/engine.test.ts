@@ -102,6 +102,22 @@ describe("layer order and strictness", () => {
     expect(action_of({ writes: [".git/config"], scope: { write_area: "src" } })).toBe("refuse");
   });
 
+  it("a deny wins over a scope block: widening the scope would not let the call run", () => {
+    const read_only = new PermissionEngine({ policy: { mode: "plan", rules: [] } });
+    expect(read_only.classify(request({ writes: ["docs/x.md"], scope: { write_area: "src" } }))).toMatchObject({ action: "deny", layer: "profile" });
+    const scope = { write_area: "src/parser", denied_paths: ["src/parser/generated"] };
+    const decision = engine.classify(request({ writes: ["docs/x.md", "src/parser/generated/t.ts"], scope }));
+    expect(decision).toMatchObject({ action: "deny", layer: "task_scope" });
+    expect(decision.findings.map((finding) => finding.action)).toContain("block");
+  });
+
+  it("a scope block wins over a question: no answer widens the task's scope", () => {
+    const asking = new PermissionEngine({ policy: { mode: "default", rules: [] } });
+    const decision = asking.classify(request({ writes: ["docs/x.md"], scope: { write_area: "src" } }));
+    expect(decision).toMatchObject({ action: "block", layer: "task_scope" });
+    expect(decision.findings.map((finding) => finding.action)).toContain("ask_user");
+  });
+
   it("layer 5: credentials override broad allows — .env reads are denied, .env.example is not", () => {
     fs.writeFileSync(path.join(root, ".env"), "KEY=1\n");
     fs.writeFileSync(path.join(root, ".env.example"), "KEY=\n");

@@ -5,8 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
+import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { PermissionMode } from "../../src/contracts/events/permission.js";
+import { PermissionPrompt as PromptSchema, type PermissionMode } from "../../src/contracts/events/permission.js";
 import { is_air_failure } from "../../src/contracts/errors.js";
 import { PermissionEngine, type PermissionRequest } from "../../src/permissions/engine.js";
 import { GrantStore, grants_file } from "../../src/permissions/grants.js";
@@ -229,6 +230,17 @@ describe("prompts that outlive their runtime", () => {
     expect(prompts_of(temp.session).pending).toEqual([]);
     expect((await resumed.evaluate(request({ command: "git push origin main" }), temp.session)).action).toBe("announce_then_run");
     expect(resumed.classify(request({ command: "git push origin main" })).action).toBe("ask_user");
+  });
+
+  it("a prompt is read back as the engine asked it (its schema's shape), the question standing in for the reason", async () => {
+    const asked: PermissionPrompt[] = [];
+    const engine = new PermissionEngine({ answerer: { answer: (prompt) => (asked.push(prompt), new Promise(() => undefined)) } });
+    void engine.evaluate(request({ command: "git push origin main && curl -sS https://example.com" }), temp.session);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(asked).toHaveLength(1);
+    const prompt = asked[0]!;
+    expect(v.parse(PromptSchema, prompt)).toEqual(prompt);
+    expect(prompts_of(temp.session).pending).toEqual([{ ...prompt, reason: prompt.question }]);
   });
 
   it("session grants answered before a restart are restored", async () => {

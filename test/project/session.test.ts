@@ -95,6 +95,15 @@ describe("open_session", () => {
     expect(referential_check(session.connection).ok).toBe(true);
   });
 
+  it("carries the provider and model it was created with, and a resumed session those of its row", () => {
+    const created = open_session(project, { title: "with a model", model_provider_id: "anthropic", model_id: "claude-sonnet-4-5" });
+    expect(created).toMatchObject({ model_provider_id: "anthropic", model_id: "claude-sonnet-4-5" });
+    created.close();
+    const resumed = open({ session_id: created.id, model_provider_id: "openai", model_id: "gpt-5" });
+    expect(resumed).toMatchObject({ model_provider_id: "anthropic", model_id: "claude-sonnet-4-5" });
+    expect(open({ title: "no model named" })).toMatchObject({ model_provider_id: undefined, model_id: undefined });
+  });
+
   it("refuses to resume a session that does not exist, creating nothing", () => {
     const id = new_id("session") as SessionId;
     const failure = expect_air_failure(() => open({ session_id: id }));
@@ -294,6 +303,19 @@ describe("ArtifactStore (session.artifacts)", () => {
     expect(row).toMatchObject({ sha256: crypto.createHash("sha256").update(bytes).digest("hex"), size_bytes: 10_000, task_id, original_name: "core.1234" });
     expect(fs.readFileSync(session.artifacts.path_of(String(row.path))).equals(bytes)).toBe(true);
     expect(referential_check(session.connection).ok).toBe(true);
+  });
+
+  it("keeps a model request once: the same messages content again is the artifact already written", () => {
+    const session = open();
+    const request = JSON.stringify({ purpose: "answer", messages: [{ role: "user", content: "hello" }] });
+    const first = session.artifacts.create({ type: "messages", content: request, mime_type: "application/json", extension: ".json" });
+    const again = session.artifacts.create({ type: "messages", content: request, mime_type: "application/json", extension: ".json", original_name: "model-request" });
+    const other = session.artifacts.create({ type: "messages", content: request.replace("hello", "bye"), mime_type: "application/json", extension: ".json" });
+    expect(again).toEqual(first);
+    expect(other.id).not.toBe(first.id);
+    const rows = session.connection.client.prepare("SELECT id FROM artifacts WHERE type = 'messages' ORDER BY rowid").all() as { id: string }[];
+    expect(rows.map((row) => row.id)).toEqual([first.id, other.id]);
+    expect(fs.readdirSync(path.join(session_artifacts_dir(project.layout, session.id), "messages"))).toHaveLength(2);
   });
 
   it("gives every artifact its own file, uri and row", () => {

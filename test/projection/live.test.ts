@@ -6,8 +6,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { EventBus } from "../../src/event-store/event-bus.js";
 import { EventStore } from "../../src/event-store/event-store.js";
-import { make_event } from "../../src/contracts/events/registry.js";
+import { make_event, parse_event } from "../../src/contracts/events/registry.js";
 import { new_id } from "../../src/contracts/ids.js";
+import { Connection } from "../../src/db/connection.js";
 import type { Session } from "../../src/project/session-manager.js";
 import { ProjectionStore } from "../../src/projection/store.js";
 import { minimal_task_spec, step } from "../fixtures/events.js";
@@ -117,6 +118,42 @@ describe("ProjectionStore live events", () => {
     expect(state.hud).toMatchObject({ running_agents: 1, running_tasks: 1 });
     ingest_all(session, [step("command.completed", { command_run_id, exit_code: 2, duration_ms: 40 })]);
     expect(store.snapshot().command_runs[0]).toMatchObject({ status: "error", exit_code: 2, stdout_tail: "g...\nok 1\n" });
+    store.close();
+  });
+});
+
+describe("ProjectionStore sequence", () => {
+  it("follows committed events by the seq the bus hands over with each, without reading the database", () => {
+    const session = eager_session();
+    // The projection's own connection is closed once it has hydrated: what follows can only come from the bus.
+    const reader = Connection.open(session.db_path, { must_exist: true });
+    const store = new ProjectionStore({ id: session.id, connection: reader });
+    store.attach(session.bus);
+    reader.close();
+    const task = minimal_task_spec({ title: "seen live" });
+    const message_id = new_id("message");
+    ingest_all(session, [
+      step("task.created", { task, priority: 0 }),
+      step("task.started", { task_id: task.id, attempt_id: new_id("attempt") }),
+      step("assistant.message.started", { message_id }),
+    ]);
+    live(session, "assistant.message.delta", { message_id, text: "Work" });
+    live(session, "assistant.message.delta", { message_id, text: "ing" });
+    ingest_all(session, [step("assistant.message.created", { message_id, content: "Working" })]);
+    const state = store.snapshot();
+    expect(state.tasks).toEqual([expect.objectContaining({ title: "seen live", status: "running" })]);
+    expect(state.conversation.messages.map((m) => m.text)).toEqual(["Working"]);
+    expect(state.conversation.drafts).toEqual([]);
+    store.detach();
+  });
+
+  it("ignores a durable event that comes without a seq: it was never committed", () => {
+    const session = eager_session();
+    const store = new ProjectionStore(session);
+    store.attach(session.bus);
+    const before = store.snapshot();
+    store.apply(parse_event(make_event("task.created", { task: minimal_task_spec({ title: "never stored" }) }, session.origin)));
+    expect(store.snapshot()).toBe(before);
     store.close();
   });
 });

@@ -1,9 +1,11 @@
 /**
  * `model.complete` keeps a large context whole as a messages artifact of its run (seeds 000 §10.1), and a
- * small one only in the run's record. Real AnthropicAdapter over the wire to the scripted server.
+ * small one only in the run's record; a Main Agent request its assembler kept already is kept once. Real
+ * AnthropicAdapter over the wire to the scripted server.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MESSAGES_ARTIFACT_THRESHOLD_BYTES } from "../../src/context/assembler.js";
+import { SessionContext } from "../../src/context/session-context.js";
 import { AnthropicAdapter } from "../../src/providers/anthropic.js";
 import { start_scripted_server, type ScriptedServer } from "../../src/providers/scripted/server.js";
 import { Secret } from "../../src/providers/secret.js";
@@ -35,5 +37,18 @@ describe("model.complete", () => {
     const [artifact] = h.artifacts();
     expect(artifact).toMatchObject({ type: "messages", tool_run_id: outcome.tool_run_id });
     expect(JSON.parse(h.artifact_text(String(artifact!.id)))).toEqual(large);
+  });
+
+  it("keeps a large Main Agent request once: the run lists the artifact its assembler wrote, and no second one", async () => {
+    const context = new SessionContext({ session: h.temp.session, mode: "accept-edits", context_window: 1_000_000 });
+    const content = "x".repeat(MESSAGES_ARTIFACT_THRESHOLD_BYTES + 1);
+    const assembled = context.assemble_main("answer", [{ id: "msg_1", message: { role: "user", content } }], []);
+    expect(assembled.messages_artifact_id).toMatch(/^art_/);
+    const outcome = await h.call("model.complete", assembled.request);
+    output_of(outcome);
+    expect(h.artifacts().map((artifact) => artifact.id)).toEqual([assembled.messages_artifact_id]);
+    expect(h.events("artifact.created")).toHaveLength(1);
+    expect(h.events("tool.completed").map((event) => event.payload.artifact_ids)).toEqual([[assembled.messages_artifact_id]]);
+    expect(JSON.parse(h.artifact_text(assembled.messages_artifact_id!))).toEqual(assembled.request);
   });
 });

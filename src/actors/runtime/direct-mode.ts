@@ -2,7 +2,6 @@ import { fromPromise } from "xstate";
 import { Conversation } from "../../context/conversation.js";
 import type { SessionContext } from "../../context/session-context.js";
 import { air_failure } from "../../contracts/errors.js";
-import { make_event, type EventType, type PayloadInputOf } from "../../contracts/events/registry.js";
 import { new_id, type MessageId } from "../../contracts/ids.js";
 import type { ContentBlock, ModelRequest, ModelResponse } from "../../contracts/provider.js";
 import { effects_of, type CommandRunEffect, type ToolOutcome, type ToolSchema } from "../../contracts/tool.js";
@@ -10,6 +9,7 @@ import type { UserRequest } from "../../machines/main-agent.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { answer_tool_use, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
+import { emitter } from "./emit.js";
 
 /** Model calls of one direct message before the turn is ended for the user to steer. */
 export const DIRECT_MAX_MODEL_CALLS = 40;
@@ -157,9 +157,7 @@ export class DirectSession {
 }
 
 /** The direct session's messages are the Main Agent's: no task, no agent. */
-function emit<T extends EventType>(session: Session, type: T, payload: PayloadInputOf<T>): void {
-  session.ingestor.ingest(make_event(type, payload, { ...session.origin, source: { kind: "main" }, route: ["main"] }));
-}
+const emit = emitter("main");
 
 /**
  * The `direct_turn` and `direct_summary` actors of the Main Agent: a session begins with the first message

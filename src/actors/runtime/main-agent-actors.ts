@@ -1,12 +1,12 @@
 import { fromPromise, type AnyActorLogic } from "xstate";
 import type { SessionContext } from "../../context/session-context.js";
-import { make_event, type EventType, type PayloadInputOf } from "../../contracts/events/registry.js";
 import { new_id } from "../../contracts/ids.js";
 import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
 import { main_agent_machine, type RequestOutcome } from "../../machines/main-agent.js";
 import type { Session } from "../../project/session-manager.js";
 import { direct_mode_actors, type DirectModeTools } from "./direct-mode.js";
 import { classification_request, parse_classification, type TaskDefaults } from "./classification.js";
+import { emitter } from "./emit.js";
 import { provide_scheduler } from "./scheduler-actors.js";
 import { read_task } from "./task-graph.js";
 
@@ -23,9 +23,7 @@ export type MainAgentDependencies = {
   readonly direct: DirectModeTools;
 };
 
-function emit<T extends EventType>(session: Session, type: T, payload: PayloadInputOf<T>): void {
-  session.ingestor.ingest(make_event(type, payload, { ...session.origin, source: { kind: "main" }, route: ["main"] }));
-}
+const emit = emitter("main");
 
 /** What the user is told when a request ends: the worker's own summary when there is one. */
 export function summary_of(session: Session, outcome: RequestOutcome): string {

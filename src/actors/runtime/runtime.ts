@@ -136,12 +136,13 @@ export function not_in_direct_mode_failure() {
   });
 }
 
-function busy_failure() {
+/** A message (or `/direct`, `/done`) while a turn runs: the Main Agent takes one request at a time. */
+export function busy_failure() {
   return air_failure({
     kind: "user_error",
     message: "a turn is still running; the message was not sent",
     retryability: "retryable",
-    user_action: "Wait for the running turn to finish, or interrupt it (Esc), then send the message again.",
+    user_action: "Wait for the turn to finish, or press Esc to interrupt it, then send the message again.",
   });
 }
 

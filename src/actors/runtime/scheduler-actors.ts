@@ -1,21 +1,13 @@
 import { fromPromise, type AnyActorLogic } from "xstate";
 import { make_air_error } from "../../contracts/errors.js";
-import { make_event, type EventType, type PayloadInputOf } from "../../contracts/events/registry.js";
 import { new_id } from "../../contracts/ids.js";
 import type { WorkerResult } from "../../contracts/worker-result.js";
 import { scheduler_machine, type WorkerRunOutcome } from "../../machines/scheduler.js";
 import type { Session } from "../../project/session-manager.js";
+import { emitter } from "./emit.js";
 import { read_task, read_task_graph } from "./task-graph.js";
 
-type SchedulerOrigin = Session["origin"];
-
-function scheduler_origin(session: Session): SchedulerOrigin {
-  return { ...session.origin, source: { kind: "scheduler" }, route: ["main", "scheduler"] };
-}
-
-function emit<T extends EventType>(session: Session, type: T, payload: PayloadInputOf<T>): void {
-  session.ingestor.ingest(make_event(type, payload, scheduler_origin(session)));
-}
+const emit = emitter("scheduler");
 
 /** The durable verdict on a task from how its worker run ended (seeds 003 §10.10). */
 function settle_task(session: Session, task_id: string, run: WorkerRunOutcome): void {

@@ -3,15 +3,38 @@ import { AgentId, PermissionDecisionId, PermissionPromptId, TaskId, ToolRunId } 
 import { durable } from "./define.js";
 import { NonEmpty, Reason } from "./common.js";
 
-/** The six actions of seeds 000 §9.3. */
-export const PermissionAction = v.picklist(["allow", "announce_then_run", "ask_user", "deny", "block", "refuse"]);
+/** Each item's place in `order`: the rank tables below are read off their tuples, never written by hand. */
+function ranks<T extends string>(order: readonly T[]): Readonly<Record<T, number>> {
+  return Object.fromEntries(order.map((item, index) => [item, index])) as Record<T, number>;
+}
+
+/**
+ * The six actions of seeds 000 §9.3, from the least strict to the strictest: the order is the strictness
+ * (when two layers disagree, the later action here decides). `block` (outside the task's scope: widen the
+ * scope or make a new task, then retry) is below `deny` (this call may not run, whatever the scope), which is
+ * below `refuse` (policy: never).
+ */
+export const PERMISSION_ACTIONS = ["allow", "announce_then_run", "ask_user", "block", "deny", "refuse"] as const;
+export const PermissionAction = v.picklist(PERMISSION_ACTIONS);
 export type PermissionAction = v.InferOutput<typeof PermissionAction>;
+/** How strict an action is: its index in `PERMISSION_ACTIONS`. */
+export const STRICTNESS = ranks(PERMISSION_ACTIONS);
 
 export const PermissionGrantScope = v.picklist(["once", "session", "project", "global"]);
 export type PermissionGrantScope = v.InferOutput<typeof PermissionGrantScope>;
 
-export const RiskLevel = v.picklist(["none", "low", "medium", "high", "critical"]);
+/** The six layers of seeds 000 §9.2, in evaluation order. */
+export const PERMISSION_LAYERS = ["tool_declaration", "profile", "task_scope", "path_command_risk", "credential_system_override", "user_prompt"] as const;
+export type PermissionLayer = (typeof PERMISSION_LAYERS)[number];
+/** A layer's place in `PERMISSION_LAYERS`. */
+export const LAYER_ORDER = ranks(PERMISSION_LAYERS);
+
+/** From no risk to the highest. */
+export const RISK_LEVELS = ["none", "low", "medium", "high", "critical"] as const;
+export const RiskLevel = v.picklist(RISK_LEVELS);
 export type RiskLevel = v.InferOutput<typeof RiskLevel>;
+/** How high a risk is: its index in `RISK_LEVELS`. */
+export const RISK_RANK = ranks(RISK_LEVELS);
 
 /**
  * How much the user lets air do without asking (the modes users know from other coding agents):
@@ -33,6 +56,27 @@ export const PermissionSubject = v.variant("kind", [
   v.strictObject({ kind: v.literal("network"), tool_name: NonEmpty }),
 ]);
 export type PermissionSubject = v.InferOutput<typeof PermissionSubject>;
+
+/**
+ * A question to the user about one tool call: what it would run or touch and why it was not allowed outright.
+ * `permission.prompt.requested` records all of it but `reason`, which the question holds.
+ */
+export const PermissionPrompt = v.strictObject({
+  prompt_id: PermissionPromptId,
+  tool_name: NonEmpty,
+  question: NonEmpty,
+  reason: Reason,
+  risk_level: RiskLevel,
+  offered_scopes: v.pipe(v.array(PermissionGrantScope), v.minLength(1)),
+  /** What an answer covers; a resumed session asks again and applies the answer to exactly these. */
+  subjects: v.array(PermissionSubject),
+  /** The command categories the analyzer found, and every command the shell would run. */
+  categories: v.array(NonEmpty),
+  commands: v.array(NonEmpty),
+});
+export type PermissionPrompt = v.InferOutput<typeof PermissionPrompt>;
+
+const prompt = PermissionPrompt.entries;
 
 const subject = {
   tool_run_id: v.optional(ToolRunId),
@@ -57,15 +101,13 @@ export const permission_events = {
   ),
   "permission.prompt.requested": durable(
     v.strictObject({
-      prompt_id: PermissionPromptId,
-      question: NonEmpty,
-      risk_level: RiskLevel,
-      offered_scopes: v.pipe(v.array(PermissionGrantScope), v.minLength(1)),
-      /** What an answer covers; a resumed session asks again and applies the answer to exactly these. */
-      subjects: v.optional(v.array(PermissionSubject)),
-      /** The command categories the analyzer found, and every command the shell would run. */
-      categories: v.optional(v.array(NonEmpty)),
-      commands: v.optional(v.array(NonEmpty)),
+      prompt_id: prompt.prompt_id,
+      question: prompt.question,
+      risk_level: prompt.risk_level,
+      offered_scopes: prompt.offered_scopes,
+      subjects: v.optional(prompt.subjects),
+      categories: v.optional(prompt.categories),
+      commands: v.optional(prompt.commands),
       mode: v.optional(PermissionMode),
       ...subject,
     }),

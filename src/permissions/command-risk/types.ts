@@ -1,3 +1,5 @@
+import type { PermissionAction } from "../../contracts/events/permission.js";
+
 /** Command risk categories of seeds 003 §12. */
 export const COMMAND_CATEGORIES = [
   "read_only",
@@ -16,7 +18,8 @@ export type CommandCategory = (typeof COMMAND_CATEGORIES)[number];
 /** What a finding is about: a command category, or something the analyzer could not see through. */
 export type FindingCategory = CommandCategory | "unparseable" | "unknown_execution" | "outside_project" | "air_internal";
 
-export type AnalyzerAction = "allow" | "announce_then_run" | "ask_user" | "deny" | "refuse";
+/** The PermissionEngine's actions but `block`, which only the task scope (layer 3) gives. */
+export type AnalyzerAction = Exclude<PermissionAction, "block">;
 
 export type CommandFinding = {
   readonly action: AnalyzerAction;
@@ -50,7 +53,7 @@ export type CommandAnalysis = {
 
 export type AnalyzerContext = { readonly cwd_real: string; readonly root_real: string; readonly home?: string };
 
-export const STRICTNESS: Record<AnalyzerAction, number> = { allow: 0, announce_then_run: 1, ask_user: 2, deny: 4, refuse: 5 };
+export { STRICTNESS } from "../../contracts/events/permission.js";
 
 /** A word as bash would see it before running: its literal value, or `literal: false` when it expands at run time. */
 export type ShellWord = { readonly value: string; readonly literal: boolean; readonly glob: boolean };

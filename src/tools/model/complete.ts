@@ -35,7 +35,8 @@ export function model_complete_tool(model: ModelCompleter) {
     output: ModelResponse,
     permissions: {},
     async execute(input, execution) {
-      // A large context is kept whole as a messages artifact of this run (seeds 000 §10.1), beside the usage record.
+      // A large context is kept whole as a messages artifact of this run (seeds 000 §10.1), beside the usage
+      // record; a request the Main Agent's assembler kept already is that artifact, not a second copy.
       const json = JSON.stringify(input);
       if (Buffer.byteLength(json) > MESSAGES_ARTIFACT_THRESHOLD_BYTES) {
         execution.artifact({ type: "messages", content: json, mime_type: "application/json", extension: ".json", original_name: "model-request" });

@@ -1,36 +1,33 @@
 import type { Coalescing } from "../contracts/events/define.js";
 import { definition_of, type RuntimeEvent } from "../contracts/events/registry.js";
+import { field } from "../contracts/field.js";
 
-function field(payload: unknown, key: string): unknown {
-  return typeof payload === "object" && payload !== null ? (payload as Record<string, unknown>)[key] : undefined;
-}
-
-function rule_of(event: RuntimeEvent): Coalescing | undefined {
+/** How bursts of this event fold together: its registry rule, for ephemeral events that have one. */
+export function coalescing_of(event: RuntimeEvent): Coalescing | undefined {
   const definition = definition_of(event.type);
   return definition.persistence === "ephemeral" ? definition.coalescing : undefined;
 }
 
-/** A frame at 30 per second: the TUI never repaints streaming text faster than this. */
-export const DEFAULT_FLUSH_MS = 33;
-
 /**
- * Holds live ephemeral events until the next frame (or the next durable event), folding each burst per its
- * registry rule: `append` joins the text of one stream, `latest` keeps the newest progress. Events of
- * different entities commute, so a merged event may stay at its first position without reordering
- * anything that matters; nothing is lost.
+ * Holds live ephemeral events for a while (the bus's window, the projection's frame), folding each burst per
+ * its registry rule: `append` joins the text of one stream, `latest` keeps the newest progress. Events of
+ * different entities commute, so a merged event stays at its first position without reordering anything
+ * that matters, and keeps the envelope of the first event of its burst; nothing is lost. Events without a
+ * rule are held in their place, unfolded.
  */
 export class Coalescer {
   #pending: RuntimeEvent[] = [];
   readonly #slot = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
 
+  /** `on_due` runs `flush_ms` after the first event held since the last `take`. */
   constructor(
     private readonly flush_ms: number,
     private readonly on_due: () => void,
   ) {}
 
   push(event: RuntimeEvent): void {
-    const rule = rule_of(event);
+    const rule = coalescing_of(event);
     const key = rule === undefined ? undefined : `${event.type}\u0000${String(field(event.payload, rule.key))}`;
     const slot = key === undefined ? undefined : this.#slot.get(key);
     if (rule === undefined || key === undefined || slot === undefined) {

@@ -54,8 +54,8 @@ describe("to_mermaid", () => {
 
   it("draws eventless routing transitions with their guards", () => {
     const text = to_mermaid(charted_machines.find((machine) => machine.id === "scheduler")!);
-    expect(text).toContain("  PLANNING_WAVE --> DISPATCHING : always [has_runnable]\n");
-    expect(text).toContain("  PLANNING_WAVE --> BLOCKED : always\n");
+    expect(text).toContain("  planning_wave --> dispatching : always [has_runnable]\n");
+    expect(text).toContain("  planning_wave --> blocked : always\n");
   });
 
   it("draws a self transition as a loop", () => {

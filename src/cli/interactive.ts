@@ -100,7 +100,7 @@ function route_commands(projection: SessionProjection, runtime: Runtime, session
     channel.on("interrupt", ({ reason }) => {
       if (turns.busy) runtime.cancel(reason);
     }),
-    // `/direct` switches at once; `/done` is a turn of its own: evidence, summary (an assistant message), IDLE.
+    // `/direct` switches at once; `/done` is a turn of its own: evidence, summary (an assistant message), idle.
     channel.on("direct_mode", ({ enabled }) => {
       if (turns.busy || runtime.busy()) throw busy_failure();
       if (enabled) return runtime.enter_direct();

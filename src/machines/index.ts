@@ -28,7 +28,7 @@ type AnyDefinition = StateNodeDefinition<any, any>;
 
 function walk(node: AnyDefinition, visit: (node: AnyDefinition) => void): void {
   visit(node);
-  for (const child of Object.values(node.states)) walk(child as AnyDefinition, visit);
+  for (const child of Object.values(node.states)) walk(child, visit);
 }
 
 /**

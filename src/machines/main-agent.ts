@@ -1,6 +1,7 @@
-import { assign, sendTo, setup } from "xstate";
+import { assign, sendTo, setup, type DoneActorEvent } from "xstate";
 import { make_air_error, to_air_error, type AirError } from "../contracts/errors.js";
 import type { TaskSpec } from "../contracts/task.js";
+import { error_of, held } from "./state-data.js";
 import { scheduler_machine, type SchedulerRunResult } from "./scheduler.js";
 import { unprovided } from "./unprovided.js";
 
@@ -28,7 +29,7 @@ export type MainAgentEvent =
   | { type: "user.cancel"; reason: string }
   /** `/direct`: the user works with the Main Agent's tools directly until `/done` (seeds 003 §10.5). */
   | { type: "direct.enter" }
-  /** `/done`: the direct session's evidence is collected and summarised, then back to IDLE. */
+  /** `/done`: the direct session's evidence is collected and summarised, then back to idle. */
   | { type: "direct.done" };
 
 /** Actors reject with `AirFailure`s (or, on a bug, anything): the outcome always holds an AirError. */
@@ -48,6 +49,17 @@ function interrupted(reason: string): RequestOutcome {
   };
 }
 
+// Action params, read from the event each transition is typed with.
+const request_in = ({ event }: { event: UserRequest }): UserRequest => ({ message_id: event.message_id, text: event.text });
+const answer_in = ({ event }: { event: DoneActorEvent<string> }) => ({ answer: event.output });
+const reason_of = ({ event }: { event: { reason: string } }) => ({ reason: event.reason });
+
+// What the states after `user.message` work on (see `held`).
+const request_of = (context: MainAgentContext) => held(context.request, "main-agent", "request");
+const chat_answer = (context: MainAgentContext) =>
+  held(context.classification?.intent === "chat" ? context.classification.answer : undefined, "main-agent", "answer");
+const task_spec = (context: MainAgentContext) =>
+  held(context.classification?.intent === "task" ? context.classification.spec : undefined, "main-agent", "task");
 
 /**
  * The Main Agent of seeds 000 §20.1 (the single-task path): it classifies, answers or delegates, and
@@ -74,125 +86,96 @@ export const main_agent_machine = setup({
     is_task: ({ context }) => context.classification?.intent === "task",
   },
   actions: {
-    // Runs only on `xstate.error.actor.*` events, which carry the actor's error.
-    fail: assign({ outcome: ({ event }) => failed((event as unknown as { error: unknown }).error) }),
-    take_request: assign({
-      request: ({ event }) => {
-        const message = event as Extract<MainAgentEvent, { type: "user.message" }>;
-        return { message_id: message.message_id, text: message.text };
-      },
-      classification: undefined,
-      outcome: undefined,
-    }),
-    // Runs only on `xstate.done.actor.direct_*` events, whose output is the text the user is told.
-    answer_with_output: assign({ outcome: ({ event }) => ({ kind: "answered", answer: (event as unknown as { output: string }).output }) }),
-    interrupt: assign({ outcome: ({ event }) => interrupted((event as Extract<MainAgentEvent, { type: "user.cancel" }>).reason) }),
+    fail: assign({ outcome: (_, params: { error: unknown }) => failed(params.error) }),
+    take_request: assign((_, request: UserRequest) => ({ request, classification: undefined, outcome: undefined })),
+    answer_with: assign({ outcome: (_, params: { answer: string }): RequestOutcome => ({ kind: "answered", answer: params.answer }) }),
+    interrupt: assign({ outcome: (_, params: { reason: string }) => interrupted(params.reason) }),
     forget_request: assign({ request: undefined, classification: undefined, outcome: undefined }),
   },
 }).createMachine({
   id: "main-agent",
-  initial: "IDLE",
+  initial: "idle",
   context: { request: undefined, classification: undefined, outcome: undefined },
   states: {
-    IDLE: {
+    idle: {
       on: {
-        "user.message": { target: "CLASSIFYING", actions: "take_request" },
-        "direct.enter": { target: "DIRECT_MODE", actions: "forget_request" },
+        "user.message": { target: "classifying", actions: { type: "take_request", params: request_in } },
+        "direct.enter": { target: "direct_mode", actions: "forget_request" },
       },
     },
     // Seeds 003 §10.5: no classification, no tasks; every message is a turn of the Main Agent's own tool loop.
-    DIRECT_MODE: {
-      initial: "AWAITING_MESSAGE",
+    direct_mode: {
+      initial: "awaiting_message",
       states: {
-        AWAITING_MESSAGE: {
+        awaiting_message: {
           on: {
-            "user.message": { target: "DIRECT_TURN", actions: "take_request" },
-            "direct.done": "DIRECT_SUMMARY",
+            "user.message": { target: "direct_turn", actions: { type: "take_request", params: request_in } },
+            "direct.done": "direct_summary",
           },
         },
-        DIRECT_TURN: {
+        direct_turn: {
           invoke: {
             id: "direct_turn",
             src: "direct_turn",
-            input: ({ context }) => context.request!,
-            onDone: { target: "AWAITING_MESSAGE", actions: "answer_with_output" },
-            onError: { target: "AWAITING_MESSAGE", actions: "fail" },
+            input: ({ context }) => request_of(context),
+            onDone: { target: "awaiting_message", actions: { type: "answer_with", params: answer_in } },
+            onError: { target: "awaiting_message", actions: { type: "fail", params: error_of } },
           },
-          on: { "user.cancel": { target: "AWAITING_MESSAGE", actions: "interrupt" } },
+          on: { "user.cancel": { target: "awaiting_message", actions: { type: "interrupt", params: reason_of } } },
         },
-        DIRECT_SUMMARY: {
+        direct_summary: {
           invoke: {
             id: "direct_summary",
             src: "direct_summary",
-            onDone: { target: "#main-agent.IDLE", actions: "answer_with_output" },
-            onError: { target: "#main-agent.IDLE", actions: "fail" },
+            onDone: { target: "#main-agent.idle", actions: { type: "answer_with", params: answer_in } },
+            onError: { target: "#main-agent.idle", actions: { type: "fail", params: error_of } },
           },
-          on: { "user.cancel": { target: "#main-agent.IDLE", actions: "interrupt" } },
+          on: { "user.cancel": { target: "#main-agent.idle", actions: { type: "interrupt", params: reason_of } } },
         },
       },
     },
-    CLASSIFYING: {
+    classifying: {
       invoke: {
         id: "classify",
         src: "classify",
-        input: ({ context }) => context.request!,
-        onDone: { target: "ROUTING", actions: assign({ classification: ({ event }) => event.output }) },
-        onError: { target: "IDLE", actions: "fail" },
+        input: ({ context }) => request_of(context),
+        onDone: { target: "routing", actions: assign({ classification: ({ event }) => event.output }) },
+        onError: { target: "idle", actions: { type: "fail", params: error_of } },
       },
     },
-    ROUTING: {
-      always: [{ guard: "is_task", target: "DELEGATING" }, { target: "ANSWERING" }],
+    routing: {
+      always: [{ guard: "is_task", target: "delegating" }, { target: "answering" }],
     },
-    ANSWERING: {
+    answering: {
       invoke: {
         id: "answer",
         src: "answer",
-        input: ({ context }) => {
-          const classification = context.classification as Extract<Classification, { intent: "chat" }>;
-          return { request: context.request!, answer: classification.answer };
-        },
-        onDone: {
-          target: "IDLE",
-          actions: assign({
-            outcome: ({ context }) => ({
-              kind: "answered",
-              answer: (context.classification as Extract<Classification, { intent: "chat" }>).answer,
-            }),
-          }),
-        },
-        onError: { target: "IDLE", actions: "fail" },
+        input: ({ context }) => ({ request: request_of(context), answer: chat_answer(context) }),
+        onDone: { target: "idle", actions: { type: "answer_with", params: ({ context }) => ({ answer: chat_answer(context) }) } },
+        onError: { target: "idle", actions: { type: "fail", params: error_of } },
       },
     },
     // Architecture review and user confirmation slot in here; a single task goes straight to scheduling.
-    DELEGATING: { always: "SCHEDULING" },
-    SCHEDULING: {
+    delegating: { always: "scheduling" },
+    scheduling: {
       invoke: {
         id: "create_tasks",
         src: "create_tasks",
-        input: ({ context }) => ({
-          request: context.request!,
-          spec: (context.classification as Extract<Classification, { intent: "task" }>).spec,
-        }),
-        onDone: "EXECUTING",
-        onError: { target: "IDLE", actions: "fail" },
+        input: ({ context }) => ({ request: request_of(context), spec: task_spec(context) }),
+        onDone: "executing",
+        onError: { target: "idle", actions: { type: "fail", params: error_of } },
       },
     },
-    EXECUTING: {
+    executing: {
       invoke: {
         id: "scheduler",
         src: "execute",
         input: { autostart: true },
         onDone: {
-          target: "SUMMARIZING",
-          actions: assign({
-            outcome: ({ context, event }) => ({
-              kind: "executed",
-              task_id: (context.classification as Extract<Classification, { intent: "task" }>).spec.id,
-              run: event.output,
-            }),
-          }),
+          target: "summarizing",
+          actions: assign({ outcome: ({ context, event }) => ({ kind: "executed", task_id: task_spec(context).id, run: event.output }) }),
         },
-        onError: { target: "SUMMARIZING", actions: "fail" },
+        onError: { target: "summarizing", actions: { type: "fail", params: error_of } },
       },
       on: {
         "user.cancel": {
@@ -200,13 +183,13 @@ export const main_agent_machine = setup({
         },
       },
     },
-    SUMMARIZING: {
+    summarizing: {
       invoke: {
         id: "summarize",
         src: "summarize",
-        input: ({ context }) => ({ request: context.request!, outcome: context.outcome! }),
-        onDone: "IDLE",
-        onError: { target: "IDLE", actions: "fail" },
+        input: ({ context }) => ({ request: request_of(context), outcome: held(context.outcome, "main-agent", "outcome") }),
+        onDone: "idle",
+        onError: { target: "idle", actions: { type: "fail", params: error_of } },
       },
     },
   },

@@ -2,6 +2,7 @@ import { assign, setup } from "xstate";
 import { to_air_error, type AirError } from "../contracts/errors.js";
 import type { TaskStatus } from "../contracts/status.js";
 import type { WorkerResult } from "../contracts/worker-result.js";
+import { error_of, held } from "./state-data.js";
 import { unprovided } from "./unprovided.js";
 
 /** What the Scheduler learns from the session database on each load (never from bus traffic, INV-5). */
@@ -34,6 +35,13 @@ type SchedulerContext = {
 
 export type SchedulerEvent = { type: "scheduler.run" } | { type: "scheduler.cancel"; reason: string };
 
+/** The actor that runs one task's worker, provided by the runtime (the worker-run machine with its bridge). */
+const run_worker = unprovided<WorkerRunOutcome, { task_id: string; agent_id: string }>("run_worker");
+export type RunWorkerLogic = typeof run_worker;
+
+/** The task picked by `pick_next_task` on the way into dispatching (see `held`). */
+const task_in_hand = (context: SchedulerContext) => held(context.task_id, "scheduler", "task");
+
 const all_done = (graph: TaskGraphSnapshot | undefined) =>
   graph !== undefined && graph.runnable.length === 0 && Object.entries(graph.counts).every(
     ([status, count]) => count === 0 || status === "completed" || status === "cancelled",
@@ -41,7 +49,7 @@ const all_done = (graph: TaskGraphSnapshot | undefined) =>
 
 /**
  * The Scheduler of seeds 000 §20.2, one worker at a time. Every decision re-reads the task graph from the
- * database (LOADING_GRAPH), so a restarted runtime resumes from rows alone.
+ * database (loading_graph), so a restarted runtime resumes from rows alone.
  */
 export const scheduler_machine = setup({
   types: {
@@ -53,7 +61,7 @@ export const scheduler_machine = setup({
   actors: {
     load_graph: unprovided<TaskGraphSnapshot, void>("load_graph"),
     dispatch: unprovided<{ agent_id: string }, { task_id: string }>("dispatch"),
-    run_worker: unprovided<WorkerRunOutcome, { task_id: string; agent_id: string }>("run_worker"),
+    run_worker,
     collect: unprovided<void, { task_id: string; run: WorkerRunOutcome }>("collect"),
     repair: unprovided<void, { task_id: string }>("repair"),
     cancel_task: unprovided<void, { task_id: string | undefined; reason: string }>("cancel_task"),
@@ -64,83 +72,80 @@ export const scheduler_machine = setup({
     all_done: ({ context }) => all_done(context.graph),
   },
   actions: {
-    // Runs only on `xstate.error.actor.*` events, which carry the actor's error.
-    remember_error: assign({
-      error: ({ event }) => to_air_error((event as unknown as { error: unknown }).error, "scheduler_error"),
-    }),
+    remember_error: assign({ error: (_, params: { error: unknown }) => to_air_error(params.error, "scheduler_error") }),
     pick_next_task: assign({ task_id: ({ context }) => context.graph?.runnable[0], agent_id: undefined, run: undefined }),
     settle: assign({ status: (_, status: SchedulerRunResult["status"]) => status }),
   },
 }).createMachine({
   id: "scheduler",
-  initial: "IDLE",
+  initial: "idle",
   context: ({ input }) => ({
     autostart: input?.autostart ?? false,
     status: undefined, graph: undefined, task_id: undefined, agent_id: undefined, run: undefined, error: undefined }),
   states: {
-    IDLE: {
-      always: { guard: "autostart", target: "LOADING_GRAPH" },
-      on: { "scheduler.run": "LOADING_GRAPH" },
+    idle: {
+      always: { guard: "autostart", target: "loading_graph" },
+      on: { "scheduler.run": "loading_graph" },
     },
-    LOADING_GRAPH: {
+    loading_graph: {
       invoke: {
         id: "load_graph",
         src: "load_graph",
         onDone: {
-          target: "PLANNING_WAVE",
+          target: "planning_wave",
           actions: assign({ graph: ({ event }) => event.output }),
         },
-        onError: { target: "BLOCKED", actions: "remember_error" },
+        onError: { target: "blocked", actions: { type: "remember_error", params: error_of } },
       },
     },
-    PLANNING_WAVE: {
+    planning_wave: {
       always: [
-        { guard: "has_runnable", target: "DISPATCHING", actions: "pick_next_task" },
-        { guard: "all_done", target: "COMPLETED" },
-        { target: "BLOCKED" },
+        { guard: "has_runnable", target: "dispatching", actions: "pick_next_task" },
+        { guard: "all_done", target: "completed" },
+        { target: "blocked" },
       ],
     },
-    DISPATCHING: {
+    dispatching: {
       invoke: {
         id: "dispatch",
         src: "dispatch",
-        input: ({ context }) => ({ task_id: context.task_id! }),
-        onDone: { target: "MONITORING", actions: assign({ agent_id: ({ event }) => event.output.agent_id }) },
-        onError: { target: "BLOCKED", actions: "remember_error" },
+        input: ({ context }) => ({ task_id: task_in_hand(context) }),
+        onDone: { target: "monitoring", actions: assign({ agent_id: ({ event }) => event.output.agent_id }) },
+        onError: { target: "blocked", actions: { type: "remember_error", params: error_of } },
       },
     },
-    MONITORING: {
+    monitoring: {
       invoke: {
         id: "run_worker",
         src: "run_worker",
-        input: ({ context }) => ({ task_id: context.task_id!, agent_id: context.agent_id! }),
-        onDone: { target: "COLLECTING_RESULTS", actions: assign({ run: ({ event }) => event.output }) },
+        input: ({ context }) => ({ task_id: task_in_hand(context), agent_id: held(context.agent_id, "scheduler", "agent") }),
+        onDone: { target: "collecting_results", actions: assign({ run: ({ event }) => event.output }) },
         onError: {
-          target: "COLLECTING_RESULTS",
+          target: "collecting_results",
           actions: assign({ run: ({ event }) => ({ kind: "failure", error: to_air_error(event.error, "agent_error") }) }),
         },
       },
-      on: { "scheduler.cancel": "CANCELLING" },
+      on: { "scheduler.cancel": "cancelling" },
     },
-    COLLECTING_RESULTS: {
+    collecting_results: {
       invoke: {
         id: "collect",
         src: "collect",
-        input: ({ context }) => ({ task_id: context.task_id!, run: context.run! }),
-        onDone: "REPAIRING_OR_CONTINUING",
-        onError: { target: "BLOCKED", actions: "remember_error" },
+        input: ({ context }) => ({ task_id: task_in_hand(context), run: held(context.run, "scheduler", "worker run") }),
+        onDone: "repairing_or_continuing",
+        onError: { target: "blocked", actions: { type: "remember_error", params: error_of } },
       },
     },
-    REPAIRING_OR_CONTINUING: {
+    repairing_or_continuing: {
       invoke: {
         id: "repair",
         src: "repair",
-        input: ({ context }) => ({ task_id: context.task_id! }),
-        onDone: "LOADING_GRAPH",
-        onError: { target: "BLOCKED", actions: "remember_error" },
+        input: ({ context }) => ({ task_id: task_in_hand(context) }),
+        onDone: "loading_graph",
+        onError: { target: "blocked", actions: { type: "remember_error", params: error_of } },
       },
     },
-    CANCELLING: {
+    cancelling: {
       invoke: {
         id: "cancel_task",
         src: "cancel_task",
@@ -148,13 +153,13 @@ export const scheduler_machine = setup({
           task_id: context.task_id,
           reason: event.type === "scheduler.cancel" ? event.reason : "cancelled",
         }),
-        onDone: "CANCELLED",
-        onError: { target: "CANCELLED", actions: "remember_error" },
+        onDone: "cancelled",
+        onError: { target: "cancelled", actions: { type: "remember_error", params: error_of } },
       },
     },
-    COMPLETED: { type: "final", entry: { type: "settle", params: "completed" } },
-    BLOCKED: { type: "final", entry: { type: "settle", params: "blocked" } },
-    CANCELLED: { type: "final", entry: { type: "settle", params: "cancelled" } },
+    completed: { type: "final", entry: { type: "settle", params: "completed" } },
+    blocked: { type: "final", entry: { type: "settle", params: "blocked" } },
+    cancelled: { type: "final", entry: { type: "settle", params: "cancelled" } },
   },
   output: ({ context }) => ({ status: context.status ?? "blocked", counts: context.graph?.counts, error: context.error }),
 });

@@ -1,6 +1,6 @@
 /**
  * Direct mode (seeds 003 §10.5): `/direct`, then the Main Agent runs the model ↔ tools loop itself in the main
- * workspace, every call judged by the session's permissions; `/done` collects the evidence, summarises, IDLE.
+ * workspace, every call judged by the session's permissions; `/done` collects the evidence, summarises, idle.
  * The real AnthropicAdapter over loopback against the scripted model server, or a server that never answers.
  */
 import fs from "node:fs";
@@ -99,7 +99,7 @@ async function rejection(work: () => unknown): Promise<unknown> {
 }
 
 describe("direct mode", () => {
-  it("runs the model's fs.write in the main workspace with no agent, answers, and /done summarises back to IDLE", async () => {
+  it("runs the model's fs.write in the main workspace with no agent, answers, and /done summarises back to idle", async () => {
     const temp = session();
     const runtime = runtime_against(temp, await scripted([WRITE_HELLO, text("Wrote hello.txt.", { tool_result_contains: "hello.txt" })]), "accept-edits");
 
@@ -107,7 +107,7 @@ describe("direct mode", () => {
     expect(runtime.in_direct_mode()).toBe(true);
     expect(await runtime.submit("please write hello.txt")).toEqual({ kind: "answered", answer: "Wrote hello.txt." });
     expect(fs.readFileSync(path.join(temp.project.layout.root, "hello.txt"), "utf8")).toBe("hello\n");
-    expect(runtime.main_agent.getSnapshot().value).toEqual({ DIRECT_MODE: "AWAITING_MESSAGE" });
+    expect(runtime.main_agent.getSnapshot().value).toEqual({ direct_mode: "awaiting_message" });
 
     const writes = payloads(temp, "tool.started").filter((payload) => payload.tool_name === "fs.write");
     expect(writes).toHaveLength(1);
@@ -129,7 +129,7 @@ describe("direct mode", () => {
     expect(summary).toMatch(/^Direct mode ended: 1 message, 1 tool run, 1 evidence record\./);
     expect(summary).toMatch(/Changed hello\.txt \(diff art_/);
     expect(contents(temp, "assistant.message.created").at(-1)).toBe(summary);
-    expect(runtime.main_agent.getSnapshot().value).toBe("IDLE");
+    expect(runtime.main_agent.getSnapshot().value).toBe("idle");
     expect(runtime.in_direct_mode()).toBe(false);
   });
 
@@ -204,7 +204,7 @@ describe("direct mode", () => {
     expect(runtime.in_direct_mode()).toBe(true);
     const done = await runtime.leave_direct();
     expect(done.kind === "answered" && done.answer).toMatch(/^Direct mode ended: 1 message, 0 tool runs/);
-    expect(runtime.main_agent.getSnapshot().value).toBe("IDLE");
+    expect(runtime.main_agent.getSnapshot().value).toBe("idle");
   });
 });
 

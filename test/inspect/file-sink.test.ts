@@ -49,7 +49,7 @@ describe("--inspect-file PATH", () => {
       else expect(registered.has(message.sessionId), `${message.type} ${message.sessionId}`).toBe(true);
     }
     const scheduler = messages.find((m) => m.type === "@xstate.actor" && m.name === "scheduler")!;
-    expect(messages.some((m) => m.sessionId === scheduler.sessionId && m.snapshot?.value === "MONITORING")).toBe(true);
+    expect(messages.some((m) => m.sessionId === scheduler.sessionId && m.snapshot?.value === "monitoring")).toBe(true);
     expect(messages.filter((m) => m.type === "@xstate.event" && m.event?.type === "task.retried")).toHaveLength(2);
     expect(messages.at(-1)).toMatchObject({ type: "@xstate.snapshot", snapshot: { status: "stopped" } });
   });

@@ -52,7 +52,7 @@ export async function start_system(inspect: Observer<InspectionEvent>): Promise<
   task.send({ type: "task.started" });
   for (let tries = 0; tries < 100; tries++) {
     const scheduler = main_agent.getSnapshot().children.scheduler;
-    if ((scheduler?.getSnapshot() as { value?: unknown } | undefined)?.value === "MONITORING") break;
+    if ((scheduler?.getSnapshot() as { value?: unknown } | undefined)?.value === "monitoring") break;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return {

@@ -45,16 +45,16 @@ describe("the --inspect relay", () => {
       expect(actors_named(messages, name), name).toHaveLength(1);
     }
     const main_agent = actors_named(messages, "main-agent")[0]!;
-    expect(JSON.parse(main_agent.definition!)).toMatchObject({ id: "main-agent", initial: "IDLE" });
+    expect(JSON.parse(main_agent.definition!)).toMatchObject({ id: "main-agent", initial: "idle" });
     const scheduler = actors_named(messages, "scheduler")[0]!;
-    expect(JSON.parse(scheduler.definition!)).toMatchObject({ id: "scheduler", states: { MONITORING: {} } });
+    expect(JSON.parse(scheduler.definition!)).toMatchObject({ id: "scheduler", states: { monitoring: {} } });
     expect(scheduler.parentId).toBe(main_agent.sessionId);
     expect(actors_named(messages, "run_worker")[0]!.parentId).toBe(scheduler.sessionId);
     expect(JSON.parse(actors_named(messages, "task")[0]!.definition!)).toMatchObject({ id: "task" });
 
-    expect(latest_snapshot(messages, "main-agent")!.snapshot).toMatchObject({ status: "active", value: "EXECUTING" });
+    expect(latest_snapshot(messages, "main-agent")!.snapshot).toMatchObject({ status: "active", value: "executing" });
     expect(latest_snapshot(messages, "scheduler")!.snapshot).toMatchObject({
-      value: "MONITORING",
+      value: "monitoring",
       context: { task_id: "task_1", agent_id: "agent_1" },
     });
     expect(latest_snapshot(messages, "run_worker")!.snapshot).toMatchObject({ status: "active", input: { task_id: "task_1" } });
@@ -78,9 +78,9 @@ describe("the --inspect relay", () => {
     open.push(early);
     await early.until((received) => received.length >= 8);
 
-    // The cancel reaches the Scheduler, whose cancel_task is not provided: it fails, and the Scheduler ends CANCELLED.
+    // The cancel reaches the Scheduler, whose cancel_task is not provided: it fails, and the Scheduler ends cancelled.
     running.main_agent.send({ type: "user.cancel", reason: "changed my mind" });
-    const messages = await early.until((received) => latest_snapshot(received, "scheduler")?.snapshot?.value === "CANCELLED");
+    const messages = await early.until((received) => latest_snapshot(received, "scheduler")?.snapshot?.value === "cancelled");
     expect(messages.some((m) => m.type === "@xstate.event" && m.event?.type === "user.cancel")).toBe(true);
     expect(latest_snapshot(messages, "scheduler")!.snapshot?.status).toBe("done");
     // Actors born after the client connected are announced live, with their definitions.

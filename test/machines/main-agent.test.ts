@@ -49,7 +49,7 @@ function agent(classify: () => Promise<Classification>, execute: () => Promise<S
 
 async function handled(actor: ReturnType<typeof agent>["actor"], text: string): Promise<RequestOutcome | undefined> {
   actor.send({ type: "user.message", message_id: "msg_1", text });
-  await waitFor(actor, (snapshot) => snapshot.matches("IDLE") && snapshot.context.outcome !== undefined);
+  await waitFor(actor, (snapshot) => snapshot.matches("idle") && snapshot.context.outcome !== undefined);
   return actor.getSnapshot().context.outcome;
 }
 
@@ -60,13 +60,13 @@ describe("main agent machine", () => {
     expect(calls).toEqual(["classify what is the answer?", "answer 42"]);
   });
 
-  it("delegates a task request: schedules one task, executes, summarises, returns to IDLE", async () => {
+  it("delegates a task request: schedules one task, executes, summarises, returns to idle", async () => {
     const { actor, calls } = agent(async () => ({ intent: "task", spec }));
     expect(await handled(actor, "fix the test")).toEqual({ kind: "executed", task_id: spec.id, run: completed });
     expect(calls).toEqual(["classify fix the test", `create ${spec.id}`, "execute", "summarize executed"]);
   });
 
-  it("returns to IDLE with the AirError when classification fails", async () => {
+  it("returns to idle with the AirError when classification fails", async () => {
     const { actor } = agent(async () => {
       throw air_failure({ kind: "provider_error", message: "overloaded", retryability: "retryable" });
     });
@@ -88,18 +88,18 @@ describe("main agent machine", () => {
     const in_state = (actor: ReturnType<typeof agent>["actor"], state: Parameters<ReturnType<typeof actor.getSnapshot>["matches"]>[0]) =>
       waitFor(actor, (snapshot) => snapshot.matches(state));
 
-    it("runs every message as a direct turn, never classifying, until direct.done summarises and returns to IDLE", async () => {
+    it("runs every message as a direct turn, never classifying, until direct.done summarises and returns to idle", async () => {
       const { actor, calls } = agent(chat);
       actor.send({ type: "direct.enter" });
-      expect(actor.getSnapshot().value).toEqual({ DIRECT_MODE: "AWAITING_MESSAGE" });
+      expect(actor.getSnapshot().value).toEqual({ direct_mode: "awaiting_message" });
       actor.send({ type: "user.message", message_id: "msg_1", text: "write the file" });
-      expect(actor.getSnapshot().value).toEqual({ DIRECT_MODE: "DIRECT_TURN" });
-      await in_state(actor, { DIRECT_MODE: "AWAITING_MESSAGE" });
+      expect(actor.getSnapshot().value).toEqual({ direct_mode: "direct_turn" });
+      await in_state(actor, { direct_mode: "awaiting_message" });
       expect(actor.getSnapshot().context.outcome).toEqual({ kind: "answered", answer: "WRITE THE FILE" });
       actor.send({ type: "user.message", message_id: "msg_2", text: "and test it" });
-      await in_state(actor, { DIRECT_MODE: "AWAITING_MESSAGE" });
+      await in_state(actor, { direct_mode: "awaiting_message" });
       actor.send({ type: "direct.done" });
-      await in_state(actor, "IDLE");
+      await in_state(actor, "idle");
       expect(actor.getSnapshot().context.outcome).toEqual({ kind: "answered", answer: "summary of the direct session" });
       expect(calls).toEqual(["direct write the file", "direct and test it", "direct summary"]);
     });
@@ -108,16 +108,16 @@ describe("main agent machine", () => {
       let finish: (answer: string) => void = () => undefined;
       const { actor, calls } = agent(chat, undefined, { turn: () => new Promise((resolve) => (finish = resolve)) });
       actor.send({ type: "direct.done" });
-      expect(actor.getSnapshot().value).toBe("IDLE");
+      expect(actor.getSnapshot().value).toBe("idle");
       actor.send({ type: "direct.enter" });
       actor.send({ type: "direct.enter" });
       actor.send({ type: "user.message", message_id: "msg_1", text: "slow work" });
       actor.send({ type: "direct.done" });
       actor.send({ type: "user.message", message_id: "msg_2", text: "too soon" });
-      expect(actor.getSnapshot().value).toEqual({ DIRECT_MODE: "DIRECT_TURN" });
+      expect(actor.getSnapshot().value).toEqual({ direct_mode: "direct_turn" });
       expect(actor.getSnapshot().context.request?.message_id).toBe("msg_1");
       finish("done");
-      await in_state(actor, { DIRECT_MODE: "AWAITING_MESSAGE" });
+      await in_state(actor, { direct_mode: "awaiting_message" });
       expect(calls).toEqual(["direct slow work"]);
     });
 
@@ -125,7 +125,7 @@ describe("main agent machine", () => {
       const { actor } = agent(() => new Promise(() => undefined));
       actor.send({ type: "user.message", message_id: "msg_1", text: "hello" });
       actor.send({ type: "direct.enter" });
-      expect(actor.getSnapshot().value).toBe("CLASSIFYING");
+      expect(actor.getSnapshot().value).toBe("classifying");
     });
 
     it("interrupts a direct turn: its actor's signal aborts and direct mode waits for the next message", async () => {
@@ -136,7 +136,7 @@ describe("main agent machine", () => {
       actor.send({ type: "direct.enter" });
       actor.send({ type: "user.message", message_id: "msg_1", text: "endless" });
       actor.send({ type: "user.cancel", reason: "Esc" });
-      expect(actor.getSnapshot().value).toEqual({ DIRECT_MODE: "AWAITING_MESSAGE" });
+      expect(actor.getSnapshot().value).toEqual({ direct_mode: "awaiting_message" });
       expect(aborted).toBe(true);
       expect(actor.getSnapshot().context.outcome).toMatchObject({ kind: "failed", error: { message: "interrupted: Esc", metadata: { cancelled: true } } });
     });
@@ -149,11 +149,11 @@ describe("main agent machine", () => {
       });
       actor.send({ type: "direct.enter" });
       actor.send({ type: "user.message", message_id: "msg_1", text: "work" });
-      await in_state(actor, { DIRECT_MODE: "AWAITING_MESSAGE" });
+      await in_state(actor, { direct_mode: "awaiting_message" });
       expect(actor.getSnapshot().context.outcome).toMatchObject({ kind: "failed", error: { kind: "provider_error", message: "overloaded" } });
     });
 
-    it("returns to IDLE with the error when the summary fails", async () => {
+    it("returns to idle with the error when the summary fails", async () => {
       const { actor } = agent(chat, undefined, {
         summary: async () => {
           throw new Error("store closed");
@@ -161,7 +161,7 @@ describe("main agent machine", () => {
       });
       actor.send({ type: "direct.enter" });
       actor.send({ type: "direct.done" });
-      await in_state(actor, "IDLE");
+      await in_state(actor, "idle");
       expect(actor.getSnapshot().context.outcome).toMatchObject({ kind: "failed", error: { kind: "system_error", message: "store closed" } });
     });
   });
@@ -193,15 +193,15 @@ describe("main agent machine", () => {
     const reached = new Set(paths.map((path) => name(path.state.value)));
     expect([...reached].sort()).toEqual(
       [
-        "ANSWERING",
-        "CLASSIFYING",
-        "EXECUTING",
-        "IDLE",
-        "SCHEDULING",
-        "SUMMARIZING",
-        "DIRECT_MODE.AWAITING_MESSAGE",
-        "DIRECT_MODE.DIRECT_TURN",
-        "DIRECT_MODE.DIRECT_SUMMARY",
+        "answering",
+        "classifying",
+        "executing",
+        "idle",
+        "scheduling",
+        "summarizing",
+        "direct_mode.awaiting_message",
+        "direct_mode.direct_turn",
+        "direct_mode.direct_summary",
       ].sort(),
     );
   });

@@ -74,7 +74,7 @@ describe("scheduler machine", () => {
     const actor = createActor(machine, { input: {} }).start();
     actor.send({ type: "scheduler.run" });
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(actor.getSnapshot().value).toBe("MONITORING");
+    expect(actor.getSnapshot().value).toBe("monitoring");
     actor.send({ type: "scheduler.cancel", reason: "user pressed ctrl-c" });
     const result = await toPromise(actor);
     expect(result.status).toBe("cancelled");
@@ -101,7 +101,7 @@ describe("scheduler machine", () => {
     const paths = getShortestPaths(scheduler_machine, { events, serializeState: (state) => JSON.stringify(state.value) });
     const reached = new Set(paths.map((path) => String(path.state.value)));
     expect([...reached].sort()).toEqual(
-      ["BLOCKED", "CANCELLED", "CANCELLING", "COLLECTING_RESULTS", "COMPLETED", "DISPATCHING", "IDLE", "LOADING_GRAPH", "MONITORING", "REPAIRING_OR_CONTINUING"].sort(),
+      ["blocked", "cancelled", "cancelling", "collecting_results", "completed", "dispatching", "idle", "loading_graph", "monitoring", "repairing_or_continuing"].sort(),
     );
   });
 });

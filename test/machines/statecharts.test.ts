@@ -1,7 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { lifecycle_machines } from "../../src/machines/index.js";
+import type { AnyStateMachine } from "xstate";
+import { lifecycle_machines, machine_event_types } from "../../src/machines/index.js";
+import { main_agent_machine } from "../../src/machines/main-agent.js";
+import { scheduler_machine } from "../../src/machines/scheduler.js";
 import { charted_machines, render_statecharts } from "../../src/machines/statecharts.js";
 import { to_mermaid } from "../../src/machines/to-mermaid.js";
 
@@ -42,6 +45,26 @@ describe("committed statecharts", () => {
   });
 });
 
+type StateTree = { readonly states: Readonly<Record<string, StateTree>> };
+const state_names = (node: StateTree): string[] => Object.entries(node.states).flatMap(([name, child]) => [name, ...state_names(child)]);
+
+describe("names across machines", () => {
+  it("names every state of every charted machine in lowercase snake_case, as the lifecycles' status values are", () => {
+    for (const machine of charted_machines) {
+      const names = state_names(machine.definition);
+      expect(names.length, machine.id).toBeGreaterThan(0);
+      expect(names.filter((name) => !/^[a-z]+(_[a-z]+)*$/.test(name)), machine.id).toEqual([]);
+    }
+  });
+
+  it("names the events of the lifecycles, the Main Agent and the Scheduler as lowercase dotted domain.verb", () => {
+    const machines: AnyStateMachine[] = [...Object.values(lifecycle_machines), main_agent_machine, scheduler_machine];
+    for (const machine of machines) {
+      expect(machine_event_types(machine).filter((type) => !/^[a-z]+(\.[a-z_]+)+$/.test(type)), machine.id).toEqual([]);
+    }
+  });
+});
+
 describe("to_mermaid", () => {
   it("draws the initial state, every transition with its guard, and the final states", () => {
     const text = to_mermaid(lifecycle_machines.agent);
@@ -54,8 +77,8 @@ describe("to_mermaid", () => {
 
   it("draws eventless routing transitions with their guards", () => {
     const text = to_mermaid(charted_machines.find((machine) => machine.id === "scheduler")!);
-    expect(text).toContain("  PLANNING_WAVE --> DISPATCHING : always [has_runnable]\n");
-    expect(text).toContain("  PLANNING_WAVE --> BLOCKED : always\n");
+    expect(text).toContain("  planning_wave --> dispatching : always [has_runnable]\n");
+    expect(text).toContain("  planning_wave --> blocked : always\n");
   });
 
   it("draws a self transition as a loop", () => {

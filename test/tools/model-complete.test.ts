@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MESSAGES_ARTIFACT_THRESHOLD_BYTES } from "../../src/context/assembler.js";
-import { SessionContext } from "../../src/context/session-context.js";
+import { SessionPrompts } from "../../src/context/session-prompts.js";
 import { AnthropicAdapter } from "../../src/providers/anthropic.js";
 import { start_scripted_server, type ScriptedServer } from "../../src/providers/scripted/server.js";
 import { Secret } from "../../src/providers/secret.js";
@@ -40,9 +40,9 @@ describe("model.complete", () => {
   });
 
   it("keeps a large Main Agent request once: the run lists the artifact its assembler wrote, and no second one", async () => {
-    const context = new SessionContext({ session: h.temp.session, mode: "accept-edits", context_window: 1_000_000 });
+    const prompts = new SessionPrompts({ session: h.temp.session, mode: "accept-edits", context_window: 1_000_000 });
     const content = "x".repeat(MESSAGES_ARTIFACT_THRESHOLD_BYTES + 1);
-    const assembled = context.assemble_main("answer", [{ id: "msg_1", message: { role: "user", content } }], []);
+    const assembled = prompts.assemble_main("answer", [{ id: "msg_1", message: { role: "user", content } }], []);
     expect(assembled.messages_artifact_id).toMatch(/^art_/);
     const outcome = await h.call("model.complete", assembled.request);
     output_of(outcome);

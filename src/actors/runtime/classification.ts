@@ -1,6 +1,6 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import type { SessionContext } from "../../context/session-context.js";
+import type { SessionPrompts } from "../../context/session-prompts.js";
 import { air_failure } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
 import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
@@ -38,9 +38,9 @@ const CLASSIFY_TOOL_SCHEMA: ToolSchema = {
  * The classification request: the Main Agent's stable layers (L0, its role prompt `prompts/roles/main.md`,
  * the permission mode, the project rules) with their cache breakpoint, then the user's message.
  */
-export function classification_request(request: UserRequest, context: Pick<SessionContext, "assemble_main">): ModelRequest {
+export function classification_request(request: UserRequest, prompts: Pick<SessionPrompts, "assemble_main">): ModelRequest {
   const conversation = [{ id: request.message_id, message: { role: "user" as const, content: request.text } }];
-  return context.assemble_main("classification", conversation, [CLASSIFY_TOOL_SCHEMA]).request;
+  return prompts.assemble_main("classification", conversation, [CLASSIFY_TOOL_SCHEMA]).request;
 }
 
 function reply_of(response: ModelResponse): unknown {

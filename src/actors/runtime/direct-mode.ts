@@ -1,6 +1,6 @@
 import { fromPromise } from "xstate";
 import { Conversation } from "../../context/conversation.js";
-import type { SessionContext } from "../../context/session-context.js";
+import type { SessionPrompts } from "../../context/session-prompts.js";
 import { air_failure } from "../../contracts/errors.js";
 import { new_id, type MessageId } from "../../contracts/ids.js";
 import type { ContentBlock, ModelRequest, ModelResponse } from "../../contracts/provider.js";
@@ -29,7 +29,7 @@ export type DirectModeTools = {
 
 export type DirectModeDependencies = DirectModeTools & {
   readonly session: Session;
-  readonly context: Pick<SessionContext, "assemble_main">;
+  readonly prompts: Pick<SessionPrompts, "assemble_main">;
 };
 
 /** One tool run of the direct session, as the `/done` summary reports it: whether it succeeded and what it did. */
@@ -88,7 +88,7 @@ export class DirectSession {
     const limit = this.dependencies.max_model_calls ?? DIRECT_MAX_MODEL_CALLS;
     for (let call = 1; call <= limit; call += 1) {
       signal.throwIfAborted();
-      const { request: model_request } = this.dependencies.context.assemble_main("answer", this.#conversation.entries, this.dependencies.tools);
+      const { request: model_request } = this.dependencies.prompts.assemble_main("answer", this.#conversation.entries, this.dependencies.tools);
       const response = await this.dependencies.complete(model_request, signal);
       this.#record_assistant(response);
       const uses = tool_uses_of(response.content);

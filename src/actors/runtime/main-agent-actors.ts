@@ -1,8 +1,10 @@
-import { fromPromise, type AnyActorLogic } from "xstate";
-import type { SessionContext } from "../../context/session-context.js";
+import * as v from "valibot";
+import { fromPromise } from "xstate";
+import type { SessionPrompts } from "../../context/session-prompts.js";
 import { new_id } from "../../contracts/ids.js";
 import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
 import { main_agent_machine, type RequestOutcome } from "../../machines/main-agent.js";
+import type { RunWorkerLogic } from "../../machines/scheduler.js";
 import type { Session } from "../../project/session-manager.js";
 import { direct_mode_actors, type DirectModeTools } from "./direct-mode.js";
 import { classification_request, parse_classification, type TaskDefaults } from "./classification.js";
@@ -15,15 +17,18 @@ export type CompleteModel = (request: ModelRequest, requester: string) => Promis
 export type MainAgentDependencies = {
   readonly complete: CompleteModel;
   /** Runs one task's worker: the worker-run machine with its bridge. */
-  readonly run_worker: AnyActorLogic;
+  readonly run_worker: RunWorkerLogic;
   readonly task_defaults: TaskDefaults;
   /** Assembles the Main Agent's requests from its prompt layers. */
-  readonly context: Pick<SessionContext, "assemble_main">;
+  readonly prompts: Pick<SessionPrompts, "assemble_main">;
   /** Direct mode (`/direct` … `/done`): the tools the Main Agent runs itself, and its cancellable model calls. */
   readonly direct: DirectModeTools;
 };
 
 const emit = emitter("main");
+
+/** The part of a stored worker result the user is told; read leniently, as rows outlive schema versions. */
+const WithSummary = v.object({ summary: v.string() });
 
 /** What the user is told when a request ends: the worker's own summary when there is one. */
 export function summary_of(session: Session, outcome: RequestOutcome): string {
@@ -34,9 +39,9 @@ export function summary_of(session: Session, outcome: RequestOutcome): string {
       return `The request failed: ${outcome.error.message}${outcome.error.user_action ? ` (${outcome.error.user_action})` : ""}`;
     case "executed": {
       const task = read_task(session.connection, outcome.task_id);
-      const result = task.worker_result_json === null ? undefined : (JSON.parse(task.worker_result_json) as { summary?: string });
+      const result = task.worker_result_json === null ? undefined : v.safeParse(WithSummary, JSON.parse(task.worker_result_json));
       const verdict = `Task "${task.title}" is ${task.status}.`;
-      return result?.summary === undefined ? verdict : `${verdict} ${result.summary}`;
+      return result?.success === true ? `${verdict} ${result.output.summary}` : verdict;
     }
   }
 }
@@ -46,7 +51,7 @@ export function provide_main_agent(session: Session, dependencies: MainAgentDepe
   return main_agent_machine.provide({
     actors: {
       classify: fromPromise(async ({ input }) =>
-        parse_classification(await dependencies.complete(classification_request(input, dependencies.context), "main"), dependencies.task_defaults),
+        parse_classification(await dependencies.complete(classification_request(input, dependencies.prompts), "main"), dependencies.task_defaults),
       ),
       answer: fromPromise(async ({ input }) => {
         emit(session, "assistant.message.created", { message_id: new_id("message"), content: input.answer });
@@ -58,7 +63,7 @@ export function provide_main_agent(session: Session, dependencies: MainAgentDepe
       summarize: fromPromise(async ({ input }) => {
         emit(session, "assistant.message.created", { message_id: new_id("message"), content: summary_of(session, input.outcome) });
       }),
-      ...direct_mode_actors({ ...dependencies.direct, session, context: dependencies.context }),
+      ...direct_mode_actors({ ...dependencies.direct, session, prompts: dependencies.prompts }),
     },
   });
 }

@@ -1,16 +1,17 @@
 import * as v from "valibot";
-import { createActor, fromPromise, toPromise, waitFor, type Actor, type InspectionEvent, type Observer } from "xstate";
+import { createActor, fromPromise, toPromise, waitFor, type Actor, type InspectionEvent, type Observer, type SnapshotFrom } from "xstate";
 import { load_compaction_rules } from "../../context/compaction/rules.js";
-import { SessionContext } from "../../context/session-context.js";
+import { SessionPrompts } from "../../context/session-prompts.js";
 import { make_event } from "../../contracts/events/registry.js";
-import { new_id, type AgentId } from "../../contracts/ids.js";
+import { AgentId, new_id } from "../../contracts/ids.js";
 import { AGENT_TYPE_OF_TASK, type AgentStartContext } from "../../contracts/ipc.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import { MODEL_COMPLETE_TOOL, type ToolSchema } from "../../contracts/tool.js";
 import { air_failure, AirFailure } from "../../contracts/errors.js";
 import { ModelResponse, type ModelRequest } from "../../contracts/provider.js";
 import type { RequestOutcome } from "../../machines/main-agent.js";
-import type { SchedulerRunResult, WorkerRunOutcome } from "../../machines/scheduler.js";
+import { held } from "../../machines/state-data.js";
+import type { RunWorkerLogic, SchedulerRunResult, WorkerRunOutcome } from "../../machines/scheduler.js";
 import type { PermissionEngine } from "../../permissions/engine.js";
 import { air_home } from "../../project/layout.js";
 import type { Session } from "../../project/session-manager.js";
@@ -52,16 +53,16 @@ function internal_tools(registry: ToolRegistry): string[] {
  * What a worker starts with besides its task: the tools, its stable prompt layers L0–L6 built here (the
  * worker reads no project file), the budget of the session's model and the compaction settings in force.
  */
-function agent_start_context(session: Session, registry: ToolRegistry, context: SessionContext, options: RuntimeOptions, task: TaskSpec): AgentStartContext {
+function agent_start_context(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions, task: TaskSpec): AgentStartContext {
   const { settings } = load_compaction_rules(session.project.layout, air_home());
   return {
     project_root: session.project.layout.root,
     model_id: options.provider.model_id,
     max_turns: task.constraints.max_turns,
     tools: model_visible(registry),
-    layers: context.agent_layers(task, AGENT_TYPE_OF_TASK[task.type]),
-    context_window: context.context_window,
-    token_budget: context.token_budget,
+    layers: prompts.agent_layers(task, AGENT_TYPE_OF_TASK[task.type]),
+    context_window: prompts.context_window,
+    token_budget: prompts.token_budget,
     internal_tools: internal_tools(registry).filter((name) => name !== MODEL_COMPLETE_TOOL),
     compaction: { threshold_ratio: settings.threshold_ratio, circuit_breaker: settings.circuit_breaker },
   };
@@ -75,15 +76,15 @@ async function complete_through_registry(session: Session, registry: ToolRegistr
 }
 
 /** One task's worker run, as the Scheduler's `run_worker` actor: the worker-run machine with the real bridge. */
-function run_worker_logic(session: Session, registry: ToolRegistry, context: SessionContext, options: RuntimeOptions) {
+function run_worker_logic(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions): RunWorkerLogic {
   return fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(async ({ input, signal }) => {
     const task = read_task_spec(session.connection, input.task_id);
     const run = createActor(worker_run_logic, {
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
       input: worker_run_input({
-        agent_id: input.agent_id as AgentId,
+        agent_id: v.parse(AgentId, input.agent_id),
         task,
-        context: agent_start_context(session, registry, context, options, task),
+        context: agent_start_context(session, registry, prompts, options, task),
         services: {
           session,
           call_tool: (call, context, on_stream) =>
@@ -109,15 +110,15 @@ export type Runtime = {
   resume(): Promise<SchedulerRunResult>;
   readonly main_agent: Actor<ReturnType<typeof provide_main_agent>>;
   /**
-   * Records the user's message, hands it to the Main Agent and resolves when it is back to IDLE. One turn at
+   * Records the user's message, hands it to the Main Agent and resolves when it is back to idle. One turn at
    * a time: while one runs, another is refused before anything is recorded.
    */
   submit(text: string): Promise<RequestOutcome>;
-  /** A turn is running (the Main Agent is neither IDLE nor waiting for a message in direct mode). */
+  /** A turn is running (the Main Agent is neither idle nor waiting for a message in direct mode). */
   busy(): boolean;
   /** `/direct`: the following messages are direct turns (seeds 003 §10.5); refused while a turn runs. */
   enter_direct(): void;
-  /** `/done`: collects the direct session's evidence, records its summary, resolves back in IDLE with it. */
+  /** `/done`: collects the direct session's evidence, records its summary, resolves back in idle with it. */
   leave_direct(): Promise<RequestOutcome>;
   /** Direct mode is on (from `enter_direct` until `leave_direct` has begun). */
   in_direct_mode(): boolean;
@@ -146,96 +147,135 @@ export function busy_failure() {
   });
 }
 
-/** The runtime of one open session: tool registry, permission engine, Main Agent with its Scheduler. */
-export function start_runtime(session: Session, options: RuntimeOptions): Runtime {
+type MainAgentLogic = ReturnType<typeof provide_main_agent>;
+type MainAgentSnapshot = SnapshotFrom<MainAgentLogic>;
+
+/** Where the Main Agent takes a new message: idle, or between turns in direct mode. */
+function takes_messages(snapshot: MainAgentSnapshot): boolean {
+  return snapshot.matches("idle") || snapshot.matches({ direct_mode: "awaiting_message" });
+}
+
+/** How the request ended, once the Main Agent is back where it takes messages: every way back records it. */
+const outcome_of = (snapshot: MainAgentSnapshot): RequestOutcome => held(snapshot.context.outcome, "main-agent", "outcome");
+
+/**
+ * One open session's Main Agent and what its turns share: the abort of the turn in flight (an interrupt stops
+ * the Main Agent's own model call, which `user.cancel` cannot reach) and a resumed Scheduler run.
+ */
+class SessionRuntime implements Runtime {
+  readonly registry: ToolRegistry;
+  readonly main_agent: Actor<MainAgentLogic>;
+  readonly #session: Session;
+  readonly #run_worker: RunWorkerLogic;
+  readonly #inspect: Observer<InspectionEvent> | undefined;
+  #turn: AbortController | undefined;
+  #resumed: Actor<ReturnType<typeof provide_scheduler>> | undefined;
+
+  constructor(session: Session, options: RuntimeOptions, registry: ToolRegistry, prompts: SessionPrompts) {
+    this.#session = session;
+    this.registry = registry;
+    this.#inspect = options.inspect;
+    this.#run_worker = run_worker_logic(session, registry, prompts, options);
+    const machine = provide_main_agent(session, {
+      complete: (request) => complete_through_registry(session, registry, request, this.#turn?.signal),
+      run_worker: this.#run_worker,
+      task_defaults: options.task_defaults,
+      prompts,
+      direct: {
+        registry,
+        tools: model_visible(registry),
+        complete: (request, signal) => complete_through_registry(session, registry, request, signal),
+      },
+    });
+    this.main_agent = createActor(machine, { systemId: "main-agent", ...this.#inspection() });
+    // An actor error with no observer would crash the process (xstate-inspect.md §6); `submit` reports it.
+    this.main_agent.subscribe({ error: () => undefined });
+    this.main_agent.start();
+  }
+
+  resume(): Promise<SchedulerRunResult> {
+    const scheduler = createActor(provide_scheduler(this.#session, this.#run_worker), { input: { autostart: true }, ...this.#inspection() });
+    this.#resumed = scheduler;
+    scheduler.start();
+    return toPromise(scheduler).finally(() => {
+      if (this.#resumed === scheduler) this.#resumed = undefined;
+    });
+  }
+
+  async submit(text: string): Promise<RequestOutcome> {
+    if (this.busy()) throw busy_failure();
+    const message_id = new_id("message");
+    return this.#turn_of(async () => {
+      this.#session.ingestor.ingest(
+        make_event("user.message.created", { message_id, content: text }, { ...this.#session.origin, source: { kind: "user" }, route: ["user"] }),
+      );
+      this.main_agent.send({ type: "user.message", message_id, text });
+      return outcome_of(await this.#settled((snapshot) => takes_messages(snapshot) && snapshot.context.request?.message_id === message_id));
+    });
+  }
+
+  busy(): boolean {
+    return this.#turn !== undefined || !takes_messages(this.main_agent.getSnapshot());
+  }
+
+  enter_direct(): void {
+    if (this.busy()) throw busy_failure();
+    this.main_agent.send({ type: "direct.enter" });
+  }
+
+  async leave_direct(): Promise<RequestOutcome> {
+    if (this.busy()) throw busy_failure();
+    if (!this.main_agent.getSnapshot().matches("direct_mode")) throw not_in_direct_mode_failure();
+    return this.#turn_of(async () => {
+      this.main_agent.send({ type: "direct.done" });
+      return outcome_of(await this.#settled((snapshot) => snapshot.matches("idle")));
+    });
+  }
+
+  in_direct_mode(): boolean {
+    const snapshot = this.main_agent.getSnapshot();
+    return snapshot.matches("direct_mode") && !snapshot.matches({ direct_mode: "direct_summary" });
+  }
+
+  cancel(reason: string): void {
+    this.#turn?.abort(reason);
+    this.#resumed?.send({ type: "scheduler.cancel", reason });
+    this.main_agent.send({ type: "user.cancel", reason });
+  }
+
+  stop(): void {
+    this.main_agent.stop();
+  }
+
+  /** Runs one turn with its own abort, so that `busy()` holds and `cancel` reaches its model call until it ends. */
+  async #turn_of<T>(run: () => Promise<T>): Promise<T> {
+    this.#turn = new AbortController();
+    try {
+      return await run();
+    } finally {
+      this.#turn = undefined;
+    }
+  }
+
+  #settled(predicate: (snapshot: MainAgentSnapshot) => boolean): Promise<MainAgentSnapshot> {
+    return waitFor(this.main_agent, predicate, { timeout: Infinity });
+  }
+
+  #inspection(): { inspect?: Observer<InspectionEvent> } {
+    return this.#inspect === undefined ? {} : { inspect: this.#inspect };
+  }
+}
+
+/** The session's tools: the built-in ones, judged by its permission engine, and its model's. */
+function session_tools(options: RuntimeOptions): ToolRegistry {
   const registry = create_tool_registry({ permissions: options.permissions });
   registry.register(model_complete_tool(options.provider));
   registry.register(context_compact_tool(options.provider));
-  const context = new SessionContext({ session, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window });
-  const run_worker = run_worker_logic(session, registry, context, options);
-  // The running turn's abort: an interrupt stops the Main Agent's own model call, which `user.cancel` cannot reach.
-  let turn: AbortController | undefined;
-  // A resumed session's Scheduler run (`resume()`): an interrupt cancels it too.
-  let resumed: ReturnType<typeof createActor<ReturnType<typeof provide_scheduler>>> | undefined;
-  const machine = provide_main_agent(session, {
-    complete: (request) => complete_through_registry(session, registry, request, turn?.signal),
-    run_worker,
-    task_defaults: options.task_defaults,
-    context,
-    direct: {
-      registry,
-      tools: model_visible(registry),
-      complete: (request, signal) => complete_through_registry(session, registry, request, signal),
-    },
-  });
-  // Where the Main Agent takes a new message: IDLE, or between turns in direct mode.
-  const ready = () => {
-    const snapshot = main_agent.getSnapshot();
-    return snapshot.matches("IDLE") || snapshot.matches({ DIRECT_MODE: "AWAITING_MESSAGE" });
-  };
-  const busy = () => turn !== undefined || !ready();
-  const main_agent = createActor(machine, { systemId: "main-agent", ...(options.inspect === undefined ? {} : { inspect: options.inspect }) });
-  // An actor error with no observer would crash the process (xstate-inspect.md §6); `submit` reports it.
-  main_agent.subscribe({ error: () => undefined });
-  main_agent.start();
-  return {
-    registry,
-    main_agent,
-    resume() {
-      const scheduler = createActor(provide_scheduler(session, run_worker), {
-        input: { autostart: true },
-        ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
-      });
-      resumed = scheduler;
-      scheduler.start();
-      return toPromise(scheduler).finally(() => {
-        if (resumed === scheduler) resumed = undefined;
-      });
-    },
-    async submit(text) {
-      if (busy()) throw busy_failure();
-      const message_id = new_id("message");
-      const current = new AbortController();
-      turn = current;
-      try {
-        session.ingestor.ingest(
-          make_event("user.message.created", { message_id, content: text }, { ...session.origin, source: { kind: "user" }, route: ["user"] }),
-        );
-        main_agent.send({ type: "user.message", message_id, text });
-        const answered = await waitFor(main_agent, (snapshot) => ready() && snapshot.context.request?.message_id === message_id, { timeout: Infinity });
-        return answered.context.outcome!;
-      } finally {
-        turn = undefined;
-      }
-    },
-    busy,
-    enter_direct() {
-      if (busy()) throw busy_failure();
-      main_agent.send({ type: "direct.enter" });
-    },
-    async leave_direct() {
-      if (busy()) throw busy_failure();
-      if (!main_agent.getSnapshot().matches("DIRECT_MODE")) throw not_in_direct_mode_failure();
-      const current = new AbortController();
-      turn = current;
-      try {
-        main_agent.send({ type: "direct.done" });
-        return (await waitFor(main_agent, (snapshot) => snapshot.matches("IDLE"), { timeout: Infinity })).context.outcome!;
-      } finally {
-        turn = undefined;
-      }
-    },
-    in_direct_mode() {
-      const snapshot = main_agent.getSnapshot();
-      return snapshot.matches("DIRECT_MODE") && !snapshot.matches({ DIRECT_MODE: "DIRECT_SUMMARY" });
-    },
-    cancel(reason) {
-      turn?.abort(reason);
-      resumed?.send({ type: "scheduler.cancel", reason });
-      main_agent.send({ type: "user.cancel", reason });
-    },
-    stop() {
-      main_agent.stop();
-    },
-  };
+  return registry;
+}
+
+/** The runtime of one open session: tool registry, permission engine, Main Agent with its Scheduler. */
+export function start_runtime(session: Session, options: RuntimeOptions): Runtime {
+  const prompts = new SessionPrompts({ session, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window });
+  return new SessionRuntime(session, options, session_tools(options), prompts);
 }

@@ -1,8 +1,8 @@
-import { fromPromise, type AnyActorLogic } from "xstate";
+import { fromPromise } from "xstate";
 import { make_air_error } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
 import type { WorkerResult } from "../../contracts/worker-result.js";
-import { scheduler_machine, type WorkerRunOutcome } from "../../machines/scheduler.js";
+import { scheduler_machine, type RunWorkerLogic, type WorkerRunOutcome } from "../../machines/scheduler.js";
 import type { Session } from "../../project/session-manager.js";
 import { emitter } from "./emit.js";
 import { read_task, read_task_graph } from "./task-graph.js";
@@ -39,7 +39,7 @@ function settle_task(session: Session, task_id: string, run: WorkerRunOutcome): 
  * The I/O of the Scheduler machine: reads rows, writes events, and runs one worker per task through the
  * given `run_worker` logic (the worker-run machine with its bridge).
  */
-export function provide_scheduler(session: Session, run_worker: AnyActorLogic) {
+export function provide_scheduler(session: Session, run_worker: RunWorkerLogic) {
   return scheduler_machine.provide({
     actors: {
       load_graph: fromPromise(async () => read_task_graph(session.connection)),
@@ -48,7 +48,7 @@ export function provide_scheduler(session: Session, run_worker: AnyActorLogic) {
         emit(session, "task.started", { task_id: input.task_id, attempt_id: new_id("attempt"), agent_id });
         return { agent_id };
       }),
-      run_worker: run_worker as never,
+      run_worker,
       collect: fromPromise(async ({ input }) => settle_task(session, input.task_id, input.run)),
       repair: fromPromise(async ({ input }) => {
         const task = read_task(session.connection, input.task_id);

@@ -2,7 +2,6 @@ import { and, eq, ne } from "drizzle-orm";
 import * as v from "valibot";
 import { TaskSpec } from "../../contracts/task.js";
 import type { TaskStatus } from "../../contracts/status.js";
-import { TaskStatus as TaskStatusSchema } from "../../contracts/status.js";
 import { air_failure } from "../../contracts/errors.js";
 import type { Connection } from "../../db/connection.js";
 import { task_dependencies, tasks } from "../../db/schema.js";
@@ -20,7 +19,7 @@ export function read_task_graph(connection: Connection): TaskGraphSnapshot {
     .where(ne(tasks.type, "compact"))
     .all();
   const status_of = new Map(rows.map((row) => [row.id, row.status]));
-  const counts = Object.fromEntries(TaskStatusSchema.options.map((status) => [status, 0])) as Record<TaskStatus, number>;
+  const counts: Record<TaskStatus, number> = { pending: 0, running: 0, completed: 0, failed: 0, blocked: 0, cancelled: 0, interrupted: 0 };
   for (const row of rows) counts[row.status] += 1;
 
   const hard = connection.db

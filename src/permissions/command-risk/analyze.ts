@@ -2,7 +2,7 @@ import path from "node:path";
 import { classify_argv } from "./classify.js";
 import { judge_arguments, read_word, write_word, type PathSink } from "./command-paths.js";
 import { package_manager_execution, PACKAGE_MANAGERS } from "./npmrc.js";
-import { flatten, type SimpleCommand } from "./parse.js";
+import { flatten, type ShellRedirect, type SimpleCommand } from "./parse.js";
 import { judge_read, judge_write } from "./paths.js";
 import { piped_text } from "./piped.js";
 import { argument_execution } from "./argument-execution.js";
@@ -38,6 +38,77 @@ const BASE_ACTION: Record<CommandCategory, AnalyzerAction> = {
 
 /** What the commands of one parsed script share: its functions and its variables. */
 type Scope = { readonly functions: Set<string>; readonly variables: Variables };
+
+/** One command as the handler of its program sees it. */
+type Invocation = {
+  readonly command: SimpleCommand;
+  readonly name: string;
+  readonly args: readonly ShellWord[];
+  readonly values: readonly string[];
+  /** The command's categories so far, which the handler adds to. */
+  readonly categories: Set<CommandCategory>;
+  readonly depth: number;
+};
+
+/** How a program that runs code it is given (a string, a script file, its standard input) is analysed. */
+type CodeRunner = (analysis: Analysis, invocation: Invocation) => void;
+
+function run_shell(analysis: Analysis, { command, name, args, depth }: Invocation): void {
+  const code_index = args.findIndex((word) => word.literal && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word.value));
+  const operand = args.findIndex((word) => !word.value.startsWith("-") || !word.literal);
+  const script = operand === -1 ? undefined : args[operand];
+  // `-s` (or `-`) reads the program from standard input even when arguments follow
+  const from_stdin = args.slice(0, operand === -1 ? undefined : operand).some((word) => word.value === "-" || /^-[a-zA-Z]*s[a-zA-Z]*$/.test(word.value));
+  if (code_index !== -1) analysis.code(args[code_index + 1], `${name} -c`, depth);
+  else if (script !== undefined && !from_stdin) analysis.script(script, name);
+  else analysis.stdin_code(command, name, depth);
+}
+
+function run_eval(analysis: Analysis, { args, values, depth }: Invocation): void {
+  const literal = args.every((word) => word.literal);
+  analysis.code({ value: values.join(" "), literal, glob: false }, "eval", depth);
+}
+
+function run_source(analysis: Analysis, { name, args }: Invocation): void {
+  if (args[0] !== undefined) analysis.script(args[0], name);
+}
+
+function run_trap(analysis: Analysis, { args, depth }: Invocation): void {
+  if (args[0] !== undefined && args[0].value !== "-" && args.length > 1) analysis.code(args[0], "trap", depth);
+}
+
+function run_su(analysis: Analysis, { args, categories, depth }: Invocation): void {
+  categories.add("system_sensitive");
+  const index = args.findIndex((word) => word.value === "-c" || word.value === "--command");
+  if (index !== -1) analysis.code(args[index + 1], "su -c", depth);
+  else analysis.add("ask_user", "unknown_execution", "su opens a shell as another user");
+}
+
+function run_interpreter(analysis: Analysis, { command, name, args, values, categories, depth }: Invocation): void {
+  if (args.length > 0 && args.every((word) => word.literal && VERSION_FLAGS.has(word.value))) {
+    categories.add("read_only");
+    return;
+  }
+  const inline = args.findIndex((word) => /^(-[a-zA-Z]*[ce]|--eval|-p|--print|-E)$/.test(word.value));
+  if (inline !== -1) {
+    analysis.add("ask_user", "unknown_execution", `${name} ${values[inline]} runs inline code this analyzer cannot read`);
+    return;
+  }
+  const script = args.find((word) => !word.value.startsWith("-") || !word.literal);
+  if (script !== undefined && script.value !== "-") analysis.script(script, name);
+  else analysis.stdin_code(command, name, depth);
+}
+
+/** The programs that run code they are given, by name; every other program goes through `other_program`. */
+const CODE_RUNNERS: ReadonlyMap<string, CodeRunner> = new Map<string, CodeRunner>([
+  ...[...SHELLS].map((shell): [string, CodeRunner] => [shell, run_shell]),
+  ["eval", run_eval],
+  ["source", run_source],
+  [".", run_source],
+  ["trap", run_trap],
+  ["su", run_su],
+  ...[...INTERPRETERS].map((interpreter): [string, CodeRunner] => [interpreter, run_interpreter]),
+]);
 
 class Analysis implements PathSink {
   readonly commands: AnalyzedCommand[] = [];
@@ -82,10 +153,45 @@ class Analysis implements PathSink {
   }
 
   simple(command: SimpleCommand, via: string | undefined, depth: number, scope: Scope): void {
-    for (const { name } of command.assignments) {
+    this.settings(command.assignments);
+    this.redirections(command.redirects, scope);
+    const unwrapped = unwrap(command.words);
+    this.settings(unwrapped.assignments);
+    const through = via ?? (unwrapped.wrappers.length > 0 ? unwrapped.wrappers.join(" ") : undefined);
+    if (unwrapped.shell_string !== undefined) this.code(unwrapped.shell_string, unwrapped.wrappers.at(-1) ?? "a wrapper", depth);
+    const [head, ...args] = unwrapped.words;
+    if (head === undefined) return;
+    const argv = unwrapped.words.map((word) => word.value);
+    const categories = new Set<CommandCategory>();
+    if (unwrapped.privileged) categories.add("system_sensitive");
+    const name = this.program(head);
+    if (name !== undefined) {
+      argv[0] = name;
+      if (scope.functions.has(name)) {
+        categories.add("read_only");
+        this.record(argv, categories, through);
+        return;
+      }
+      const invocation: Invocation = { command, name, args, values: args.map((word) => word.value), categories, depth };
+      const runner = CODE_RUNNERS.get(name);
+      if (runner !== undefined) runner(this, invocation);
+      else this.other_program(invocation, scope);
+      if ((name === "cd" || name === "pushd") && args[0]?.literal === true) this.enter(args[0].value);
+    }
+    this.record(argv, categories, through);
+    this.finish(categories, argv);
+  }
+
+  /** Variable assignments before a command (or a wrapper's, like `env X=…`). */
+  settings(assignments: readonly { readonly name: string }[]): void {
+    for (const { name } of assignments) {
       if (EXECUTING_VARIABLES.test(name)) this.add("ask_user", "unknown_execution", `setting ${name} changes what the next program runs`);
     }
-    for (const redirect of command.redirects) {
+  }
+
+  /** File redirections as path reads (`<`) and writes (the others); descriptor duplications (`2>&1`) touch no file. */
+  redirections(redirects: readonly ShellRedirect[], scope: Scope): void {
+    for (const redirect of redirects) {
       if (redirect.kind !== "file") continue;
       const target = redirect.target;
       if (target === undefined) continue;
@@ -93,94 +199,42 @@ class Analysis implements PathSink {
       if (redirect.operator === "<") read_word(this, target, scope.variables);
       else write_word(this, target, scope.variables, "the redirection");
     }
-    const unwrapped = unwrap(command.words);
-    for (const { name } of unwrapped.assignments) {
-      if (EXECUTING_VARIABLES.test(name)) this.add("ask_user", "unknown_execution", `setting ${name} changes what the next program runs`);
-    }
-    const through = via ?? (unwrapped.wrappers.length > 0 ? unwrapped.wrappers.join(" ") : undefined);
-    if (unwrapped.shell_string !== undefined) this.code(unwrapped.shell_string, unwrapped.wrappers.at(-1) ?? "a wrapper", depth);
-    const words = unwrapped.words;
-    if (words.length === 0) return;
-    const head = words[0]!;
-    const argv = words.map((word) => word.value);
-    const categories = new Set<CommandCategory>();
-    const record = () => this.commands.push({ argv, categories: [...categories], ...(through === undefined ? {} : { executes_via: through }) });
-    if (unwrapped.privileged) categories.add("system_sensitive");
+  }
+
+  /**
+   * The program a command word names: a literal name, or a path into a standard bin folder, by its base name.
+   * Anything else runs code this analyzer cannot know, so it is not named at all.
+   */
+  program(head: ShellWord): string | undefined {
     if (!head.literal) {
       this.add("ask_user", "unknown_execution", `the command name ${head.value} is only known at run time`);
-      record();
-      this.finish(categories, argv);
-      return;
+      return undefined;
     }
-    let name = head.value;
-    if (name.includes("/")) {
-      if (STANDARD_BIN.has(path.posix.dirname(name))) name = path.posix.basename(name);
-      else {
-        this.add("ask_user", "unknown_execution", `${name} runs a program whose behaviour is unknown`);
-        this.read(name);
-        record();
-        this.finish(categories, argv);
-        return;
-      }
-    }
-    argv[0] = name;
-    const args = words.slice(1);
-    const values = args.map((word) => word.value);
-    if (scope.functions.has(name)) {
-      categories.add("read_only");
-      record();
-      return;
-    }
-    let handled = true;
-    if (SHELLS.has(name)) {
-      const code_index = args.findIndex((word) => word.literal && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word.value));
-      const operand = args.findIndex((word) => !word.value.startsWith("-") || !word.literal);
-      // `-s` (or `-`) reads the program from standard input even when arguments follow
-      const from_stdin = args.slice(0, operand === -1 ? undefined : operand).some((word) => word.value === "-" || /^-[a-zA-Z]*s[a-zA-Z]*$/.test(word.value));
-      if (code_index !== -1) this.code(args[code_index + 1], `${name} -c`, depth);
-      else if (operand !== -1 && !from_stdin) this.script(args[operand]!, name);
-      else this.stdin_code(command, name, depth);
-    } else if (name === "eval") {
-      const literal = args.every((word) => word.literal);
-      this.code({ value: values.join(" "), literal, glob: false }, "eval", depth);
-    } else if (name === "source" || name === ".") {
-      if (args[0] !== undefined) this.script(args[0], name);
-    } else if (name === "trap") {
-      if (args[0] !== undefined && args[0].value !== "-" && args.length > 1) this.code(args[0], "trap", depth);
-    } else if (name === "su") {
-      categories.add("system_sensitive");
-      const index = args.findIndex((word) => word.value === "-c" || word.value === "--command");
-      if (index !== -1) this.code(args[index + 1], "su -c", depth);
-      else this.add("ask_user", "unknown_execution", "su opens a shell as another user");
-    } else if (INTERPRETERS.has(name) && args.length > 0 && args.every((word) => word.literal && VERSION_FLAGS.has(word.value))) {
-      categories.add("read_only");
-    } else if (INTERPRETERS.has(name)) {
-      const inline = args.findIndex((word) => /^(-[a-zA-Z]*[ce]|--eval|-p|--print|-E)$/.test(word.value));
-      if (inline !== -1) this.add("ask_user", "unknown_execution", `${name} ${values[inline]} runs inline code this analyzer cannot read`);
-      else {
-        const script = args.find((word) => !word.value.startsWith("-") || !word.literal);
-        if (script !== undefined && script.value !== "-") this.script(script, name);
-        else this.stdin_code(command, name, depth);
-      }
-    } else handled = false;
+    if (!head.value.includes("/")) return head.value;
+    if (STANDARD_BIN.has(path.posix.dirname(head.value))) return path.posix.basename(head.value);
+    this.add("ask_user", "unknown_execution", `${head.value} runs a program whose behaviour is unknown`);
+    this.read(head.value);
+    return undefined;
+  }
 
-    if (!handled) {
-      const classified = classify_argv(name, values);
-      for (const category of classified.categories) categories.add(category);
-      if (!classified.known) this.add("ask_user", "unknown_execution", `${[name, ...values.slice(0, 1)].join(" ")} is not a command this analyzer knows`);
-      const borne = argument_execution(name, args);
-      for (const finding of borne.findings) this.add(finding.action, finding.category, finding.reason);
-      for (const category of borne.categories) categories.add(category);
-      for (const code of borne.code) this.code(code.word, code.via, depth);
-      for (const nested of borne.argv) this.simple({ words: nested.words, assignments: [], redirects: [], piped_stdin: false }, nested.via, depth + 1, scope);
-      for (const target of borne.writes) this.write(target);
-      for (const source of borne.reads) this.read(source);
-      judge_arguments(this, name, args, categories, scope.variables);
-      if (PACKAGE_MANAGERS.has(name)) this.package_configuration(name);
-    }
-    if ((name === "cd" || name === "pushd") && args[0]?.literal === true) this.enter(args[0].value);
-    record();
-    this.finish(categories, argv);
+  /** A program that runs no code it is given: classified by name and arguments, and by what its arguments carry. */
+  other_program({ name, args, values, categories, depth }: Invocation, scope: Scope): void {
+    const classified = classify_argv(name, values);
+    for (const category of classified.categories) categories.add(category);
+    if (!classified.known) this.add("ask_user", "unknown_execution", `${[name, ...values.slice(0, 1)].join(" ")} is not a command this analyzer knows`);
+    const borne = argument_execution(name, args);
+    for (const finding of borne.findings) this.add(finding.action, finding.category, finding.reason);
+    for (const category of borne.categories) categories.add(category);
+    for (const code of borne.code) this.code(code.word, code.via, depth);
+    for (const nested of borne.argv) this.simple({ words: nested.words, assignments: [], redirects: [], piped_stdin: false }, nested.via, depth + 1, scope);
+    for (const target of borne.writes) this.write(target);
+    for (const source of borne.reads) this.read(source);
+    judge_arguments(this, name, args, categories, scope.variables);
+    if (PACKAGE_MANAGERS.has(name)) this.package_configuration(name);
+  }
+
+  record(argv: readonly string[], categories: ReadonlySet<CommandCategory>, through: string | undefined): void {
+    this.commands.push({ argv, categories: [...categories], ...(through === undefined ? {} : { executes_via: through }) });
   }
 
   finish(categories: Set<CommandCategory>, argv: readonly string[]): void {

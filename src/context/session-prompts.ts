@@ -12,7 +12,7 @@ import { safety_layer } from "./layers.js";
 import { PromptLayerLoader } from "./prompt-loader.js";
 import { architecture_layers, evidence_layer } from "./task-layers.js";
 
-export type SessionContextOptions = {
+export type SessionPromptsOptions = {
   readonly session: Pick<Session, "project" | "connection" | "artifacts">;
   /** The session's permission mode (L2): fixed for the session, like its model. */
   readonly mode: PermissionMode;
@@ -26,14 +26,14 @@ export type SessionContextOptions = {
  * worker never reads project files for its prompt) and the Main Agent's requests, assembled stable-first with
  * large ones kept as `messages` artifacts.
  */
-export class SessionContext {
+export class SessionPrompts {
   readonly context_window: number;
   readonly token_budget: number;
-  readonly #options: SessionContextOptions;
+  readonly #options: SessionPromptsOptions;
   readonly #loader: PromptLayerLoader;
   readonly #main: ContextAssembler;
 
-  constructor(options: SessionContextOptions) {
+  constructor(options: SessionPromptsOptions) {
     this.#options = options;
     this.#loader = options.loader ?? new PromptLayerLoader();
     this.context_window = options.context_window ?? DEFAULT_CONTEXT_WINDOW;

@@ -163,10 +163,15 @@ function usage_error(io: Io, message: string): number {
   return 2;
 }
 
+/** The command named `name`; an own key only, so `air toString` is an unknown command, not Object's method. */
+function command_named(name: string | undefined): Command | undefined {
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
+
 function find_command(argv: string[]): { command: Command; rest: string[] } | undefined {
-  const two = COMMANDS[argv.slice(0, 2).join(" ")];
+  const two = command_named(argv.slice(0, 2).join(" "));
   if (two !== undefined) return { command: two, rest: argv.slice(2) };
-  const one = argv[0] === undefined ? undefined : COMMANDS[argv[0]];
+  const one = command_named(argv[0]);
   if (one !== undefined) return { command: one, rest: argv.slice(1) };
   return undefined;
 }

@@ -50,6 +50,9 @@ describe("air --version and --help", () => {
 
   it("exits 2 with usage on an unknown command or option", () => {
     expect(air("frobnicate").status).toBe(2);
+    const inherited = air("toString");
+    expect(inherited.status).toBe(2);
+    expect(inherited.stderr).toContain('unknown command "toString"');
     const bad_option = air("session", "list", "--colour");
     expect(bad_option.status).toBe(2);
     expect(bad_option.stderr).toContain("air session list");

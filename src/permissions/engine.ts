@@ -19,7 +19,6 @@ import type { PathClassification } from "./paths.js";
 import { DEFAULT_POLICY, rule_effect, type PermissionPolicy } from "./policy.js";
 import { DENY_PROMPTS, type PermissionPrompt, type PromptAnswerer } from "./prompts.js";
 
-export { PERMISSION_LAYERS, type PermissionLayer } from "../contracts/events/permission.js";
 export type { PermissionFinding, PermissionRequest } from "./layers.js";
 
 export type PermissionDecision = {

@@ -16,7 +16,7 @@ export type ProjectionStoreOptions = ProjectionOptions & {
 };
 
 /** A frame at 30 per second: the TUI never repaints streaming text faster than this. */
-export const DEFAULT_FLUSH_MS = 33;
+const DEFAULT_FLUSH_MS = 33;
 
 /** The live events the projection shows; other ephemeral traffic (render timings) is not subscribed to. */
 export const LIVE_EVENT_TYPES: readonly EventType[] = [

@@ -14,7 +14,7 @@ function ranks<T extends string>(order: readonly T[]): Readonly<Record<T, number
  * scope or make a new task, then retry) is below `deny` (this call may not run, whatever the scope), which is
  * below `refuse` (policy: never).
  */
-export const PERMISSION_ACTIONS = ["allow", "announce_then_run", "ask_user", "block", "deny", "refuse"] as const;
+const PERMISSION_ACTIONS = ["allow", "announce_then_run", "ask_user", "block", "deny", "refuse"] as const;
 export const PermissionAction = v.picklist(PERMISSION_ACTIONS);
 export type PermissionAction = v.InferOutput<typeof PermissionAction>;
 /** How strict an action is: its index in `PERMISSION_ACTIONS`. */
@@ -24,13 +24,13 @@ export const PermissionGrantScope = v.picklist(["once", "session", "project", "g
 export type PermissionGrantScope = v.InferOutput<typeof PermissionGrantScope>;
 
 /** The six layers of seeds 000 §9.2, in evaluation order. */
-export const PERMISSION_LAYERS = ["tool_declaration", "profile", "task_scope", "path_command_risk", "credential_system_override", "user_prompt"] as const;
+const PERMISSION_LAYERS = ["tool_declaration", "profile", "task_scope", "path_command_risk", "credential_system_override", "user_prompt"] as const;
 export type PermissionLayer = (typeof PERMISSION_LAYERS)[number];
 /** A layer's place in `PERMISSION_LAYERS`. */
 export const LAYER_ORDER = ranks(PERMISSION_LAYERS);
 
 /** From no risk to the highest. */
-export const RISK_LEVELS = ["none", "low", "medium", "high", "critical"] as const;
+const RISK_LEVELS = ["none", "low", "medium", "high", "critical"] as const;
 export const RiskLevel = v.picklist(RISK_LEVELS);
 export type RiskLevel = v.InferOutput<typeof RiskLevel>;
 /** How high a risk is: its index in `RISK_LEVELS`. */

@@ -28,7 +28,7 @@ export type WorkerRunDelays = {
   readonly kill_grace_ms: number;
 };
 
-export const DEFAULT_WORKER_RUN_DELAYS: WorkerRunDelays = { handshake_timeout_ms: 30_000, cancel_grace_ms: 3_000, kill_grace_ms: 5_000 };
+const DEFAULT_DELAYS: WorkerRunDelays = { handshake_timeout_ms: 30_000, cancel_grace_ms: 3_000, kill_grace_ms: 5_000 };
 
 export type WorkerRunInput = {
   readonly agent_id: AgentId;
@@ -38,7 +38,7 @@ export type WorkerRunInput = {
 };
 
 /** How a worker process ended, as its actor saw it. */
-export type WorkerExit = {
+type WorkerExit = {
   readonly code: number | null;
   readonly signal: string | null;
   /** The last characters the worker wrote to stderr: the detail of the error it ends with. */
@@ -46,10 +46,15 @@ export type WorkerExit = {
   readonly last_heartbeat_at: string | undefined;
 };
 
-export type WorkerSignal = "SIGTERM" | "SIGKILL";
+type WorkerSignal = "SIGTERM" | "SIGKILL";
 
 /** The worker process actor's input. `kill_grace_ms`: SIGTERM → SIGKILL when the run is stopped from outside. */
-export type WorkerProcessInput = { readonly agent_id: AgentId; readonly task: TaskSpec; readonly agent_type: AgentType; readonly kill_grace_ms: number };
+export type WorkerProcessInput = {
+  readonly agent_id: AgentId;
+  readonly task: TaskSpec;
+  readonly agent_type: AgentType;
+  readonly kill_grace_ms: number;
+};
 
 /** What the run tells its worker process actor. */
 export type WorkerProcessCommand =
@@ -170,7 +175,8 @@ function completed(context: WorkerRunContext, exit: WorkerExit): Settlement {
 
 /** The failure the parent decided on, or the worker's own non-zero exit. */
 function failed_on_exit(context: WorkerRunContext, exit: WorkerExit): Settlement {
-  const error = context.failure ?? (exit.code === null ? unsettled_error("failed without an error") : exit_error(exit.code, exit.stderr, context.worker_said));
+  const error =
+    context.failure ?? (exit.code === null ? unsettled_error("failed without an error") : exit_error(exit.code, exit.stderr, context.worker_said));
   return failed(context, exit, error);
 }
 
@@ -179,7 +185,10 @@ function lost(context: WorkerRunContext, exit: WorkerExit): Settlement {
   const { last_heartbeat_at } = exit;
   return {
     outcome: { status: "lost", error: lost_error(reason, exit.code, exit.signal, exit.stderr), exit_code: exit.code },
-    record: { type: "agent.lost", payload: { agent_id: context.agent_id, reason, ...(last_heartbeat_at === undefined ? {} : { last_heartbeat_at }) } },
+    record: {
+      type: "agent.lost",
+      payload: { agent_id: context.agent_id, reason, ...(last_heartbeat_at === undefined ? {} : { last_heartbeat_at }) },
+    },
   };
 }
 
@@ -190,6 +199,25 @@ function cancelled(context: WorkerRunContext, exit: WorkerExit): Settlement {
     record: { type: "agent.cancelled", payload: { agent_id: context.agent_id, reason } },
   };
 }
+
+/** A protocol error with a fixed message, made when it happens. */
+function unexpected(message: string): () => AirError {
+  return () => protocol_error("unexpected_message", message);
+}
+
+/** The worker's tool call for the process actor to run; `aborted` while the run is being cancelled. */
+function forward_tool_call(aborted: boolean) {
+  return ({ event }: { event: Extract<WorkerRunEvent, { type: "worker.tool_call" }> }): WorkerProcessCommand => ({
+    type: "process.call_tool",
+    call: event.call,
+    correlation_id: event.correlation_id,
+    aborted,
+  });
+}
+
+/** How an exit settles the run, by the final state it leads to. */
+const SETTLE = { completed, failed: failed_on_exit, lost, cancelled } as const;
+type ExitEnding = keyof typeof SETTLE;
 
 function before_ready(kind: string): AirError {
   return protocol_error("unexpected_message", `"${kind}" before worker.ready`);
@@ -225,8 +253,8 @@ const terminate_then_kill = {
  * timeouts counted from spawn; `cancelling` (cancel control → SIGTERM → SIGKILL); `lingering` after the result;
  * `leaving` after the worker's own protocol.error; `stopping` when the parent ends it (broken protocol, hard
  * timeout). Its final states are the agent's final statuses, each recording the matching durable event on entry.
- * All I/O is provided: the `worker_process` actor (spawn, lines, signals, tool calls, event ingest), `announce`
- * (the durable `agent.started` the worker may not run without), and the `log`/`record_*` actions.
+ * All I/O is provided: the `worker_process` actor (spawn, lines, signals, tool calls, event ingest, logs),
+ * `announce` (the durable `agent.started` the worker may not run without), and the `record_*` actions.
  */
 export const worker_run_machine = setup({
   types: {
@@ -272,6 +300,10 @@ export const worker_run_machine = setup({
       const entry: WorkerRunLog = { source: "bridge", level: "error", message: error.message, data: error.metadata };
       enqueue.sendTo("process", { type: "process.log", entry } satisfies WorkerProcessCommand);
     }),
+    /** The run's outcome and its durable ending, decided on the transition out of the process's life. */
+    settle: assign({
+      settlement: ({ context, event }, ending: ExitEnding) => (event.type === "worker.exited" ? SETTLE[ending](context, event.exit) : context.settlement),
+    }),
     note_gave_up: enqueueActions(({ enqueue }, message: string) => {
       enqueue.assign({ worker_said: message });
       const entry: WorkerRunLog = { source: "worker", level: "error", message: `protocol error reported by the worker: ${message}` };
@@ -285,7 +317,7 @@ export const worker_run_machine = setup({
     task: input.task,
     brief: input.brief,
     agent_type: AGENT_TYPE_OF_TASK[input.task.type],
-    delays: { ...DEFAULT_WORKER_RUN_DELAYS, ...input.delays },
+    delays: { ...DEFAULT_DELAYS, ...input.delays },
     pid: undefined,
     worker_version: undefined,
     result: undefined,
@@ -298,11 +330,18 @@ export const worker_run_machine = setup({
   invoke: {
     id: "process",
     src: "worker_process",
-    input: ({ context }) => ({ agent_id: context.agent_id, task: context.task, agent_type: context.agent_type, kill_grace_ms: context.delays.kill_grace_ms }),
+    input: ({ context }) => ({
+      agent_id: context.agent_id,
+      task: context.task,
+      agent_type: context.agent_type,
+      kill_grace_ms: context.delays.kill_grace_ms,
+    }),
     onError: {
       target: ".failed",
       // The process actor broke before it could report an ending: nothing is known to record.
-      actions: assign({ settlement: ({ event }) => ({ outcome: { status: "failed", error: to_air_error(event.error, "agent_error") }, record: undefined }) }),
+      actions: assign({
+        settlement: ({ event }) => ({ outcome: { status: "failed", error: to_air_error(event.error, "agent_error") }, record: undefined }),
+      }),
     },
   },
   on: {
@@ -317,14 +356,17 @@ export const worker_run_machine = setup({
         soft_timeout: {
           actions: {
             type: "log",
-            params: ({ context }) => ({
-              source: "bridge",
-              level: "info",
-              message: `soft timeout of ${context.task.constraints.soft_timeout_ms} ms passed; the worker has until its hard timeout of ${context.task.constraints.hard_timeout_ms} ms`,
-            }),
+            params: ({ context }) => {
+              const { soft_timeout_ms, hard_timeout_ms } = context.task.constraints;
+              const message = `soft timeout of ${soft_timeout_ms} ms passed; the worker has until its hard timeout of ${hard_timeout_ms} ms`;
+              return { source: "bridge", level: "info", message };
+            },
           },
         },
-        hard_timeout: { target: "stopping", actions: { type: "fail", params: ({ context }) => timeout_error(context.task.constraints.hard_timeout_ms) } },
+        hard_timeout: {
+          target: "stopping",
+          actions: { type: "fail", params: ({ context }) => timeout_error(context.task.constraints.hard_timeout_ms) },
+        },
       },
       on: {
         "run.cancel": {
@@ -338,8 +380,8 @@ export const worker_run_machine = setup({
         "worker.protocol_error": { target: "stopping", actions: { type: "fail", params: ({ event }) => event.error } },
         "worker.gave_up": { target: "leaving", actions: { type: "note_gave_up", params: ({ event }) => event.message } },
         "worker.exited": [
-          { guard: or(["has_failure", "exited_with_error_code"]), target: "failed", actions: assign({ settlement: ({ context, event }) => failed_on_exit(context, event.exit) }) },
-          { target: "lost", actions: assign({ settlement: ({ context, event }) => lost(context, event.exit) }) },
+          { guard: or(["has_failure", "exited_with_error_code"]), target: "failed", actions: { type: "settle", params: "failed" } },
+          { target: "lost", actions: { type: "settle", params: "lost" } },
         ],
       },
       initial: "starting",
@@ -387,7 +429,7 @@ export const worker_run_machine = setup({
               after: {
                 handshake_timeout: {
                   target: "#worker-run.stopping",
-                  actions: { type: "fail", params: () => protocol_error("unexpected_message", "no worker.ready before the handshake timeout") },
+                  actions: { type: "fail", params: unexpected("no worker.ready before the handshake timeout") },
                 },
               },
               on: {
@@ -415,10 +457,11 @@ export const worker_run_machine = setup({
                     actions: {
                       type: "fail",
                       params: ({ event }) =>
-                        protocol_error("version_mismatch", `worker speaks protocol version ${event.protocol_version}, this parent ${PROTOCOL_VERSION}`, {
-                          received: event.protocol_version,
-                          expected: PROTOCOL_VERSION,
-                        }),
+                        protocol_error(
+                          "version_mismatch",
+                          `worker speaks protocol version ${event.protocol_version}, this parent ${PROTOCOL_VERSION}`,
+                          { received: event.protocol_version, expected: PROTOCOL_VERSION },
+                        ),
                     },
                   },
                 ],
@@ -428,12 +471,10 @@ export const worker_run_machine = setup({
         },
         running: {
           on: {
-            "worker.ready": { target: "#worker-run.stopping", actions: { type: "fail", params: () => protocol_error("unexpected_message", "a second worker.ready") } },
+            "worker.ready": { target: "#worker-run.stopping", actions: { type: "fail", params: unexpected("a second worker.ready") } },
             "worker.event": { actions: { type: "command", params: ({ event }) => ({ type: "process.ingest", event: event.event }) } },
             "worker.checkpoint": { actions: assign({ checkpoint: ({ event }) => event.data }) },
-            "worker.tool_call": {
-              actions: { type: "command", params: ({ event }) => ({ type: "process.call_tool", call: event.call, correlation_id: event.correlation_id, aborted: false }) },
-            },
+            "worker.tool_call": { actions: { type: "command", params: forward_tool_call(false) } },
             "worker.result": [
               {
                 guard: or(["result_for_another_run", "result_of_another_role"]),
@@ -451,18 +492,19 @@ export const worker_run_machine = setup({
       on: {
         "worker.event": { actions: { type: "command", params: ({ event }) => ({ type: "process.ingest", event: event.event }) } },
         "worker.checkpoint": { actions: assign({ checkpoint: ({ event }) => event.data }) },
-        "worker.tool_call": {
-          actions: { type: "command", params: ({ event }) => ({ type: "process.call_tool", call: event.call, correlation_id: event.correlation_id, aborted: true }) },
-        },
+        "worker.tool_call": { actions: { type: "command", params: forward_tool_call(true) } },
         // The worker's own cancelled result keeps its evidence.
         "worker.result": [
-          { guard: "has_result", actions: { type: "fail", params: () => protocol_error("unexpected_message", "a second worker.result") } },
-          { guard: or(["result_for_another_run", "result_of_another_role"]), actions: { type: "fail", params: ({ context, event }) => foreign_result(context, event.result) } },
+          { guard: "has_result", actions: { type: "fail", params: unexpected("a second worker.result") } },
+          {
+            guard: or(["result_for_another_run", "result_of_another_role"]),
+            actions: { type: "fail", params: ({ context, event }) => foreign_result(context, event.result) },
+          },
           { actions: assign({ result: ({ event }) => event.result }) },
         ],
         "worker.exited": [
-          { guard: and(["has_result", not("has_failure"), "exited_cleanly"]), target: "completed", actions: assign({ settlement: ({ context, event }) => completed(context, event.exit) }) },
-          { target: "cancelled", actions: assign({ settlement: ({ context, event }) => cancelled(context, event.exit) }) },
+          { guard: and(["has_result", not("has_failure"), "exited_cleanly"]), target: "completed", actions: { type: "settle", params: "completed" } },
+          { target: "cancelled", actions: { type: "settle", params: "cancelled" } },
         ],
       },
       initial: "asking",
@@ -477,16 +519,16 @@ export const worker_run_machine = setup({
         "worker.event": { actions: { type: "command", params: ({ event }) => ({ type: "process.ingest", event: event.event }) } },
         "worker.checkpoint": { actions: assign({ checkpoint: ({ event }) => event.data }) },
         "worker.protocol_error": { target: "stopping", actions: { type: "fail", params: ({ event }) => event.error } },
-        "worker.ready": { target: "stopping", actions: { type: "fail", params: () => protocol_error("unexpected_message", "a second worker.ready") } },
-        "worker.result": { target: "stopping", actions: { type: "fail", params: () => protocol_error("unexpected_message", "a second worker.result") } },
+        "worker.ready": { target: "stopping", actions: { type: "fail", params: unexpected("a second worker.ready") } },
+        "worker.result": { target: "stopping", actions: { type: "fail", params: unexpected("a second worker.result") } },
         "worker.tool_call": {
           target: "stopping",
           actions: { type: "fail", params: ({ event }) => protocol_error("unexpected_message", `an unexpected tool.call (${event.correlation_id})`) },
         },
         "worker.exited": [
-          { guard: and([not("has_failure"), "exited_cleanly"]), target: "completed", actions: assign({ settlement: ({ context, event }) => completed(context, event.exit) }) },
-          { guard: or(["has_failure", "exited_with_error_code"]), target: "failed", actions: assign({ settlement: ({ context, event }) => failed_on_exit(context, event.exit) }) },
-          { target: "lost", actions: assign({ settlement: ({ context, event }) => lost(context, event.exit) }) },
+          { guard: and([not("has_failure"), "exited_cleanly"]), target: "completed", actions: { type: "settle", params: "completed" } },
+          { guard: or(["has_failure", "exited_with_error_code"]), target: "failed", actions: { type: "settle", params: "failed" } },
+          { target: "lost", actions: { type: "settle", params: "lost" } },
         ],
       },
       initial: "waiting",
@@ -496,11 +538,15 @@ export const worker_run_machine = setup({
         terminating: {
           entry: { type: "signal", params: "SIGTERM" },
           after: { kill_grace: "killing" },
-          on: { "worker.exited": { guard: and([not("has_failure"), "killed_by_signal"]), target: "#worker-run.completed", actions: assign({ settlement: ({ context, event }) => completed(context, event.exit) }) } },
+          on: {
+            "worker.exited": { guard: and([not("has_failure"), "killed_by_signal"]), target: "#worker-run.completed", actions: { type: "settle", params: "completed" } },
+          },
         },
         killing: {
           entry: { type: "signal", params: "SIGKILL" },
-          on: { "worker.exited": { guard: and([not("has_failure"), "killed_by_signal"]), target: "#worker-run.completed", actions: assign({ settlement: ({ context, event }) => completed(context, event.exit) }) } },
+          on: {
+            "worker.exited": { guard: and([not("has_failure"), "killed_by_signal"]), target: "#worker-run.completed", actions: { type: "settle", params: "completed" } },
+          },
         },
       },
     },
@@ -509,8 +555,8 @@ export const worker_run_machine = setup({
       on: {
         "worker.protocol_error": { target: "stopping", actions: { type: "fail", params: ({ event }) => event.error } },
         "worker.exited": [
-          { guard: or(["has_failure", "exited_with_error_code"]), target: "failed", actions: assign({ settlement: ({ context, event }) => failed_on_exit(context, event.exit) }) },
-          { target: "lost", actions: assign({ settlement: ({ context, event }) => lost(context, event.exit) }) },
+          { guard: or(["has_failure", "exited_with_error_code"]), target: "failed", actions: { type: "settle", params: "failed" } },
+          { target: "lost", actions: { type: "settle", params: "lost" } },
         ],
       },
       initial: "waiting",
@@ -522,7 +568,7 @@ export const worker_run_machine = setup({
     // The parent ends the worker for `failure`: SIGTERM at once, SIGKILL after the grace.
     stopping: {
       on: {
-        "worker.exited": { target: "failed", actions: assign({ settlement: ({ context, event }) => failed_on_exit(context, event.exit) }) },
+        "worker.exited": { target: "failed", actions: { type: "settle", params: "failed" } },
       },
       initial: "terminating",
       states: terminate_then_kill,

@@ -36,4 +36,4 @@ export const WORKER_MAIN = fileURLToPath(new URL("workers/main.js", DIST));
 export const TOOL_WORKER = fileURLToPath(new URL("./fixtures/tool-worker.mjs", import.meta.url));
 
 export type TaskSpec = import("../src/contracts/task.js").TaskSpec;
-export type AgentStartContext = import("../src/contracts/ipc.js").AgentStartContext;
+export type AgentBrief = import("../src/contracts/ipc.js").AgentBrief;

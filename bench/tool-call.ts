@@ -63,34 +63,34 @@ async function air_round(setup: Setup, warmup: number, calls: number): Promise<n
   session.ingestor.ingest(air.registry.make_event("task.created", { task }, session.origin));
   const agent_id = air.ids.new_id("agent");
   const problems: string[] = [];
-  const actor = createActor(worker_run.worker_run_logic, {
-    input: worker_run.worker_run_input({
+  const logic = worker_run.worker_run_logic({
+    session,
+    // As src/actors/runtime/runtime.ts wires it.
+    call_tool: (call, context, on_stream) =>
+      registry.call(call, { session, task_id: context.task_id, agent_id: context.agent_id, scope: context.scope, signal: context.signal }, on_stream),
+    entry: { command: process.execPath, args: [TOOL_WORKER] },
+    env: child_env(),
+    on_log: (entry) => {
+      if (entry.level === "warn" || entry.level === "error") problems.push(`${entry.source} ${entry.level}: ${entry.message}`);
+    },
+  });
+  const actor = createActor(logic, {
+    input: {
       agent_id,
       task,
-      context: {
+      brief: {
         project_root: root,
         model_id: "bench",
         max_turns: 1,
         tools: [],
         instructions: JSON.stringify({ path: "small", entries: setup.entries, warmup, calls }),
       },
-      services: {
-        session,
-        // As src/actors/runtime/runtime.ts wires it.
-        call_tool: (call, context, on_stream) =>
-          registry.call(call, { session, task_id: context.task_id, agent_id: context.agent_id, scope: context.scope, signal: context.signal }, on_stream),
-        entry: { command: process.execPath, args: [TOOL_WORKER] },
-        env: child_env(),
-        on_log: (entry) => {
-          if (entry.level === "warn" || entry.level === "error") problems.push(`${entry.source} ${entry.level}: ${entry.message}`);
-        },
-      },
-    }),
+    },
   });
   actor.start();
   const output = await within("worker run (tool.call)", RUN_TIMEOUT_MS, toPromise(actor), () => actor.stop());
   const checkpoint = actor.getSnapshot().context.checkpoint as { round_trip_ns?: unknown } | undefined;
-  if (output.status !== "done" || output.result?.status !== "completed" || problems.length > 0) {
+  if (output.status !== "completed" || output.result.status !== "completed" || problems.length > 0) {
     throw new VerificationError(
       `tool.call worker run ended ${output.status} (result ${output.result?.status ?? "none"}): ${output.error?.message ?? ""} ${output.error?.detail ?? ""} ${problems.join("; ")}`,
     );

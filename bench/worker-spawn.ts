@@ -32,7 +32,7 @@ function start_line(root: string): { line: string; id: string } {
   const task = bench_task("bench worker spawn");
   const message = ipc.make_ipc_message(
     "control",
-    { command: "agent.start", task, context: { project_root: root, model_id: "bench", max_turns: 1, tools: model_tools() } },
+    { command: "agent.start", task, brief: { project_root: root, model_id: "bench", max_turns: 1, tools: model_tools() } },
     { session_id, agent_id },
   );
   return { line: protocol.encode_message(message, "parent_to_worker"), id: message.id };

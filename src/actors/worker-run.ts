@@ -1,39 +1,51 @@
-import { make_air_error, type AirError } from "../contracts/errors.js";
+import { fromPromise } from "xstate";
+import { to_air_error } from "../contracts/errors.js";
+import { make_event, type EventOrigin, type EventType, type PayloadInputOf } from "../contracts/events/registry.js";
 import type { AgentId } from "../contracts/ids.js";
-import type { AgentStartContext } from "../contracts/ipc.js";
-import type { TaskSpec } from "../contracts/task.js";
-import type { WorkerResult } from "../contracts/worker-result.js";
-import { worker_run_machine, type WorkerRunInput, type WorkerRunOutput } from "../machines/worker-run.js";
-import { worker_bridge, type WorkerServices } from "./worker-bridge/index.js";
+import { worker_run_machine, type AgentEnding } from "../machines/worker-run.js";
+import { worker_process_logic, write_log, type WorkerServices } from "./worker-bridge/index.js";
 
-/** The worker-run machine with the real bridge: one worker process per run. */
-export const worker_run_logic = worker_run_machine.provide({ actors: { bridge: worker_bridge } });
-
-/** The machine's input, typed: the machine itself sees `services` as opaque. */
-export function worker_run_input(input: {
-  agent_id: AgentId;
-  task: TaskSpec;
-  context: AgentStartContext;
-  services: WorkerServices;
-}): WorkerRunInput {
-  return input;
-}
-
-/** A run's output as the Scheduler consumes it: the worker's result, or the failure that kept it from one. */
-export type WorkerRunVerdict = { readonly kind: "result"; readonly result: WorkerResult } | { readonly kind: "failure"; readonly error: AirError };
-
-export function verdict_of(output: WorkerRunOutput): WorkerRunVerdict {
-  if (output.status === "done" && output.result !== undefined) return { kind: "result", result: output.result };
-  // A cancelled worker that still reported (status cancelled) keeps its evidence.
-  if (output.status === "cancelled" && output.result !== undefined) return { kind: "result", result: output.result };
-  if (output.error !== undefined) return { kind: "failure", error: output.error };
-  return {
-    kind: "failure",
-    error: make_air_error({
-      kind: "system_error",
-      message: `a worker run ended ${output.status} with neither a result nor an error`,
-      retryability: "unknown",
-      user_action: "This is a bug in air's worker bridge; report it.",
-    }),
+/**
+ * The worker-run machine with the I/O of one session: its `worker_process` actor, and the durable `agent.*`
+ * events of each run, ingested under the bridge's origin. Every run of the session is an actor of it.
+ */
+export function worker_run_logic(services: WorkerServices) {
+  const origin: EventOrigin = { ...services.session.origin, source: { kind: "system" }, route: ["runtime", "worker-bridge"] };
+  const ingest = <T extends EventType>(type: T, payload: PayloadInputOf<T>) => services.session.ingestor.ingest(make_event(type, payload, origin));
+  /** After the start, a record that is refused is logged: it must not keep the run from its outcome. */
+  const record = <T extends EventType>(agent_id: AgentId, type: T, payload: PayloadInputOf<T>) => {
+    try {
+      ingest(type, payload);
+    } catch (error) {
+      const air_error = to_air_error(error);
+      write_log(services.on_log, { agent_id, source: "bridge", level: "error", message: `could not record ${type}: ${air_error.message}`, data: { error: air_error } });
+    }
   };
+  const record_ending = (agent_id: AgentId, ending: AgentEnding) => {
+    switch (ending.type) {
+      case "agent.completed":
+        return record(agent_id, ending.type, ending.payload);
+      case "agent.failed":
+        return record(agent_id, ending.type, ending.payload);
+      case "agent.lost":
+        return record(agent_id, ending.type, ending.payload);
+      case "agent.cancelled":
+        return record(agent_id, ending.type, ending.payload);
+    }
+  };
+  return worker_run_machine.provide({
+    actors: {
+      worker_process: worker_process_logic(services),
+      // The worker does not run without its row: a refusal here fails the run.
+      announce: fromPromise(async ({ input }) => {
+        ingest("agent.started", input);
+      }),
+    },
+    actions: {
+      record_running: ({ context }, payload) => record(context.agent_id, "agent.started", payload),
+      record_ending: ({ context }, ending) => {
+        if (ending !== undefined) record_ending(context.agent_id, ending);
+      },
+    },
+  });
 }

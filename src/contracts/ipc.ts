@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { monotonicFactory } from "ulidx";
 import { PromptLayer } from "./context.js";
-import { AirError } from "./errors.js";
+import { AirError, make_air_error } from "./errors.js";
 import { AgentId, SessionId, Timestamp } from "./ids.js";
 import { TaskSpec, type TaskType } from "./task.js";
 import { ToolCall, ToolOutcome, ToolSchema } from "./tool.js";
@@ -70,8 +70,11 @@ export function new_ipc_id(): IpcMessageId {
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(1));
 
-/** What a worker is told besides its TaskSpec (the seeds' ContextPack + AgentRuntimeContext, reduced). */
-export const AgentStartContext = v.strictObject({
+/**
+ * What an agent is told when its worker starts, besides its TaskSpec: the model and its budget, the tools,
+ * the prompt layers, the turn limit (the seeds' ContextPack + AgentRuntimeContext, reduced).
+ */
+export const AgentBrief = v.strictObject({
   project_root: v.pipe(v.string(), v.minLength(1)),
   model_id: v.pipe(v.string(), v.minLength(1)),
   max_turns: v.pipe(v.number(), v.integer(), v.minValue(1)),
@@ -100,14 +103,14 @@ export const AgentStartContext = v.strictObject({
   /** How often the worker sends `agent.heartbeat` (default `DEFAULT_HEARTBEAT_INTERVAL_MS`). */
   heartbeat_interval_ms: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
-export type AgentStartContext = v.InferOutput<typeof AgentStartContext>;
+export type AgentBrief = v.InferOutput<typeof AgentBrief>;
 
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
 
 const Reason = v.pipe(v.string(), v.minLength(1), v.maxLength(4000));
 
 export const ControlPayload = v.variant("command", [
-  v.strictObject({ command: v.literal("agent.start"), task: TaskSpec, context: AgentStartContext }),
+  v.strictObject({ command: v.literal("agent.start"), task: TaskSpec, brief: AgentBrief }),
   v.strictObject({ command: v.literal("cancel"), reason: Reason }),
 ]);
 export type ControlPayload = v.InferOutput<typeof ControlPayload>;
@@ -135,6 +138,29 @@ export const ToolCallPayload = v.strictObject({ call: ToolCall });
 export const WorkerResultPayload = v.strictObject({ result: WorkerResult });
 export const WorkerCheckpointPayload = v.strictObject({ data: v.unknown() });
 export const ProtocolErrorPayload = v.strictObject({ message: v.pipe(v.string(), v.minLength(1)), error: v.optional(AirError) });
+
+// ---------------------------------------------------------------------------------------------------
+// Protocol errors
+// ---------------------------------------------------------------------------------------------------
+
+export type IpcProtocolErrorCode =
+  | "line_too_long"
+  | "malformed_json"
+  | "invalid_message"
+  | "wrong_direction"
+  | "version_mismatch"
+  | "unexpected_message";
+
+/** The AirError of a protocol breach: the codec's decode errors and the parent's checks of what a worker says. */
+export function protocol_error(code: IpcProtocolErrorCode, message: string, metadata: Record<string, unknown> = {}): AirError {
+  return make_air_error({
+    kind: "agent_error",
+    message: `worker protocol error (${code}): ${message}`,
+    retryability: "retryable",
+    user_action: "A worker and its parent disagree about the IPC protocol; this is a bug in air, report it with the log.",
+    metadata: { protocol_error: code, ...metadata },
+  });
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Envelope

@@ -1,20 +1,15 @@
 import { assign, setup } from "xstate";
 import { to_air_error, type AirError } from "../contracts/errors.js";
 import type { TaskStatus } from "../contracts/status.js";
-import type { WorkerResult } from "../contracts/worker-result.js";
 import { error_of, held } from "./state-data.js";
 import { unprovided } from "./unprovided.js";
+import type { WorkerRunOutcome } from "./worker-run.js";
 
 /** What the Scheduler learns from the session database on each load (never from bus traffic, INV-5). */
 export type TaskGraphSnapshot = {
   readonly runnable: readonly string[];
   readonly counts: Readonly<Record<TaskStatus, number>>;
 };
-
-/** How a worker run ended: a validated result, or the failure that kept it from producing one. */
-export type WorkerRunOutcome =
-  | { readonly kind: "result"; readonly result: WorkerResult }
-  | { readonly kind: "failure"; readonly error: AirError };
 
 export type SchedulerRunResult = {
   readonly status: "completed" | "blocked" | "cancelled";
@@ -122,7 +117,7 @@ export const scheduler_machine = setup({
         onDone: { target: "collecting_results", actions: assign({ run: ({ event }) => event.output }) },
         onError: {
           target: "collecting_results",
-          actions: assign({ run: ({ event }) => ({ kind: "failure", error: to_air_error(event.error, "agent_error") }) }),
+          actions: assign({ run: ({ event }) => ({ status: "failed", error: to_air_error(event.error, "agent_error") }) }),
         },
       },
       on: { "scheduler.cancel": "cancelling" },

@@ -3,9 +3,12 @@ import { toDirectedGraph, type DirectedGraphNode } from "xstate/graph";
 
 type AnyStateNode = DirectedGraphNode["stateNode"];
 
+/** A transition of the machine itself applies in any of its states: its edges start at this pseudo-state. */
+const ANY_STATE = "any_state";
+
 /** Mermaid ids cannot contain dots, and nested keys may repeat, so ids are the joined path. */
 function mermaid_id(node: AnyStateNode): string {
-  return node.path.join("__");
+  return node.path.length === 0 ? ANY_STATE : node.path.join("__");
 }
 
 function guard_name(guard: unknown): string | undefined {
@@ -34,6 +37,7 @@ function render_node(graph: DirectedGraphNode, indent: string, lines: string[]):
     lines.push(`${indent}state "${node.key}" as ${mermaid_id(node)}`);
   }
   if (node.type === "final") lines.push(`${indent}${mermaid_id(node)} --> [*]`);
+  if (node.parent === undefined && graph.edges.length > 0) lines.push(`${indent}state "any state" as ${ANY_STATE}`);
   for (const edge of graph.edges) {
     const guard = guard_name(edge.transition.guard);
     const label = guard ? `${edge.label.text} [${guard}]` : edge.label.text;

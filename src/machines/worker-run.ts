@@ -1,168 +1,582 @@
-import { assign, fromCallback, sendTo, setup } from "xstate";
-import { air_failure, to_air_error, type AirError } from "../contracts/errors.js";
-import type { AgentId, TaskId } from "../contracts/ids.js";
-import type { AgentStartContext } from "../contracts/ipc.js";
+import { and, assign, enqueueActions, fromCallback, not, or, sendTo, setup } from "xstate";
+import { air_failure, make_air_error, to_air_error, type AirError } from "../contracts/errors.js";
+import type { PayloadInputOf } from "../contracts/events/registry.js";
+import type { AgentId } from "../contracts/ids.js";
+import {
+  AGENT_TYPE_OF_TASK,
+  PROTOCOL_VERSION,
+  protocol_error,
+  WORKER_EXIT,
+  type AgentBrief,
+  type IpcMessageId,
+  type IpcPayloadInputOf,
+  type LogLevel,
+} from "../contracts/ipc.js";
 import type { TaskSpec } from "../contracts/task.js";
-import type { WorkerResult } from "../contracts/worker-result.js";
+import type { ToolCall } from "../contracts/tool.js";
+import type { AgentType, WorkerResult } from "../contracts/worker-result.js";
+import { unprovided } from "./unprovided.js";
+import { cancelled_error, exit_error, lost_error, lost_reason, not_recorded_error, timeout_error, with_stderr } from "./worker-run-errors.js";
 
-/**
- * What a worker run needs. `services` is the I/O the bridge uses (session, tool caller, options); it is
- * opaque here because machines import no I/O types — `src/actors/worker-run.ts` builds it typed.
- */
+/** The run's own delays; the task's soft and hard timeouts come from its TaskSpec constraints. */
+export type WorkerRunDelays = {
+  /** Spawn → `worker.ready`. */
+  readonly handshake_timeout_ms: number;
+  /** The `cancel` control → SIGTERM. */
+  readonly cancel_grace_ms: number;
+  /** SIGTERM → SIGKILL, and how long a worker may take to leave after its result or its own protocol.error. */
+  readonly kill_grace_ms: number;
+};
+
+const DEFAULT_DELAYS: WorkerRunDelays = { handshake_timeout_ms: 30_000, cancel_grace_ms: 3_000, kill_grace_ms: 5_000 };
+
 export type WorkerRunInput = {
   readonly agent_id: AgentId;
   readonly task: TaskSpec;
-  readonly context: AgentStartContext;
-  readonly services: unknown;
+  readonly brief: AgentBrief;
+  readonly delays?: Partial<WorkerRunDelays>;
 };
 
-/** The bridge actor gets the run's input unchanged. */
-export type WorkerBridgeInput = WorkerRunInput;
+/** How a worker process ended, as its actor saw it. */
+type WorkerExit = {
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** The last characters the worker wrote to stderr: the detail of the error it ends with. */
+  readonly stderr: string;
+  readonly last_heartbeat_at: string | undefined;
+};
 
-/** What the machine tells the bridge. */
-export type WorkerBridgeCommand = { type: "CANCEL"; reason: string };
+type WorkerSignal = "SIGTERM" | "SIGKILL";
+
+/** The worker process actor's input. `kill_grace_ms`: SIGTERM → SIGKILL when the run is stopped from outside. */
+export type WorkerProcessInput = {
+  readonly agent_id: AgentId;
+  readonly task: TaskSpec;
+  readonly agent_type: AgentType;
+  readonly kill_grace_ms: number;
+};
+
+/** What the run tells its worker process actor. */
+export type WorkerProcessCommand =
+  | { type: "process.control"; payload: IpcPayloadInputOf<"control"> }
+  | { type: "process.signal"; signal: WorkerSignal }
+  /** An event the worker reported: the actor stamps, checks and ingests it. */
+  | { type: "process.ingest"; event: { type: string; payload: unknown } }
+  /** `aborted`: the run is being cancelled, so the call starts with its signal aborted and is never answered. */
+  | { type: "process.call_tool"; call: ToolCall; correlation_id: IpcMessageId; aborted: boolean }
+  | { type: "process.abort_tools" }
+  /** A diagnostic of the run for the services' log sink. */
+  | { type: "process.log"; entry: WorkerRunLog };
 
 /**
- * What the bridge reports. Exactly one of the last four ends every run, after the matching durable
- * `agent.*` event has been ingested by the bridge.
+ * What the worker process actor reports: the process's start and end, a broken line (`worker.protocol_error`:
+ * not JSON, too long, failing its schema, addressed to someone else, a tool.call without its correlation id or
+ * with one already in flight), and every decoded line the run decides on.
  */
-export type WorkerBridgeEvent =
-  | { type: "WORKER.SPAWNED"; pid: number | undefined }
-  | { type: "WORKER.READY"; worker_version: string }
-  | { type: "WORKER.CHECKPOINT"; data: unknown }
-  | { type: "WORKER.RESULT"; result: WorkerResult }
-  | { type: "WORKER.COMPLETED"; result: WorkerResult; exit_code: number | null }
-  | { type: "WORKER.FAILED"; error: AirError; exit_code: number | null; result?: WorkerResult }
-  | { type: "WORKER.LOST"; error: AirError; exit_code: number | null }
-  | { type: "WORKER.CANCELLED"; error: AirError; reason: string; exit_code: number | null; result?: WorkerResult };
+export type WorkerProcessEvent =
+  | { type: "worker.spawned"; pid: number | undefined }
+  | { type: "worker.error"; error: AirError }
+  | { type: "worker.protocol_error"; error: AirError }
+  | { type: "worker.ready"; protocol_version: number; worker_version: string }
+  /** The worker's own `protocol.error`: it gave up on the parent and exits 2. */
+  | { type: "worker.gave_up"; message: string }
+  | { type: "worker.event"; event: { type: string; payload: unknown } }
+  | { type: "worker.tool_call"; call: ToolCall; correlation_id: IpcMessageId }
+  | { type: "worker.checkpoint"; data: unknown }
+  | { type: "worker.result"; result: WorkerResult }
+  | { type: "worker.exited"; exit: WorkerExit };
 
-/** From the owner of the run. */
-export type WorkerRunCommand = { type: "CANCEL"; reason: string };
+export type WorkerRunEvent = WorkerProcessEvent | { type: "run.cancel"; reason: string };
 
-export type WorkerRunEvent = WorkerBridgeEvent | WorkerRunCommand;
+/**
+ * How a worker run ended: the machine's output, and what the Scheduler settles the task from. `status` is the
+ * agent's final status. A completed run carries the worker's result; the others the error that explains them,
+ * and the result when the worker still sent one (a cancelled worker reports a cancelled result).
+ * `exit_code`: null when a signal ended the process, absent when there was no process.
+ */
+export type WorkerRunOutcome =
+  | { readonly status: "completed"; readonly result: WorkerResult; readonly error?: undefined; readonly exit_code: number | null }
+  | {
+      readonly status: "failed" | "lost" | "cancelled";
+      readonly error: AirError;
+      readonly result?: WorkerResult;
+      readonly exit_code?: number | null;
+    };
 
-export type WorkerRunStatus = "done" | "failed" | "lost" | "cancelled";
+/** The durable event that ends an agent, recorded on entry of the run's final state. */
+export type AgentEnding =
+  | { readonly type: "agent.completed"; readonly payload: PayloadInputOf<"agent.completed"> }
+  | { readonly type: "agent.failed"; readonly payload: PayloadInputOf<"agent.failed"> }
+  | { readonly type: "agent.lost"; readonly payload: PayloadInputOf<"agent.lost"> }
+  | { readonly type: "agent.cancelled"; readonly payload: PayloadInputOf<"agent.cancelled"> };
 
-/** How the run ended: `done` carries the worker's result; the others the error that explains them. */
-export type WorkerRunOutput = {
-  readonly status: WorkerRunStatus;
-  readonly agent_id: AgentId;
-  readonly task_id: TaskId;
-  readonly result: WorkerResult | undefined;
-  readonly error: AirError | undefined;
-  readonly exit_code: number | null | undefined;
-};
+/** The outcome, and the ending to record: none when the agent was never recorded as started. */
+type Settlement = { readonly outcome: WorkerRunOutcome; readonly record: AgentEnding | undefined };
+
+/** `worker`: a `log` line the worker sent; `bridge`: something the parent noticed (refused event, protocol error…). */
+export type WorkerRunLog = { readonly source: "worker" | "bridge"; readonly level: LogLevel; readonly message: string; readonly data?: unknown };
 
 type WorkerRunContext = {
-  readonly input: WorkerRunInput;
-  status: WorkerRunStatus | undefined;
+  readonly agent_id: AgentId;
+  readonly task: TaskSpec;
+  readonly brief: AgentBrief;
+  readonly agent_type: AgentType;
+  readonly delays: WorkerRunDelays;
   pid: number | undefined;
   worker_version: string | undefined;
   result: WorkerResult | undefined;
   checkpoint: unknown;
-  error: AirError | undefined;
-  exit_code: number | null | undefined;
+  /** Why the parent ends the worker (a broken protocol, the hard timeout, a process error); the first reason wins. */
+  failure: AirError | undefined;
+  /** The message of the worker's own protocol.error, named by the error of its exit. */
+  worker_said: string | undefined;
   cancel_reason: string | undefined;
+  settlement: Settlement | undefined;
 };
 
-type Ending = Extract<WorkerBridgeEvent, { type: "WORKER.COMPLETED" | "WORKER.FAILED" | "WORKER.LOST" | "WORKER.CANCELLED" }>;
+// --- settling ---------------------------------------------------------------------------------------
 
-/** Fails loudly when the machine runs without `provide({ actors: { bridge } })`. */
-const unprovided_bridge = fromCallback<WorkerBridgeCommand, WorkerBridgeInput>(() => {
+function exit_code_field(code: number | null | undefined): { exit_code?: number } {
+  return code === null || code === undefined ? {} : { exit_code: code };
+}
+
+function result_field(result: WorkerResult | undefined): { result?: WorkerResult } {
+  return result === undefined ? {} : { result };
+}
+
+/** A run that reached an ending its transitions do not allow: a bug, reported as one. */
+function unsettled_error(how: string): AirError {
+  return make_air_error({
+    kind: "system_error",
+    message: `a worker run ended ${how}`,
+    retryability: "unknown",
+    user_action: "This is a bug in air's worker run; report it.",
+  });
+}
+
+function failed(context: WorkerRunContext, exit: WorkerExit, error: AirError): Settlement {
+  const detailed = with_stderr(error, exit.stderr);
+  // A worker killed on its hard timeout is recorded with the timeout's exit code, whatever signal ended it.
+  const recorded = error.metadata?.timeout === true ? WORKER_EXIT.hard_timeout : exit.code;
+  return {
+    outcome: { status: "failed", error: detailed, exit_code: exit.code, ...result_field(context.result) },
+    record: { type: "agent.failed", payload: { agent_id: context.agent_id, error: detailed, ...exit_code_field(recorded) } },
+  };
+}
+
+function completed(context: WorkerRunContext, exit: WorkerExit): Settlement {
+  // The guards let only a run with a result complete; the type of the context cannot say so.
+  if (context.result === undefined) return failed(context, exit, unsettled_error("completed without a result"));
+  return {
+    outcome: { status: "completed", result: context.result, exit_code: exit.code },
+    record: { type: "agent.completed", payload: { agent_id: context.agent_id, ...exit_code_field(exit.code) } },
+  };
+}
+
+/** The failure the parent decided on, or the worker's own non-zero exit. */
+function failed_on_exit(context: WorkerRunContext, exit: WorkerExit): Settlement {
+  const error =
+    context.failure ?? (exit.code === null ? unsettled_error("failed without an error") : exit_error(exit.code, exit.stderr, context.worker_said));
+  return failed(context, exit, error);
+}
+
+function lost(context: WorkerRunContext, exit: WorkerExit): Settlement {
+  const reason = lost_reason(exit.code, exit.signal);
+  const { last_heartbeat_at } = exit;
+  return {
+    outcome: { status: "lost", error: lost_error(reason, exit.code, exit.signal, exit.stderr), exit_code: exit.code },
+    record: {
+      type: "agent.lost",
+      payload: { agent_id: context.agent_id, reason, ...(last_heartbeat_at === undefined ? {} : { last_heartbeat_at }) },
+    },
+  };
+}
+
+function cancelled(context: WorkerRunContext, exit: WorkerExit): Settlement {
+  const reason = context.cancel_reason ?? "cancelled";
+  return {
+    outcome: { status: "cancelled", error: cancelled_error(reason), exit_code: exit.code, ...result_field(context.result) },
+    record: { type: "agent.cancelled", payload: { agent_id: context.agent_id, reason } },
+  };
+}
+
+/** A protocol error with a fixed message, made when it happens. */
+function unexpected(message: string): () => AirError {
+  return () => protocol_error("unexpected_message", message);
+}
+
+/** The worker's tool call for the process actor to run; `aborted` while the run is being cancelled. */
+function forward_tool_call(aborted: boolean) {
+  return ({ event }: { event: Extract<WorkerRunEvent, { type: "worker.tool_call" }> }): WorkerProcessCommand => ({
+    type: "process.call_tool",
+    call: event.call,
+    correlation_id: event.correlation_id,
+    aborted,
+  });
+}
+
+/** How an exit settles the run, by the final state it leads to. */
+const SETTLE = { completed, failed: failed_on_exit, lost, cancelled } as const;
+type ExitEnding = keyof typeof SETTLE;
+
+function before_ready(kind: string): AirError {
+  return protocol_error("unexpected_message", `"${kind}" before worker.ready`);
+}
+
+/** A result the run cannot take: for another task or agent, or of another role than the worker's. */
+function foreign_result(context: WorkerRunContext, result: WorkerResult): AirError {
+  if (result.agent_id !== context.agent_id || result.task_id !== context.task.id) {
+    return protocol_error("unexpected_message", `a result for ${result.task_id}/${result.agent_id}, expected ${context.task.id}/${context.agent_id}`);
+  }
+  return protocol_error("unexpected_message", `a ${result.agent_type} result from an ${context.agent_type} worker`);
+}
+
+/** Fails loudly when the machine runs without `provide({ actors: { worker_process } })`. */
+const unprovided_process = fromCallback<WorkerProcessCommand, WorkerProcessInput>(() => {
   throw air_failure({
     kind: "system_error",
-    message: 'actor "bridge" was not provided to the worker-run machine',
+    message: 'actor "worker_process" was not provided to the worker-run machine',
     retryability: "not_retryable",
     user_action: "This is a bug in air's runtime wiring; report it.",
   });
 });
 
+/** SIGTERM now, SIGKILL one grace period later: how the parent ends a worker that does not leave by itself. */
+const terminate_then_kill = {
+  terminating: { entry: { type: "signal", params: "SIGTERM" }, after: { kill_grace: "killing" } },
+  killing: { entry: { type: "signal", params: "SIGKILL" } },
+} as const;
+
 /**
- * One worker process, from spawn to its end (DESIGN.md §5): spawning → handshaking → running →
- * done | failed | lost | cancelled. All I/O is the invoked `bridge` actor (src/actors/worker-bridge/),
- * which also ingests the durable `agent.*` events; this machine only follows what it reports.
+ * One worker process, from spawn to its end (DESIGN.md §5), and the one model of it in the parent. Its states
+ * drive the process: `working` (starting: spawn, record, handshake; then running) with the task's soft and hard
+ * timeouts counted from spawn; `cancelling` (cancel control → SIGTERM → SIGKILL); `lingering` after the result;
+ * `leaving` after the worker's own protocol.error; `stopping` when the parent ends it (broken protocol, hard
+ * timeout). Its final states are the agent's final statuses, each recording the matching durable event on entry.
+ * All I/O is provided: the `worker_process` actor (spawn, lines, signals, tool calls, event ingest, logs),
+ * `announce` (the durable `agent.started` the worker may not run without), and the `record_*` actions.
  */
 export const worker_run_machine = setup({
   types: {
     input: {} as WorkerRunInput,
     context: {} as WorkerRunContext,
     events: {} as WorkerRunEvent,
-    output: {} as WorkerRunOutput,
+    output: {} as WorkerRunOutcome,
   },
-  actors: { bridge: unprovided_bridge },
+  actors: {
+    worker_process: unprovided_process,
+    announce: unprovided<void, PayloadInputOf<"agent.started">>("announce"),
+  },
+  delays: {
+    handshake_timeout: ({ context }) => context.delays.handshake_timeout_ms,
+    soft_timeout: ({ context }) => context.task.constraints.soft_timeout_ms,
+    hard_timeout: ({ context }) => context.task.constraints.hard_timeout_ms,
+    cancel_grace: ({ context }) => context.delays.cancel_grace_ms,
+    kill_grace: ({ context }) => context.delays.kill_grace_ms,
+  },
+  guards: {
+    speaks_our_protocol: ({ event }) => event.type === "worker.ready" && event.protocol_version === PROTOCOL_VERSION,
+    has_result: ({ context }) => context.result !== undefined,
+    has_failure: ({ context }) => context.failure !== undefined,
+    result_for_another_run: ({ context, event }) =>
+      event.type === "worker.result" && (event.result.agent_id !== context.agent_id || event.result.task_id !== context.task.id),
+    result_of_another_role: ({ context, event }) => event.type === "worker.result" && event.result.agent_type !== context.agent_type,
+    exited_cleanly: ({ event }) => event.type === "worker.exited" && event.exit.code === WORKER_EXIT.completed,
+    exited_with_error_code: ({ event }) => event.type === "worker.exited" && event.exit.code !== null && event.exit.code !== WORKER_EXIT.completed,
+    killed_by_signal: ({ event }) => event.type === "worker.exited" && event.exit.code === null,
+  },
   actions: {
-    remember_pid: assign({ pid: ({ event }) => (event.type === "WORKER.SPAWNED" ? event.pid : undefined) }),
-    remember_ready: assign({ worker_version: ({ event }) => (event.type === "WORKER.READY" ? event.worker_version : undefined) }),
-    remember_result: assign({ result: ({ context, event }) => (event.type === "WORKER.RESULT" ? event.result : context.result) }),
-    remember_checkpoint: assign({ checkpoint: ({ context, event }) => (event.type === "WORKER.CHECKPOINT" ? event.data : context.checkpoint) }),
-    remember_cancel: assign({ cancel_reason: ({ event }) => (event.type === "CANCEL" ? event.reason : "cancelled") }),
-    forward_cancel: sendTo("bridge", ({ context }): WorkerBridgeCommand => ({ type: "CANCEL", reason: context.cancel_reason ?? "cancelled" })),
-    settle: assign(({ context, event }, status: WorkerRunStatus) => {
-      const ending = event as Ending;
-      return {
-        status,
-        result: ("result" in ending ? ending.result : undefined) ?? context.result,
-        error: ending.type === "WORKER.COMPLETED" ? undefined : ending.error,
-        exit_code: ending.exit_code,
-      };
+    // Durable records, provided by src/actors/worker-run.ts. Unprovided they record nothing; but without the
+    // worker_process actor nothing runs either, so an unprovided machine fails at once.
+    record_running: (_, _payload: PayloadInputOf<"agent.started">) => undefined,
+    record_ending: (_, _ending: AgentEnding | undefined) => undefined,
+    command: sendTo("process", (_, command: WorkerProcessCommand) => command),
+    signal: sendTo("process", (_, signal: WorkerSignal): WorkerProcessCommand => ({ type: "process.signal", signal })),
+    log: sendTo("process", (_, entry: WorkerRunLog): WorkerProcessCommand => ({ type: "process.log", entry })),
+    /** The parent decided to end the worker for `error`; the first such reason is the one it ends with. */
+    fail: enqueueActions(({ context, enqueue }, error: AirError) => {
+      if (context.failure !== undefined) return;
+      enqueue.assign({ failure: error });
+      const entry: WorkerRunLog = { source: "bridge", level: "error", message: error.message, data: error.metadata };
+      enqueue.sendTo("process", { type: "process.log", entry } satisfies WorkerProcessCommand);
     }),
-    // Runs only on `xstate.error.actor.bridge`, which carries the bridge's exception.
-    settle_bridge_error: assign(({ event }) => ({
-      status: "failed" as const,
-      error: to_air_error((event as unknown as { error: unknown }).error, "agent_error"),
-    })),
+    /** The run's outcome and its durable ending, decided on the transition out of the process's life. */
+    settle: assign({
+      settlement: ({ context, event }, ending: ExitEnding) => (event.type === "worker.exited" ? SETTLE[ending](context, event.exit) : context.settlement),
+    }),
+    note_gave_up: enqueueActions(({ enqueue }, message: string) => {
+      enqueue.assign({ worker_said: message });
+      const entry: WorkerRunLog = { source: "worker", level: "error", message: `protocol error reported by the worker: ${message}` };
+      enqueue.sendTo("process", { type: "process.log", entry } satisfies WorkerProcessCommand);
+    }),
   },
 }).createMachine({
   id: "worker-run",
   context: ({ input }) => ({
-    input,
-    status: undefined,
+    agent_id: input.agent_id,
+    task: input.task,
+    brief: input.brief,
+    agent_type: AGENT_TYPE_OF_TASK[input.task.type],
+    delays: { ...DEFAULT_DELAYS, ...input.delays },
     pid: undefined,
     worker_version: undefined,
     result: undefined,
     checkpoint: undefined,
-    error: undefined,
-    exit_code: undefined,
+    failure: undefined,
+    worker_said: undefined,
     cancel_reason: undefined,
+    settlement: undefined,
   }),
-  initial: "active",
+  invoke: {
+    id: "process",
+    src: "worker_process",
+    input: ({ context }) => ({
+      agent_id: context.agent_id,
+      task: context.task,
+      agent_type: context.agent_type,
+      kill_grace_ms: context.delays.kill_grace_ms,
+    }),
+    onError: {
+      target: ".failed",
+      // The process actor broke before it could report an ending: nothing is known to record.
+      actions: assign({
+        settlement: ({ event }) => ({ outcome: { status: "failed", error: to_air_error(event.error, "agent_error") }, record: undefined }),
+      }),
+    },
+  },
+  on: {
+    "worker.error": { actions: { type: "fail", params: ({ event }) => event.error } },
+    "worker.protocol_error": { actions: { type: "fail", params: ({ event }) => event.error } },
+    "worker.gave_up": { actions: { type: "note_gave_up", params: ({ event }) => event.message } },
+  },
+  initial: "working",
   states: {
-    active: {
-      invoke: {
-        id: "bridge",
-        src: "bridge",
-        input: ({ context }) => context.input,
-        onError: { target: "failed", actions: "settle_bridge_error" },
-      },
-      initial: "spawning",
-      states: {
-        spawning: { on: { "WORKER.SPAWNED": { target: "handshaking", actions: "remember_pid" } } },
-        handshaking: { on: { "WORKER.READY": { target: "running", actions: "remember_ready" } } },
-        running: {},
-        // The bridge escalates (cancel control → SIGTERM → SIGKILL) and reports how the worker ended.
-        cancelling: { on: { CANCEL: {} } },
+    working: {
+      after: {
+        soft_timeout: {
+          actions: {
+            type: "log",
+            params: ({ context }) => {
+              const { soft_timeout_ms, hard_timeout_ms } = context.task.constraints;
+              const message = `soft timeout of ${soft_timeout_ms} ms passed; the worker has until its hard timeout of ${hard_timeout_ms} ms`;
+              return { source: "bridge", level: "info", message };
+            },
+          },
+        },
+        hard_timeout: {
+          target: "stopping",
+          actions: { type: "fail", params: ({ context }) => timeout_error(context.task.constraints.hard_timeout_ms) },
+        },
       },
       on: {
-        CANCEL: { target: ".cancelling", actions: ["remember_cancel", "forward_cancel"] },
-        "WORKER.RESULT": { actions: "remember_result" },
-        "WORKER.CHECKPOINT": { actions: "remember_checkpoint" },
-        "WORKER.COMPLETED": { target: "done", actions: { type: "settle", params: "done" } },
-        "WORKER.FAILED": { target: "failed", actions: { type: "settle", params: "failed" } },
-        "WORKER.LOST": { target: "lost", actions: { type: "settle", params: "lost" } },
-        "WORKER.CANCELLED": { target: "cancelled", actions: { type: "settle", params: "cancelled" } },
+        "run.cancel": {
+          target: "cancelling",
+          actions: [
+            assign({ cancel_reason: ({ event }) => event.reason }),
+            { type: "command", params: { type: "process.abort_tools" } },
+            { type: "command", params: ({ event }) => ({ type: "process.control", payload: { command: "cancel", reason: event.reason } }) },
+          ],
+        },
+        "worker.protocol_error": { target: "stopping", actions: { type: "fail", params: ({ event }) => event.error } },
+        "worker.gave_up": { target: "leaving", actions: { type: "note_gave_up", params: ({ event }) => event.message } },
+        "worker.exited": [
+          { guard: or(["has_failure", "exited_with_error_code"]), target: "failed", actions: { type: "settle", params: "failed" } },
+          { target: "lost", actions: { type: "settle", params: "lost" } },
+        ],
+      },
+      initial: "starting",
+      states: {
+        starting: {
+          on: {
+            "worker.event": { target: "#worker-run.stopping", actions: { type: "fail", params: () => before_ready("event") } },
+            "worker.tool_call": { target: "#worker-run.stopping", actions: { type: "fail", params: () => before_ready("tool.call") } },
+            "worker.checkpoint": { target: "#worker-run.stopping", actions: { type: "fail", params: () => before_ready("worker.checkpoint") } },
+            "worker.result": { target: "#worker-run.stopping", actions: { type: "fail", params: () => before_ready("worker.result") } },
+          },
+          initial: "spawning",
+          states: {
+            spawning: { on: { "worker.spawned": { target: "announcing", actions: assign({ pid: ({ event }) => event.pid }) } } },
+            announcing: {
+              invoke: {
+                id: "announce",
+                src: "announce",
+                input: ({ context }) => ({
+                  agent_id: context.agent_id,
+                  agent_type: context.agent_type,
+                  status: "starting" as const,
+                  task_id: context.task.id,
+                  model_id: context.brief.model_id,
+                  ...(context.pid === undefined ? {} : { pid: context.pid }),
+                }),
+                onDone: "handshaking",
+                onError: {
+                  // No row to end: the worker is not run, and nothing else is recorded.
+                  target: "#worker-run.failed",
+                  actions: assign({
+                    settlement: ({ context, event }) => ({
+                      outcome: { status: "failed", error: not_recorded_error(context.agent_id, to_air_error(event.error, "system_error")) },
+                      record: undefined,
+                    }),
+                  }),
+                },
+              },
+            },
+            handshaking: {
+              entry: {
+                type: "command",
+                params: ({ context }) => ({ type: "process.control", payload: { command: "agent.start", task: context.task, brief: context.brief } }),
+              },
+              after: {
+                handshake_timeout: {
+                  target: "#worker-run.stopping",
+                  actions: { type: "fail", params: unexpected("no worker.ready before the handshake timeout") },
+                },
+              },
+              on: {
+                "worker.ready": [
+                  {
+                    guard: "speaks_our_protocol",
+                    target: "#worker-run.working.running",
+                    actions: [
+                      assign({ worker_version: ({ event }) => event.worker_version }),
+                      {
+                        type: "record_running",
+                        params: ({ context }) => ({
+                          agent_id: context.agent_id,
+                          agent_type: context.agent_type,
+                          status: "running",
+                          task_id: context.task.id,
+                          model_id: context.brief.model_id,
+                          ...(context.pid === undefined ? {} : { pid: context.pid }),
+                        }),
+                      },
+                    ],
+                  },
+                  {
+                    target: "#worker-run.stopping",
+                    actions: {
+                      type: "fail",
+                      params: ({ event }) =>
+                        protocol_error(
+                          "version_mismatch",
+                          `worker speaks protocol version ${event.protocol_version}, this parent ${PROTOCOL_VERSION}`,
+                          { received: event.protocol_version, expected: PROTOCOL_VERSION },
+                        ),
+                    },
+                  },
+                ],
+              },
+            },
+          },
+        },
+        running: {
+          on: {
+            "worker.ready": { target: "#worker-run.stopping", actions: { type: "fail", params: unexpected("a second worker.ready") } },
+            "worker.event": { actions: { type: "command", params: ({ event }) => ({ type: "process.ingest", event: event.event }) } },
+            "worker.checkpoint": { actions: assign({ checkpoint: ({ event }) => event.data }) },
+            "worker.tool_call": { actions: { type: "command", params: forward_tool_call(false) } },
+            "worker.result": [
+              {
+                guard: or(["result_for_another_run", "result_of_another_role"]),
+                target: "#worker-run.stopping",
+                actions: { type: "fail", params: ({ context, event }) => foreign_result(context, event.result) },
+              },
+              { target: "#worker-run.lingering", actions: assign({ result: ({ event }) => event.result }) },
+            ],
+          },
+        },
       },
     },
-    done: { type: "final" },
-    failed: { type: "final" },
-    lost: { type: "final" },
-    cancelled: { type: "final" },
+    // The cancel control is sent; a worker that does not leave gets SIGTERM after the cancel grace, then SIGKILL.
+    cancelling: {
+      on: {
+        "worker.event": { actions: { type: "command", params: ({ event }) => ({ type: "process.ingest", event: event.event }) } },
+        "worker.checkpoint": { actions: assign({ checkpoint: ({ event }) => event.data }) },
+        "worker.tool_call": { actions: { type: "command", params: forward_tool_call(true) } },
+        // The worker's own cancelled result keeps its evidence.
+        "worker.result": [
+          { guard: "has_result", actions: { type: "fail", params: unexpected("a second worker.result") } },
+          {
+            guard: or(["result_for_another_run", "result_of_another_role"]),
+            actions: { type: "fail", params: ({ context, event }) => foreign_result(context, event.result) },
+          },
+          { actions: assign({ result: ({ event }) => event.result }) },
+        ],
+        "worker.exited": [
+          { guard: and(["has_result", not("has_failure"), "exited_cleanly"]), target: "completed", actions: { type: "settle", params: "completed" } },
+          { target: "cancelled", actions: { type: "settle", params: "cancelled" } },
+        ],
+      },
+      initial: "asking",
+      states: {
+        asking: { after: { cancel_grace: "terminating" } },
+        ...terminate_then_kill,
+      },
+    },
+    // The result is in; the worker exits by itself now, and one that lingers is ended and still counts as done.
+    lingering: {
+      on: {
+        "worker.event": { actions: { type: "command", params: ({ event }) => ({ type: "process.ingest", event: event.event }) } },
+        "worker.checkpoint": { actions: assign({ checkpoint: ({ event }) => event.data }) },
+        "worker.protocol_error": { target: "stopping", actions: { type: "fail", params: ({ event }) => event.error } },
+        "worker.ready": { target: "stopping", actions: { type: "fail", params: unexpected("a second worker.ready") } },
+        "worker.result": { target: "stopping", actions: { type: "fail", params: unexpected("a second worker.result") } },
+        "worker.tool_call": {
+          target: "stopping",
+          actions: { type: "fail", params: ({ event }) => protocol_error("unexpected_message", `an unexpected tool.call (${event.correlation_id})`) },
+        },
+        "worker.exited": [
+          { guard: and([not("has_failure"), "exited_cleanly"]), target: "completed", actions: { type: "settle", params: "completed" } },
+          { guard: or(["has_failure", "exited_with_error_code"]), target: "failed", actions: { type: "settle", params: "failed" } },
+          { target: "lost", actions: { type: "settle", params: "lost" } },
+        ],
+      },
+      initial: "waiting",
+      states: {
+        waiting: { after: { kill_grace: "terminating" } },
+        // Ended by the parent after its result: still done.
+        terminating: {
+          entry: { type: "signal", params: "SIGTERM" },
+          after: { kill_grace: "killing" },
+          on: {
+            "worker.exited": { guard: and([not("has_failure"), "killed_by_signal"]), target: "#worker-run.completed", actions: { type: "settle", params: "completed" } },
+          },
+        },
+        killing: {
+          entry: { type: "signal", params: "SIGKILL" },
+          on: {
+            "worker.exited": { guard: and([not("has_failure"), "killed_by_signal"]), target: "#worker-run.completed", actions: { type: "settle", params: "completed" } },
+          },
+        },
+      },
+    },
+    // The worker reported a protocol error of its own and exits 2 by itself; one that does not is ended.
+    leaving: {
+      on: {
+        "worker.protocol_error": { target: "stopping", actions: { type: "fail", params: ({ event }) => event.error } },
+        "worker.exited": [
+          { guard: or(["has_failure", "exited_with_error_code"]), target: "failed", actions: { type: "settle", params: "failed" } },
+          { target: "lost", actions: { type: "settle", params: "lost" } },
+        ],
+      },
+      initial: "waiting",
+      states: {
+        waiting: { after: { kill_grace: "terminating" } },
+        ...terminate_then_kill,
+      },
+    },
+    // The parent ends the worker for `failure`: SIGTERM at once, SIGKILL after the grace.
+    stopping: {
+      on: {
+        "worker.exited": { target: "failed", actions: { type: "settle", params: "failed" } },
+      },
+      initial: "terminating",
+      states: terminate_then_kill,
+    },
+    completed: { type: "final", entry: { type: "record_ending", params: ({ context }) => context.settlement?.record } },
+    failed: { type: "final", entry: { type: "record_ending", params: ({ context }) => context.settlement?.record } },
+    lost: { type: "final", entry: { type: "record_ending", params: ({ context }) => context.settlement?.record } },
+    cancelled: { type: "final", entry: { type: "record_ending", params: ({ context }) => context.settlement?.record } },
   },
-  output: ({ context }) => ({
-    status: context.status ?? "failed",
-    agent_id: context.input.agent_id,
-    task_id: context.input.task.id,
-    result: context.result,
-    error: context.error,
-    exit_code: context.exit_code,
-  }),
+  output: ({ context }) => context.settlement?.outcome ?? { status: "failed", error: unsettled_error("without an outcome") },
 });

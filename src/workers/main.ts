@@ -12,14 +12,13 @@ import {
   PROTOCOL_VERSION,
   WORKER_EXIT,
   type IpcAddress,
-  type IpcKind,
-  type IpcPayloadInputOf,
+  type IpcMessageOf,
   type ParentToWorkerMessage,
   type WorkerExitCode,
 } from "../contracts/ipc.js";
 import { WorkerResult } from "../contracts/worker-result.js";
 import { decode_line, encode_message, IpcProtocolError, LineSplitter } from "./protocol.js";
-import { role_for } from "./roles/index.js";
+import { role_loader } from "./roles/index.js";
 import { WorkerRuntime } from "./runtime.js";
 import { WORKER_VERSION } from "./version.js";
 
@@ -31,38 +30,43 @@ for (const method of ["log", "info", "debug"] as const) {
   console[method] = (...args: unknown[]) => console.error(...args);
 }
 
-let address: IpcAddress | undefined;
-let runtime: WorkerRuntime | undefined;
-let exiting = false;
-let state: "awaiting_start" | "running" | "finished" = "awaiting_start";
+/**
+ * Where this worker is in its protocol, kept here and nowhere else: waiting for `agent.start`, running a
+ * role (its runtime holds the address every line carries), or leaving. The parent's worker-run machine is
+ * the model of record of a worker's life; this is only what the process itself must know to answer.
+ */
+type Phase = { readonly name: "awaiting_start" } | { readonly name: "running"; readonly runtime: WorkerRuntime } | { readonly name: "exiting" };
+
+let phase: Phase = { name: "awaiting_start" };
+
+function address_of(current: Phase): IpcAddress | undefined {
+  return current.name === "running" ? current.runtime.address : undefined;
+}
 
 function diagnostic(text: string): void {
   process.stderr.write(`[air worker ${process.pid}] ${text}\n`);
 }
 
 function post(message: ReturnType<typeof make_ipc_message>): void {
-  if (exiting) return;
+  if (phase.name === "exiting") return;
   process.stdout.write(encode_message(message, "worker_to_parent"));
-}
-
-function send<K extends IpcKind>(kind: K, payload: IpcPayloadInputOf<K>): void {
-  if (address !== undefined) post(make_ipc_message(kind, payload, address));
 }
 
 /** Exits once everything written to stdout has been handed to the pipe. */
 function exit(code: WorkerExitCode): void {
-  if (exiting) return;
-  runtime?.stop_heartbeat();
-  exiting = true;
+  if (phase.name === "exiting") return;
+  if (phase.name === "running") phase.runtime.stop_heartbeat();
+  phase = { name: "exiting" };
   // Should the event loop empty before the flush callback, the process still leaves with this code.
   process.exitCode = code;
   process.stdout.write("", () => process.exit(code));
 }
 
-function protocol_fail(message: string): void {
+/** `address`: where to say it; before the run there is none, unless the failing `agent.start` named one. */
+function protocol_fail(message: string, address = address_of(phase)): void {
   diagnostic(`protocol error: ${message}`);
   try {
-    send("protocol.error", { message });
+    if (address !== undefined) post(make_ipc_message("protocol.error", { message }, address));
   } catch {
     // nothing more can be said on a channel that is itself the problem
   }
@@ -73,7 +77,8 @@ function crash(error: unknown): void {
   const air_error = to_air_error(error, "agent_error");
   diagnostic(`uncaught: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   try {
-    send("log", { level: "error", message: `worker crashed: ${air_error.message}`, data: { error: air_error } });
+    const address = address_of(phase);
+    if (address !== undefined) post(make_ipc_message("log", { level: "error", message: `worker crashed: ${air_error.message}`, data: { error: air_error } }, address));
   } catch {
     // the crash report is best effort
   }
@@ -85,57 +90,77 @@ process.on("uncaughtException", crash);
 process.stdout.on("error", () => process.exit(WORKER_EXIT.cancelled));
 process.on("unhandledRejection", crash);
 
-function start(message: Extract<ParentToWorkerMessage, { kind: "control" }>): void {
+function start(message: IpcMessageOf<"control">): void {
   if (message.payload.command !== "agent.start") {
     // A cancel before the run started: nothing to wind down.
     diagnostic(`cancelled before start: ${message.payload.reason}`);
     exit(WORKER_EXIT.cancelled);
     return;
   }
-  const { task, context } = message.payload;
-  address = { session_id: message.session_id, agent_id: message.agent_id };
+  const { task, brief } = message.payload;
+  const address = { session_id: message.session_id, agent_id: message.agent_id };
   const agent_type = AGENT_TYPE_OF_TASK[task.type];
-  const role = role_for(agent_type);
-  if (role === undefined) {
-    protocol_fail(`this worker has no ${agent_type} role (task type "${task.type}")`);
+  const load_role = role_loader(agent_type);
+  if (load_role === undefined) {
+    protocol_fail(`this worker has no ${agent_type} role (task type "${task.type}")`, address);
     return;
   }
-  state = "running";
-  const run = new WorkerRuntime({ address, task, context, agent_type, send: post });
-  runtime = run;
-  send("worker.ready", { protocol_version: PROTOCOL_VERSION, worker_version: WORKER_VERSION });
-  run.start_heartbeat();
-  role.run(task, context, run).then(
-    (result) => finish(result),
-    (error: unknown) => {
+  const runtime = new WorkerRuntime({ address, task, brief, agent_type, send: post });
+  phase = { name: "running", runtime };
+  post(make_ipc_message("worker.ready", { protocol_version: PROTOCOL_VERSION, worker_version: WORKER_VERSION }, address));
+  runtime.start_heartbeat();
+  load_role()
+    .then((role) => role.run(task, brief, runtime))
+    .then(finish, (error: unknown) => {
       if (error instanceof IpcProtocolError) protocol_fail(error.error.message);
       else crash(error);
-    },
-  );
+    });
 }
 
 function finish(result: unknown): void {
-  if (exiting) return;
+  if (phase.name !== "running") return;
   const checked = v.safeParse(WorkerResult, result);
   if (!checked.success) {
     crash(new Error(`the role returned an invalid WorkerResult: ${v.summarize(checked.issues)}`));
     return;
   }
-  state = "finished";
-  send("worker.result", { result: checked.output });
-  exit(runtime?.cancelled ? WORKER_EXIT.cancelled : WORKER_EXIT.completed);
+  const { runtime } = phase;
+  post(make_ipc_message("worker.result", { result: checked.output }, runtime.address));
+  exit(runtime.cancelled ? WORKER_EXIT.cancelled : WORKER_EXIT.completed);
 }
 
-function cancel(reason: string): void {
-  if (runtime === undefined || runtime.cancelled) return;
+function cancel(runtime: WorkerRuntime, reason: string): void {
+  if (runtime.cancelled) return;
   diagnostic(`cancelled: ${reason}`);
   runtime.cancel(reason);
   // The role reports a cancelled result when it notices; if it does not in time, leave without one.
   setTimeout(() => exit(WORKER_EXIT.cancelled), CANCEL_WIND_DOWN_MS).unref();
 }
 
+/** A line after `agent.start`: a cancel, or the answer to one of the role's tool calls. */
+function receive_running(runtime: WorkerRuntime, message: ParentToWorkerMessage): void {
+  const { address } = runtime;
+  if (message.session_id !== address.session_id || message.agent_id !== address.agent_id) {
+    return protocol_fail(`a "${message.kind}" message for ${message.session_id}/${message.agent_id} reached ${address.session_id}/${address.agent_id}`);
+  }
+  switch (message.kind) {
+    case "control":
+      if (message.payload.command === "cancel") return cancel(runtime, message.payload.reason);
+      return protocol_fail("a second agent.start");
+    case "tool.result":
+    case "tool.stream":
+      try {
+        runtime.receive(message);
+      } catch (error) {
+        if (error instanceof IpcProtocolError) return protocol_fail(error.error.message);
+        throw error;
+      }
+      return;
+  }
+}
+
 function receive(line: string): void {
-  if (exiting) return;
+  if (phase.name === "exiting") return;
   let message: ParentToWorkerMessage;
   try {
     message = decode_line(line, "parent_to_worker");
@@ -143,27 +168,9 @@ function receive(line: string): void {
     if (error instanceof AirFailure) return protocol_fail(error.error.message);
     throw error;
   }
-  if (address !== undefined && (message.session_id !== address.session_id || message.agent_id !== address.agent_id)) {
-    return protocol_fail(`a "${message.kind}" message for ${message.session_id}/${message.agent_id} reached ${address.session_id}/${address.agent_id}`);
-  }
-  if (state === "awaiting_start") {
-    if (message.kind !== "control") return protocol_fail(`expected the agent.start control, got "${message.kind}"`);
-    return start(message);
-  }
-  switch (message.kind) {
-    case "control":
-      if (message.payload.command === "cancel") return cancel(message.payload.reason);
-      return protocol_fail("a second agent.start");
-    case "tool.result":
-    case "tool.stream":
-      try {
-        runtime?.receive(message);
-      } catch (error) {
-        if (error instanceof IpcProtocolError) return protocol_fail(error.error.message);
-        throw error;
-      }
-      return;
-  }
+  if (phase.name === "running") return receive_running(phase.runtime, message);
+  if (message.kind !== "control") return protocol_fail(`expected the agent.start control, got "${message.kind}"`);
+  start(message);
 }
 
 const splitter = new LineSplitter({
@@ -174,13 +181,12 @@ const splitter = new LineSplitter({
 process.stdin.on("data", (chunk: Buffer) => splitter.push(chunk));
 process.stdin.on("end", () => {
   splitter.end();
-  if (exiting) return;
-  if (state === "awaiting_start") {
+  if (phase.name === "awaiting_start") {
     diagnostic("stdin closed before agent.start");
     exit(WORKER_EXIT.protocol_error);
-  } else if (state === "running") {
+  } else if (phase.name === "running") {
     // The parent is gone: nobody can answer a tool call or take a result.
-    runtime?.abandon("stdin closed");
+    phase.runtime.abandon("stdin closed");
     diagnostic("stdin closed while running; leaving as cancelled");
     exit(WORKER_EXIT.cancelled);
   }

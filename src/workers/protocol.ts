@@ -1,12 +1,14 @@
 import * as v from "valibot";
-import { AirFailure, make_air_error } from "../contracts/errors.js";
+import { AirFailure } from "../contracts/errors.js";
 import {
   direction_of,
   IpcMessage,
   MAX_LINE_BYTES,
   PROTOCOL_VERSION,
+  protocol_error,
   type IpcDirection,
   type IpcMessageOf,
+  type IpcProtocolErrorCode,
   type ParentToWorkerKind,
   type WorkerToParentKind,
 } from "../contracts/ipc.js";
@@ -17,27 +19,11 @@ import {
  * `IpcProtocolError` naming what was wrong; nothing here throws anything else.
  */
 
-export type IpcProtocolErrorCode =
-  | "line_too_long"
-  | "malformed_json"
-  | "invalid_message"
-  | "wrong_direction"
-  | "version_mismatch"
-  | "unexpected_message";
-
 export class IpcProtocolError extends AirFailure {
   readonly code: IpcProtocolErrorCode;
 
   constructor(code: IpcProtocolErrorCode, message: string, metadata: Record<string, unknown> = {}) {
-    super(
-      make_air_error({
-        kind: "agent_error",
-        message: `worker protocol error (${code}): ${message}`,
-        retryability: "retryable",
-        user_action: "A worker and its parent disagree about the IPC protocol; this is a bug in air, report it with the log.",
-        metadata: { protocol_error: code, ...metadata },
-      }),
-    );
+    super(protocol_error(code, message, metadata));
     this.code = code;
   }
 }

@@ -5,7 +5,7 @@ import {
   DEFAULT_HEARTBEAT_INTERVAL_MS,
   make_ipc_message,
   new_ipc_id,
-  type AgentStartContext,
+  type AgentBrief,
   type IpcAddress,
   type IpcKind,
   type IpcMessageId,
@@ -25,7 +25,7 @@ export type SendMessage = (message: ReturnType<typeof make_ipc_message>) => void
 export type WorkerRuntimeOptions = {
   readonly address: IpcAddress;
   readonly task: TaskSpec;
-  readonly context: AgentStartContext;
+  readonly brief: AgentBrief;
   readonly agent_type: AgentType;
   readonly send: SendMessage;
 };
@@ -61,7 +61,7 @@ export function is_cancellation(value: unknown): boolean {
 export class WorkerRuntime {
   readonly address: IpcAddress;
   readonly task: TaskSpec;
-  readonly context: AgentStartContext;
+  readonly brief: AgentBrief;
   readonly agent_type: AgentType;
   readonly #send: SendMessage;
   readonly #pending = new Map<IpcMessageId, Pending>();
@@ -72,7 +72,7 @@ export class WorkerRuntime {
   constructor(options: WorkerRuntimeOptions) {
     this.address = options.address;
     this.task = options.task;
-    this.context = options.context;
+    this.brief = options.brief;
     this.agent_type = options.agent_type;
     this.#send = options.send;
   }
@@ -173,7 +173,7 @@ export class WorkerRuntime {
   }
 
   /** Starts the `agent.heartbeat` ticker (unref'd: it never keeps the worker alive on its own). */
-  start_heartbeat(interval_ms: number = this.context.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_INTERVAL_MS): void {
+  start_heartbeat(interval_ms: number = this.brief.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_INTERVAL_MS): void {
     this.stop_heartbeat();
     const beat = () => this.emit("agent.heartbeat", { agent_id: this.address.agent_id, task_id: this.task.id });
     beat();

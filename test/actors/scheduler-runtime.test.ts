@@ -4,10 +4,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { recover_session } from "../../src/actors/runtime/recovery.js";
 import { provide_scheduler } from "../../src/actors/runtime/scheduler-actors.js";
 import { read_task, read_task_graph } from "../../src/actors/runtime/task-graph.js";
+import { make_air_error } from "../../src/contracts/errors.js";
 import { make_event } from "../../src/contracts/events/registry.js";
 import { new_id, type TaskId } from "../../src/contracts/ids.js";
 import { WorkerResult } from "../../src/contracts/worker-result.js";
-import type { WorkerRunOutcome } from "../../src/machines/scheduler.js";
+import type { WorkerRunOutcome } from "../../src/machines/worker-run.js";
 import { task_created_event, worker_result } from "../fixtures/events.js";
 import { open_temp_session, type TempSession } from "../fixtures/session.js";
 
@@ -33,11 +34,13 @@ async function run_scheduler(outcomes: ((task_id: string, agent_id: string) => W
 }
 
 const completes = (task_id: string, agent_id: string): WorkerRunOutcome => ({
-  kind: "result",
+  status: "completed",
+  exit_code: 0,
   result: v.parse(WorkerResult, worker_result(task_id, agent_id)),
 });
 const fails = (task_id: string, agent_id: string): WorkerRunOutcome => ({
-  kind: "result",
+  status: "completed",
+  exit_code: 0,
   result: v.parse(WorkerResult, worker_result(task_id, agent_id, { status: "failed", summary: "the tests still fail" })),
 });
 
@@ -83,13 +86,32 @@ describe("the Scheduler on a real session", () => {
     temp = open_temp_session();
     const task_id = create_task({ constraints: { max_turns: 5, soft_timeout_ms: 1000, hard_timeout_ms: 2000, retry_budget: 0, model_policy: "agent_select" } });
     const lost = (): WorkerRunOutcome => ({
-      kind: "failure",
+      status: "lost",
       error: { error_id: new_id("error"), kind: "agent_error", severity: "error", message: "worker lost", retryability: "retryable", semantic_signature: "agent_error:x" },
     });
     await run_scheduler([lost]);
     const task = read_task(temp.session.connection, task_id);
     expect(task.status).toBe("failed");
     expect(JSON.parse(task.last_error_json!)).toMatchObject({ message: "worker lost" });
+  });
+
+  it("settles a cancelled run that still reported from its result, and one that did not as failed", async () => {
+    temp = open_temp_session();
+    const constraints = { max_turns: 5, soft_timeout_ms: 1000, hard_timeout_ms: 2000, retry_budget: 0, model_policy: "agent_select" as const };
+    const reported = create_task({ constraints });
+    const silent = create_task({ constraints });
+    const error = make_air_error({ kind: "agent_error", severity: "info", message: "worker cancelled: stop" });
+    const cancelled_with_result = (task_id: string, agent_id: string): WorkerRunOutcome => ({
+      status: "cancelled",
+      error,
+      result: v.parse(WorkerResult, worker_result(task_id, agent_id, { status: "cancelled", summary: "Cancelled: stop" })),
+    });
+    const cancelled_without = (): WorkerRunOutcome => ({ status: "cancelled", error });
+    await run_scheduler([cancelled_with_result, cancelled_without]);
+    expect(read_task(temp.session.connection, reported).status).toBe("cancelled");
+    const task = read_task(temp.session.connection, silent);
+    expect(task.status).toBe("failed");
+    expect(JSON.parse(task.last_error_json!)).toMatchObject({ message: "worker cancelled: stop" });
   });
 });
 

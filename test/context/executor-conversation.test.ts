@@ -35,7 +35,7 @@ function serialized_prefix(request: ModelRequest, messages: number): string {
 
 describe("the executor's conversation", () => {
   it("prompts with the parent's layers, keeps each request's prefix, and stores every message", async () => {
-    const report = await harness.run({ context: { layers: LAYERS }, script: upper_turns(4) });
+    const report = await harness.run({ brief: { layers: LAYERS }, script: upper_turns(4) });
     expect(report.output.result?.status, JSON.stringify(report.output.error ?? report.output.result?.summary)).toBe("completed");
     const requests = report.tools[0]!.model_requests;
     expect(requests).toHaveLength(5);
@@ -65,7 +65,7 @@ describe("the executor's conversation", () => {
   });
 
   it("hands the parent's extra instructions to the model with its task instruction", async () => {
-    const report = await harness.run({ context: { layers: LAYERS, instructions: "Prefer small diffs." }, script: [() => says("nothing to do")] });
+    const report = await harness.run({ brief: { layers: LAYERS, instructions: "Prefer small diffs." }, script: [() => says("nothing to do")] });
     const [request] = report.tools[0]!.model_requests;
     expect(request!.messages[0]!.content).toMatch(/^# Task: worker test task\n\n[\s\S]*\n\nPrefer small diffs\.$/);
   });
@@ -85,7 +85,7 @@ describe("the executor's conversation", () => {
     };
     const log: ModelRequest[] = [];
     const report = await harness.run({
-      context: {
+      brief: {
         layers: LAYERS,
         context_window: 1_000,
         token_budget: 900,

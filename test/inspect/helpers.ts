@@ -8,7 +8,8 @@ import { createActor, fromPromise, type InspectionEvent, type Observer } from "x
 import WebSocket from "ws";
 import type { TaskGraphSnapshot } from "../../src/machines/scheduler.js";
 import { main_agent_machine, type Classification } from "../../src/machines/main-agent.js";
-import { scheduler_machine, type WorkerRunOutcome } from "../../src/machines/scheduler.js";
+import { scheduler_machine } from "../../src/machines/scheduler.js";
+import type { WorkerRunOutcome } from "../../src/machines/worker-run.js";
 import { task_machine } from "../../src/machines/task.js";
 
 const never_ending = fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(() => new Promise(() => undefined));

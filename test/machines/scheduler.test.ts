@@ -3,7 +3,8 @@ import { getShortestPaths } from "xstate/graph";
 import { describe, expect, it } from "vitest";
 import { air_failure, make_air_error } from "../../src/contracts/errors.js";
 import type { TaskStatus } from "../../src/contracts/status.js";
-import { scheduler_machine, type TaskGraphSnapshot, type WorkerRunOutcome } from "../../src/machines/scheduler.js";
+import { scheduler_machine, type TaskGraphSnapshot } from "../../src/machines/scheduler.js";
+import type { WorkerRunOutcome } from "../../src/machines/worker-run.js";
 
 const NO_TASKS: Record<TaskStatus, number> = {
   pending: 0, running: 0, completed: 0, failed: 0, blocked: 0, cancelled: 0, interrupted: 0,
@@ -33,7 +34,7 @@ function scripted(loads: TaskGraphSnapshot[], runs: WorkerRunOutcome[], options:
         if (options.hang_worker) await new Promise(() => undefined);
         return runs.shift()!;
       }),
-      collect: fromPromise(async ({ input }) => void calls.push(`collect ${input.task_id} ${input.run.kind}`)),
+      collect: fromPromise(async ({ input }) => void calls.push(`collect ${input.task_id} ${input.run.status}`)),
       repair: fromPromise(async ({ input }) => void calls.push(`repair ${input.task_id}`)),
       cancel_task: fromPromise(async ({ input }) => void calls.push(`cancel ${input.task_id} (${input.reason})`)),
     },
@@ -41,7 +42,7 @@ function scripted(loads: TaskGraphSnapshot[], runs: WorkerRunOutcome[], options:
   return { machine, calls };
 }
 
-const lost_run: WorkerRunOutcome = { kind: "failure", error: make_air_error({ kind: "agent_error", message: "worker lost" }) };
+const lost_run: WorkerRunOutcome = { status: "lost", error: make_air_error({ kind: "agent_error", message: "worker lost" }) };
 
 describe("scheduler machine", () => {
   it("runs the runnable task, collects, re-reads the graph and completes", async () => {
@@ -50,7 +51,7 @@ describe("scheduler machine", () => {
     actor.send({ type: "scheduler.run" });
     const result = await toPromise(actor);
     expect(result.status).toBe("completed");
-    expect(calls).toEqual(["load_graph", "dispatch tsk_a", "run tsk_a by agt_for_tsk_a", "collect tsk_a failure", "repair tsk_a", "load_graph"]);
+    expect(calls).toEqual(["load_graph", "dispatch tsk_a", "run tsk_a by agt_for_tsk_a", "collect tsk_a lost", "repair tsk_a", "load_graph"]);
   });
 
   it("is blocked when nothing is runnable but work remains", async () => {

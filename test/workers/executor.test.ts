@@ -43,8 +43,16 @@ describe("a real worker run", () => {
     });
     const { output, agent_id, task } = report;
 
-    expect(output).toMatchObject({ status: "done", agent_id, task_id: task.id, exit_code: 0, error: undefined });
-    expect(report.states).toEqual(['{"active":"spawning"}', '{"active":"handshaking"}', '{"active":"running"}', '"done"']);
+    expect(output).toMatchObject({ status: "completed", exit_code: 0 });
+    expect(output.error).toBeUndefined();
+    expect(report.states).toEqual([
+      '{"working":{"starting":"spawning"}}',
+      '{"working":{"starting":"announcing"}}',
+      '{"working":{"starting":"handshaking"}}',
+      '{"working":"running"}',
+      '{"lingering":"waiting"}',
+      '"completed"',
+    ]);
     expect(fs.readFileSync(path.join(h.root, "notes/hello.txt"), "utf8")).toBe("HELLO");
 
     const result = output.result!;
@@ -100,7 +108,7 @@ describe("a real worker run", () => {
 
   it("updates agents.last_heartbeat_at from the worker's heartbeats", async () => {
     const report = await h.run({ script: [() => says("done")], model_delay_ms: 400 });
-    expect(report.output.status).toBe("done");
+    expect(report.output.status).toBe("completed");
     const beats = report.ephemeral.filter((event) => event.type === "agent.heartbeat");
     expect(beats.length).toBeGreaterThan(0);
     expect(beats[0]!.payload).toEqual({ agent_id: report.agent_id, task_id: report.task.id });
@@ -124,7 +132,7 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
 
   it("a code change whose verification fails is failed", async () => {
     const report = await h.run({ task: { verification: { commands: ["exit 3"], required: true, fallback_allowed: false } }, script: writes });
-    expect(report.output.status).toBe("done");
+    expect(report.output.status).toBe("completed");
     expect(report.output.result).toMatchObject({ status: "failed", changed_files: ["a.txt"], verification: [{ command: "exit 3", exit_code: 3, passed: false }] });
     expect(report.output.result!.risks[0]!.description).toContain("exit 3");
     expect(report.agent.status).toBe("completed");
@@ -146,7 +154,7 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
   });
 
   it("an exhausted turn budget is failed with a risk", async () => {
-    const report = await h.run({ context: { max_turns: 2 }, script: [() => calls("text.upper", { text: "again" })] });
+    const report = await h.run({ brief: { max_turns: 2 }, script: [() => calls("text.upper", { text: "again" })] });
     expect(report.output.result).toMatchObject({ status: "failed" });
     expect(report.output.result!.risks).toEqual([expect.objectContaining({ description: expect.stringContaining("turn budget of 2") })]);
     expect(report.tools.filter((entry) => entry.call.tool_name === "model.complete")).toHaveLength(2);
@@ -188,7 +196,7 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
         },
       },
     });
-    expect(report.output.status).toBe("done");
+    expect(report.output.status).toBe("completed");
     expect(report.output.result).toMatchObject({ status: "failed" });
     expect(report.output.result!.summary).toContain("provider unreachable");
   });

@@ -26,7 +26,7 @@ function expect_ending(report: RunReport, ending: "failed" | "lost" | "cancelled
 /** After a failure the session still takes events and runs workers. */
 async function expect_parent_alive(): Promise<void> {
   const report = await h.run({ script: [() => says("still here")] });
-  expect(report.output.status).toBe("done");
+  expect(report.output.status).toBe("completed");
   expect(report.agent.status).toBe("completed");
 }
 
@@ -43,7 +43,7 @@ describe("protocol errors: the worker is ended and the agent fails", () => {
     expect(payload.error).toMatchObject({ kind: "agent_error", metadata: { protocol_error: "version_mismatch" } });
     // It never got past the handshake: no running announcement.
     expect(report.agent_events.map((row) => payload_of(row).status).filter(Boolean)).toEqual(["starting"]);
-    expect(report.states).not.toContain('{"active":"running"}');
+    expect(report.states).not.toContain('{"working":"running"}');
     await expect_parent_alive();
   });
 
@@ -134,12 +134,13 @@ describe("hard timeout", () => {
     const started = Date.now();
     const report = await h.run({
       task: { constraints: { max_turns: 4, soft_timeout_ms: 500, hard_timeout_ms: 1500, retry_budget: 0, model_policy: "agent_select" } },
-      services: { entry: fixture_entry("stubborn"), kill_grace_ms: 400 },
+      services: { entry: fixture_entry("stubborn") },
+      delays: { kill_grace_ms: 400 },
     });
     expect_ending(report, "failed");
     expect(report.output.error!.metadata).toMatchObject({ timeout: true });
     // It had its SIGTERM handler before it said ready, so only SIGKILL, one grace period later, ended it.
-    expect(report.states).toContain('{"active":"running"}');
+    expect(report.states).toContain('{"working":"running"}');
     expect(report.output.exit_code).toBeNull();
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500 + 400);
   });
@@ -152,9 +153,9 @@ describe("cancel", () => {
       model_delay_ms: 300,
       started: (actor) => {
         const subscription = actor.subscribe((snapshot) => {
-          if (snapshot.matches({ active: "running" })) {
+          if (snapshot.matches({ working: "running" })) {
             subscription.unsubscribe();
-            setTimeout(() => actor.send({ type: "CANCEL", reason: "the user changed their mind" }), 100);
+            setTimeout(() => actor.send({ type: "run.cancel", reason: "the user changed their mind" }), 100);
           }
         });
       },
@@ -164,16 +165,17 @@ describe("cancel", () => {
     expect(report.output.exit_code).toBe(WORKER_EXIT.cancelled);
     expect(report.output.result).toMatchObject({ status: "cancelled", agent_id: report.agent_id });
     expect(report.output.result!.summary).toContain("the user changed their mind");
-    expect(report.states).toContain('{"active":"cancelling"}');
+    expect(report.states).toContain('{"cancelling":"asking"}');
     await expect_parent_alive();
   });
 
   it("a worker that ignores the cancel and SIGTERM is killed", async () => {
     const report = await h.run({
-      services: { entry: fixture_entry("stubborn"), cancel_grace_ms: 200, kill_grace_ms: 200 },
+      services: { entry: fixture_entry("stubborn") },
+      delays: { cancel_grace_ms: 200, kill_grace_ms: 200 },
       started: (actor) => {
         actor.subscribe((snapshot) => {
-          if (snapshot.matches({ active: "running" })) actor.send({ type: "CANCEL", reason: "stop now" });
+          if (snapshot.matches({ working: "running" })) actor.send({ type: "run.cancel", reason: "stop now" });
         });
       },
     });
@@ -185,7 +187,7 @@ describe("cancel", () => {
   it("a cancel before the handshake ends the agent as cancelled from starting", async () => {
     const report = await h.run({
       services: { entry: fixture_entry("cancellable") },
-      started: (actor) => actor.send({ type: "CANCEL", reason: "never mind" }),
+      started: (actor) => actor.send({ type: "run.cancel", reason: "never mind" }),
     });
     expect_ending(report, "cancelled");
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.cancelled"]);
@@ -204,7 +206,7 @@ describe("what a worker gets and sends", () => {
     });
     try {
       const report = await h.run({ services: { entry: fixture_entry("env") } });
-      expect(report.output.status).toBe("done");
+      expect(report.output.status).toBe("completed");
       const keys = (report.logs.find((entry) => entry.message === "environment")!.data as { keys: string[] }).keys;
       expect(keys).toContain("AIR_WORKER_TEST_MARKER");
       expect(keys).toContain("PATH");
@@ -218,7 +220,7 @@ describe("what a worker gets and sends", () => {
 
   it("events it may not send are refused and logged; the run goes on", async () => {
     const report = await h.run({ services: { entry: fixture_entry("bad-events") } });
-    expect(report.output.status).toBe("done");
+    expect(report.output.status).toBe("completed");
     expect(report.agent.status).toBe("completed");
     // Its own agent.completed was refused: the parent recorded the one and only completion.
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.completed"]);

@@ -1,5 +1,5 @@
 /**
- * Real worker runs for tests: a temp session, the worker-run machine with the real bridge, real worker
+ * Real worker runs for tests: a temp session, the worker-run machine with its real I/O, real worker
  * processes (src/workers/main.ts through tsx, or a fixture worker), and a tool caller implemented here —
  * a scripted `model.complete`, a file-writing `fs.write`, a `text.upper`, and a `shell.run` that runs bash.
  */
@@ -9,22 +9,20 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import * as v from "valibot";
-import { createActor, toPromise } from "xstate";
-import { worker_bridge, type WorkerEntry, type WorkerLogEntry, type WorkerServices, type WorkerToolCaller } from "../../src/actors/worker-bridge/index.js";
-import { worker_run_input, worker_run_logic } from "../../src/actors/worker-run.js";
+import { createActor, toPromise, type SimulatedClock } from "xstate";
+import type { WorkerEntry, WorkerLogEntry, WorkerServices, WorkerToolCaller } from "../../src/actors/worker-bridge/index.js";
+import { worker_run_logic } from "../../src/actors/worker-run.js";
 import { make_air_error } from "../../src/contracts/errors.js";
 import { make_event, type RuntimeEvent } from "../../src/contracts/events/registry.js";
 import { new_id, type AgentId } from "../../src/contracts/ids.js";
-import type { AgentStartContext } from "../../src/contracts/ipc.js";
+import type { AgentBrief } from "../../src/contracts/ipc.js";
 import { ModelRequest, type ContentBlock, type ModelResponse } from "../../src/contracts/provider.js";
 import { TaskSpec, type TaskSpecInput } from "../../src/contracts/task.js";
 import type { ToolCall, ToolSchema } from "../../src/contracts/tool.js";
-import type { WorkerRunOutput } from "../../src/machines/worker-run.js";
+import type { WorkerRunDelays, WorkerRunOutcome } from "../../src/machines/worker-run.js";
 import { REPO_ROOT, TSX_LOADER } from "../fixtures/cli.js";
 import { minimal_task_spec } from "../fixtures/events.js";
 import { find_row, find_rows, open_temp_session, type Row, type TempSession } from "../fixtures/session.js";
-
-export { worker_bridge };
 
 const exec = promisify(execFile);
 
@@ -141,18 +139,35 @@ export function fixture_entry(mode: string): WorkerEntry {
   return { command: process.execPath, args: ["--import", pathToFileURL(TSX_LOADER).href, FIXTURE_WORKER, mode] };
 }
 
+export type WorkerRunActor = ReturnType<typeof createActor<ReturnType<typeof worker_run_logic>>>;
+
 export type RunOptions = {
   task?: Partial<TaskSpecInput>;
-  context?: Partial<AgentStartContext>;
+  brief?: Partial<AgentBrief>;
   script?: readonly ModelTurn[];
   model_delay_ms?: number;
   services?: Partial<Omit<WorkerServices, "session">>;
+  /** The run's grace periods and handshake timeout (default here: graces of 500 ms). */
+  delays?: Partial<WorkerRunDelays>;
+  /** The actor's clock (default: real time); a `SimulatedClock` lets a test decide when the run's delays pass. */
+  clock?: SimulatedClock;
   /** Called once the actor runs (e.g. to cancel it). */
-  started?: (actor: ReturnType<typeof createActor<typeof worker_run_logic>>) => void;
+  started?: (actor: WorkerRunActor) => void;
+  /** The agent's id (default: a new one). */
+  agent_id?: AgentId;
+};
+
+/** A run under way: its actor, and what it has logged and been through so far. */
+export type StartedRun = {
+  readonly actor: WorkerRunActor;
+  readonly agent_id: AgentId;
+  readonly logs: readonly WorkerLogEntry[];
+  readonly states: readonly string[];
+  readonly report: Promise<RunReport>;
 };
 
 export type RunReport = {
-  readonly output: WorkerRunOutput;
+  readonly output: WorkerRunOutcome;
   readonly agent_id: AgentId;
   readonly task: TaskSpec;
   readonly logs: WorkerLogEntry[];
@@ -179,32 +194,39 @@ export class WorkerHarness {
   }
 
   /** Runs one worker to its end: task.created first (so the agent row's task exists), then the machine. */
-  async run(options: RunOptions = {}): Promise<RunReport> {
+  run(options: RunOptions = {}): Promise<RunReport> {
+    return this.start(options).report;
+  }
+
+  /** Starts one worker run and hands back its actor at once; `report` settles when the run has ended. */
+  start(options: RunOptions = {}): StartedRun {
     const task = v.parse(TaskSpec, minimal_task_spec({ title: "worker test task", ...options.task }));
     this.session.ingestor.ingest(make_event("task.created", { task }, this.session.origin));
-    const agent_id = new_id("agent");
+    const agent_id = options.agent_id ?? new_id("agent");
     const logs: WorkerLogEntry[] = [];
     const tools: ToolLog[] = [];
     const ephemeral: RuntimeEvent[] = [];
     const unsubscribe = this.session.bus.subscribe({ agent_id }, (event) => ephemeral.push(event));
-    const context: AgentStartContext = {
+    const brief: AgentBrief = {
       project_root: this.root,
       model_id: "scripted",
       max_turns: 8,
       tools: TOOL_SCHEMAS,
       heartbeat_interval_ms: 50,
-      ...options.context,
+      ...options.brief,
     };
     const services: WorkerServices = {
       session: this.session,
       call_tool: test_tools(this.root, options.script ?? [() => says("nothing to do")], tools, options.model_delay_ms),
-      kill_grace_ms: 500,
-      cancel_grace_ms: 500,
       heartbeat_write_interval_ms: 0,
       on_log: (entry) => logs.push(entry),
       ...options.services,
     };
-    const actor = createActor(worker_run_logic, { input: worker_run_input({ agent_id, task, context, services }) });
+    const delays = { kill_grace_ms: 500, cancel_grace_ms: 500, ...options.delays };
+    const actor = createActor(worker_run_logic(services), {
+      input: { agent_id, task, brief, delays },
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
     const states: string[] = [];
     actor.subscribe((snapshot) => {
       const value = JSON.stringify(snapshot.value);
@@ -212,21 +234,21 @@ export class WorkerHarness {
     });
     actor.start();
     options.started?.(actor);
-    const output = await toPromise(actor);
-    this.session.bus.drain();
-    unsubscribe();
+    const report = toPromise(actor).then((output): RunReport => {
+      this.session.bus.drain();
+      unsubscribe();
+      return { output, agent_id, task, logs, tools, ephemeral, ...this.agent_rows(agent_id), states };
+    });
+    return { actor, agent_id, logs, states, report };
+  }
+
+  /** The agent's row and its durable lifecycle events, as the session DB holds them now. */
+  agent_rows(agent_id: AgentId): { agent: Row; agent_events: Row[] } {
     const connection = this.session.connection;
     return {
-      output,
-      agent_id,
-      task,
-      logs,
-      tools,
-      ephemeral,
       agent: find_row(connection, "agents", agent_id) ?? {},
       // The lifecycle: the agent's conversation messages carry its id too, and are not part of it.
       agent_events: find_rows(connection, "events", agent_id, "agent_id").filter((row) => String(row.type).startsWith("agent.")),
-      states,
     };
   }
 

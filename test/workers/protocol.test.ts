@@ -10,20 +10,21 @@ import {
   PARENT_TO_WORKER_KINDS,
   PROTOCOL_VERSION,
   WORKER_EXIT,
+  type IpcProtocolErrorCode,
   WORKER_TO_PARENT_KINDS,
   worker_exit_name,
 } from "../../src/contracts/ipc.js";
 import { TaskSpec } from "../../src/contracts/task.js";
-import { decode_line, encode_message, IpcProtocolError, LineSplitter, type IpcProtocolErrorCode } from "../../src/workers/protocol.js";
+import { decode_line, encode_message, IpcProtocolError, LineSplitter } from "../../src/workers/protocol.js";
 import { task_spec } from "../fixtures/events.js";
 import { thrown_by } from "../fixtures/failures.js";
 
 const address = { session_id: new_id("session") as SessionId, agent_id: new_id("agent") as AgentId };
 
-const start_context = { project_root: "/tmp/project", model_id: "scripted", max_turns: 4, tools: [] };
+const start_brief = { project_root: "/tmp/project", model_id: "scripted", max_turns: 4, tools: [] };
 
 function start_message() {
-  return make_ipc_message("control", { command: "agent.start", task: v.parse(TaskSpec, task_spec()), context: start_context }, address);
+  return make_ipc_message("control", { command: "agent.start", task: v.parse(TaskSpec, task_spec()), brief: start_brief }, address);
 }
 
 function line_of(message: unknown): string {

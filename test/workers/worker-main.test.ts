@@ -64,7 +64,7 @@ class WorkerUnderTest {
     this.send("control", {
       command: "agent.start",
       task: this.task,
-      context: { project_root: "/nonexistent", model_id: "scripted", max_turns: 3, tools: [], heartbeat_interval_ms: 60_000 },
+      brief: { project_root: "/nonexistent", model_id: "scripted", max_turns: 3, tools: [], heartbeat_interval_ms: 60_000 },
     });
   }
 

@@ -4,14 +4,15 @@ import { load_compaction_rules } from "../../context/compaction/rules.js";
 import { SessionPrompts } from "../../context/session-prompts.js";
 import { make_event } from "../../contracts/events/registry.js";
 import { AgentId, new_id } from "../../contracts/ids.js";
-import { AGENT_TYPE_OF_TASK, type AgentStartContext } from "../../contracts/ipc.js";
+import { AGENT_TYPE_OF_TASK, type AgentBrief } from "../../contracts/ipc.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import { MODEL_COMPLETE_TOOL, type ToolSchema } from "../../contracts/tool.js";
 import { air_failure, AirFailure } from "../../contracts/errors.js";
 import { ModelResponse, type ModelRequest } from "../../contracts/provider.js";
 import type { RequestOutcome } from "../../machines/main-agent.js";
 import { held } from "../../machines/state-data.js";
-import type { RunWorkerLogic, SchedulerRunResult, WorkerRunOutcome } from "../../machines/scheduler.js";
+import type { RunWorkerLogic, SchedulerRunResult } from "../../machines/scheduler.js";
+import type { WorkerRunOutcome } from "../../machines/worker-run.js";
 import type { PermissionEngine } from "../../permissions/engine.js";
 import { air_home } from "../../project/layout.js";
 import type { Session } from "../../project/session-manager.js";
@@ -20,7 +21,7 @@ import { create_tool_registry } from "../../tools/builtin.js";
 import { context_compact_tool } from "../../tools/context/compact.js";
 import { model_complete_tool } from "../../tools/model/complete.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import { verdict_of, worker_run_input, worker_run_logic } from "../worker-run.js";
+import { worker_run_logic } from "../worker-run.js";
 import type { WorkerEntry, WorkerLogEntry } from "../worker-bridge/index.js";
 import type { TaskDefaults } from "./classification.js";
 import { provide_main_agent } from "./main-agent-actors.js";
@@ -53,7 +54,7 @@ function internal_tools(registry: ToolRegistry): string[] {
  * What a worker starts with besides its task: the tools, its stable prompt layers L0–L6 built here (the
  * worker reads no project file), the budget of the session's model and the compaction settings in force.
  */
-function agent_start_context(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions, task: TaskSpec): AgentStartContext {
+function agent_brief(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions, task: TaskSpec): AgentBrief {
   const { settings } = load_compaction_rules(session.project.layout, air_home());
   return {
     project_root: session.project.layout.root,
@@ -77,30 +78,22 @@ async function complete_through_registry(session: Session, registry: ToolRegistr
 
 /** One task's worker run, as the Scheduler's `run_worker` actor: the worker-run machine with the real bridge. */
 function run_worker_logic(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions): RunWorkerLogic {
+  const worker_run = worker_run_logic({
+    session,
+    call_tool: (call, caller, on_stream) =>
+      registry.call(call, { session, task_id: caller.task_id, agent_id: caller.agent_id, scope: caller.scope, signal: caller.signal }, on_stream),
+    ...(options.worker_entry === undefined ? {} : { entry: options.worker_entry }),
+    ...(options.on_worker_log === undefined ? {} : { on_log: options.on_worker_log }),
+  });
   return fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(async ({ input, signal }) => {
     const task = read_task_spec(session.connection, input.task_id);
-    const run = createActor(worker_run_logic, {
+    const run = createActor(worker_run, {
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
-      input: worker_run_input({
-        agent_id: v.parse(AgentId, input.agent_id),
-        task,
-        context: agent_start_context(session, registry, prompts, options, task),
-        services: {
-          session,
-          call_tool: (call, context, on_stream) =>
-            registry.call(
-              call,
-              { session, task_id: context.task_id, agent_id: context.agent_id, scope: context.scope, signal: context.signal },
-              on_stream,
-            ),
-          ...(options.worker_entry === undefined ? {} : { entry: options.worker_entry }),
-          ...(options.on_worker_log === undefined ? {} : { on_log: options.on_worker_log }),
-        },
-      }),
+      input: { agent_id: v.parse(AgentId, input.agent_id), task, brief: agent_brief(session, registry, prompts, options, task) },
     });
-    signal.addEventListener("abort", () => run.send({ type: "CANCEL", reason: "the scheduler stopped the run" }));
+    signal.addEventListener("abort", () => run.send({ type: "run.cancel", reason: "the scheduler stopped the run" }));
     run.start();
-    return verdict_of(await toPromise(run));
+    return toPromise(run);
   });
 }
 

@@ -2,20 +2,25 @@ import { fromPromise } from "xstate";
 import { make_air_error } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
 import type { WorkerResult } from "../../contracts/worker-result.js";
-import { scheduler_machine, type RunWorkerLogic, type WorkerRunOutcome } from "../../machines/scheduler.js";
+import { scheduler_machine, type RunWorkerLogic } from "../../machines/scheduler.js";
+import type { WorkerRunOutcome } from "../../machines/worker-run.js";
 import type { Session } from "../../project/session-manager.js";
 import { emitter } from "./emit.js";
 import { read_task, read_task_graph } from "./task-graph.js";
 
 const emit = emitter("scheduler");
 
-/** The durable verdict on a task from how its worker run ended (seeds 003 §10.10). */
+/**
+ * The durable verdict on a task from how its worker run ended (seeds 003 §10.10): the worker's result when it
+ * completed, or when it was cancelled and still reported (the result keeps its evidence); else its error.
+ */
 function settle_task(session: Session, task_id: string, run: WorkerRunOutcome): void {
-  if (run.kind === "failure") {
-    emit(session, "task.failed", { task_id, error: run.error });
-    return;
-  }
-  const result: WorkerResult = run.result;
+  if (run.status === "completed") return settle_result(session, task_id, run.result);
+  if (run.status === "cancelled" && run.result !== undefined) return settle_result(session, task_id, run.result);
+  emit(session, "task.failed", { task_id, error: run.error });
+}
+
+function settle_result(session: Session, task_id: string, result: WorkerResult): void {
   switch (result.status) {
     case "completed":
       emit(session, "task.completed", { task_id, worker_result: result });

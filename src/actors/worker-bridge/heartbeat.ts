@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { to_air_error } from "../../contracts/errors.js";
 import { now_iso, type AgentId } from "../../contracts/ids.js";
 import { agents } from "../../db/schema.js";
-import { DEFAULTS, type WorkerServices } from "./services.js";
+import { DEFAULT_HEARTBEAT_WRITE_INTERVAL_MS, type WorkerServices } from "./services.js";
 
 /** The one allowed direct write (000 §18.6): `agents.last_heartbeat_at`, throttled. */
 export class HeartbeatWriter {
@@ -25,7 +25,7 @@ export class HeartbeatWriter {
 
   beat(): void {
     const now = Date.now();
-    if (now - this.#last_write < (this.#services.heartbeat_write_interval_ms ?? DEFAULTS.heartbeat_write_interval_ms)) return;
+    if (now - this.#last_write < (this.#services.heartbeat_write_interval_ms ?? DEFAULT_HEARTBEAT_WRITE_INTERVAL_MS)) return;
     this.#last_write = now;
     const at = now_iso();
     try {

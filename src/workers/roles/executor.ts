@@ -1,7 +1,7 @@
 import { new_id } from "../../contracts/ids.js";
 import type { EvidenceRef } from "../../contracts/artifact.js";
 import { AirFailure, type AirError } from "../../contracts/errors.js";
-import type { AgentStartContext } from "../../contracts/ipc.js";
+import type { AgentBrief } from "../../contracts/ipc.js";
 import type { ContentBlock, ModelDelta } from "../../contracts/provider.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import { effects_of, type ToolOutcome } from "../../contracts/tool.js";
@@ -44,7 +44,7 @@ class ExecutorRun {
 
   constructor(
     private readonly task: TaskSpec,
-    private readonly context: AgentStartContext,
+    private readonly brief: AgentBrief,
     private readonly runtime: WorkerRuntime,
   ) {}
 
@@ -76,10 +76,10 @@ class ExecutorRun {
 
   async #loop(): Promise<Ending> {
     const context = this.#agent_context();
-    const extra = this.context.instructions;
+    const extra = this.brief.instructions;
     context.add_user(extra === undefined || extra === "" ? task_instruction(this.task) : `${task_instruction(this.task)}\n\n${extra}`);
-    const tool_names = new Set(this.context.tools.map((tool) => tool.name));
-    for (let turn = 1; turn <= this.context.max_turns; turn += 1) {
+    const tool_names = new Set(this.brief.tools.map((tool) => tool.name));
+    for (let turn = 1; turn <= this.brief.max_turns; turn += 1) {
       this.#turns = turn;
       const request_id = `${this.runtime.address.agent_id}.turn${turn}`;
       const { request } = await context.next_request(turn);
@@ -122,15 +122,15 @@ class ExecutorRun {
    * each message persisted as an event, and `context.compact` when the parent serves it.
    */
   #agent_context(): AgentContext {
-    const { context, runtime, task } = this;
-    const context_window = context.context_window ?? DEFAULT_CONTEXT_WINDOW;
+    const { brief, runtime, task } = this;
+    const context_window = brief.context_window ?? DEFAULT_CONTEXT_WINDOW;
     const ids = { task_id: task.id, agent_id: runtime.address.agent_id };
     return new AgentContext({
       purpose: "task_execution",
-      layers: context.layers ?? [task_spec_layer(task, context.project_root)],
-      tools: context.tools,
+      layers: brief.layers ?? [task_spec_layer(task, brief.project_root)],
+      tools: brief.tools,
       context_window,
-      token_budget: context.token_budget ?? token_budget_of(context_window),
+      token_budget: brief.token_budget ?? token_budget_of(context_window),
       persist: (message) =>
         message.role === "user"
           ? runtime.emit("user.message.created", { message_id: message.message_id, content: message.content, ...ids })
@@ -142,8 +142,8 @@ class ExecutorRun {
               usage: message.response.usage,
               ...ids,
             }),
-      ...(context.compaction === undefined ? {} : { compaction: context.compaction }),
-      ...(context.internal_tools?.includes(CONTEXT_COMPACT_TOOL) ? { compact: (reason: string) => this.#compact(reason) } : {}),
+      ...(brief.compaction === undefined ? {} : { compaction: brief.compaction }),
+      ...(brief.internal_tools?.includes(CONTEXT_COMPACT_TOOL) ? { compact: (reason: string) => this.#compact(reason) } : {}),
     });
   }
 
@@ -247,7 +247,7 @@ class ExecutorRun {
     if (ending === "max_turns") {
       this.#risks.push({
         severity: "medium",
-        description: `The turn budget of ${this.context.max_turns} ran out before the model finished.`,
+        description: `The turn budget of ${this.brief.max_turns} ran out before the model finished.`,
         mitigation: "Split the task or raise max_turns.",
       });
     } else if (ending === "refusal") {
@@ -278,7 +278,7 @@ class ExecutorRun {
   #summary(status: WorkerStatus, ending: Ending): string {
     const how: Record<Ending, string> = {
       end_turn: "The model finished the task",
-      max_turns: `The turn budget of ${this.context.max_turns} ran out`,
+      max_turns: `The turn budget of ${this.brief.max_turns} ran out`,
       refusal: "The model refused to continue",
       truncated: "The model's answer was cut off",
       cancelled: `The run was cancelled (${this.runtime.cancel_reason ?? "by the parent"})`,
@@ -295,5 +295,5 @@ class ExecutorRun {
 
 export const executor_role: WorkerRole = {
   agent_type: "executor",
-  run: (task, context, runtime) => new ExecutorRun(task, context, runtime).run(),
+  run: (task, brief, runtime) => new ExecutorRun(task, brief, runtime).run(),
 };

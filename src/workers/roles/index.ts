@@ -1,14 +1,16 @@
 import type { AgentType } from "../../contracts/worker-result.js";
-import { executor_role } from "./executor.js";
 import type { WorkerRole } from "./role.js";
 
-export type { WorkerRole } from "./role.js";
-
-/** The roles this worker can run, by `agent_type`; the others (reviewer, debugger, …) arrive later. */
-export const ROLES: Readonly<Partial<Record<AgentType, WorkerRole>>> = {
-  executor: executor_role,
+/**
+ * The roles this worker can run, by `agent_type`, each loaded when a run asks for it: the worker answers
+ * `worker.ready` before it loads the role's loop and the prompt modules the loop uses, so the handshake
+ * costs only the protocol. The other roles (reviewer, debugger, …) arrive later.
+ */
+const ROLES: Readonly<Partial<Record<AgentType, () => Promise<WorkerRole>>>> = {
+  executor: async () => (await import("./executor.js")).executor_role,
 };
 
-export function role_for(agent_type: AgentType): WorkerRole | undefined {
+/** Loads `agent_type`'s role; undefined when this worker has none. */
+export function role_loader(agent_type: AgentType): (() => Promise<WorkerRole>) | undefined {
   return ROLES[agent_type];
 }

@@ -1,6 +1,8 @@
-import { make_air_error, type AirError, type Retryability } from "../../contracts/errors.js";
-import type { AgentId } from "../../contracts/ids.js";
-import { WORKER_EXIT, worker_exit_name } from "../../contracts/ipc.js";
+import { make_air_error, type AirError, type Retryability } from "../contracts/errors.js";
+import type { AgentId } from "../contracts/ids.js";
+import { WORKER_EXIT, worker_exit_name } from "../contracts/ipc.js";
+
+/** The errors a worker run ends with, built by the worker-run machine from what it saw of the process. */
 
 const RETRYABILITY_OF_EXIT: Record<number, Retryability> = {
   [WORKER_EXIT.uncaught_exception]: "retryable",
@@ -26,23 +28,27 @@ export function exit_error(code: number, stderr: string, worker_said: string | u
   });
 }
 
-export function timeout_error(hard_timeout_ms: number, stderr: string): AirError {
+/** `error` with the worker's last stderr output as its detail, unless it has a detail of its own. */
+export function with_stderr(error: AirError, stderr: string): AirError {
+  return error.detail === undefined ? { ...error, ...detail_of(stderr) } : error;
+}
+
+export function timeout_error(hard_timeout_ms: number): AirError {
   return make_air_error({
     kind: "agent_error",
     message: `worker killed after its hard timeout of ${hard_timeout_ms} ms`,
     retryability: "retryable",
     user_action: "Split the task or raise constraints.hard_timeout_ms.",
-    ...detail_of(stderr),
     metadata: { timeout: true, hard_timeout_ms, exit_code: WORKER_EXIT.hard_timeout, exit_name: "hard_timeout" },
   });
 }
 
 /** Why a worker that left without a result (exit 0, or killed by someone else) is lost. */
-export function lost_reason(code: number | null, signal: NodeJS.Signals | null): string {
+export function lost_reason(code: number | null, signal: string | null): string {
   return code === null ? `worker was killed by ${signal ?? "a signal"} without a result` : `worker exited with code ${code} without a result`;
 }
 
-export function lost_error(reason: string, code: number | null, signal: NodeJS.Signals | null, stderr: string): AirError {
+export function lost_error(reason: string, code: number | null, signal: string | null, stderr: string): AirError {
   return make_air_error({
     kind: "agent_error",
     message: reason,
@@ -56,7 +62,12 @@ export function cancelled_error(reason: string): AirError {
   return make_air_error({ kind: "agent_error", severity: "info", message: `worker cancelled: ${reason}`, retryability: "not_retryable", metadata: { cancelled: true } });
 }
 
-/** `agent.started` could not be recorded, so the bridge does not run the worker. */
-export function not_recorded_error(agent_id: AgentId): AirError {
-  return make_air_error({ kind: "system_error", message: `agent ${agent_id} could not be recorded as started`, retryability: "not_retryable" });
+/** `agent.started` could not be recorded (`cause` says why), so the worker is not run. */
+export function not_recorded_error(agent_id: AgentId, cause: AirError): AirError {
+  return make_air_error({
+    kind: "system_error",
+    message: `agent ${agent_id} could not be recorded as started`,
+    detail: cause.message,
+    retryability: "not_retryable",
+  });
 }

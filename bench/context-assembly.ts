@@ -41,7 +41,13 @@ function long_conversation(): Conversation {
   for (let index = 1; conversation.length < MESSAGES; index += 1) {
     if (index % 2 === 1 && ((index - 1) / 2) % 5 === 0 && tool_runs < TOOL_RUNS) {
       const id = `toolu_${index}`;
-      conversation.append(`msg_${index}`, { role: "assistant", content: [{ type: "text", text: prose(index, 120) }, { type: "tool_use", id, name: "fs.read", input: { path: `src/file${index}.ts` } }] });
+      conversation.append(`msg_${index}`, {
+        role: "assistant",
+        content: [
+          { type: "text", text: prose(index, 120) },
+          { type: "tool_use", id, name: "fs.read", input: { path: `src/file${index}.ts` } },
+        ],
+      });
       conversation.append(`msg_${index}r`, { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: prose(index, 2_000) }] });
       index += 1;
       tool_runs += 1;

@@ -30,7 +30,9 @@ export async function bench_context_prefix(api: SessionApi): Promise<PrefixBench
   try {
     const run = await run_session(api, work);
     if (run.code !== 0 || run.executor_requests.length !== SESSION_TURNS) {
-      throw new VerificationError(`the ${api} prefix session failed (exit ${run.code}, ${run.executor_requests.length} executor requests):\n${run.stderr.slice(-2_000)}`);
+      throw new VerificationError(
+        `the ${api} prefix session failed (exit ${run.code}, ${run.executor_requests.length} executor requests):\n${run.stderr.slice(-2_000)}`,
+      );
     }
     const report = prefix_report(run.executor_requests.map((request) => request.body as object));
     if (!report.all_prefixes_identical) {

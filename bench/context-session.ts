@@ -57,7 +57,14 @@ function tool_turn(index: number): TurnInput {
   ] as const;
   // biome-ignore lint/style/noNonNullAssertion: index is 1-based, and an index modulo the length of a non-empty list is in it
   const call = calls[(index - 1) % calls.length]!;
-  return { reply: { content: [{ type: "text", text: `Turn ${index}: ${call.name}.` }, { type: "tool_use", name: call.name, input: { ...call.input } }] } };
+  return {
+    reply: {
+      content: [
+        { type: "text", text: `Turn ${index}: ${call.name}.` },
+        { type: "tool_use", name: call.name, input: { ...call.input } },
+      ],
+    },
+  };
 }
 
 function session_script(): ScriptInput {
@@ -98,7 +105,11 @@ export async function run_session(api: SessionApi, work_dir: string): Promise<Se
   const server = await start_scripted_server({ script: session_script(), api_key: API_KEY });
   try {
     const args = [AIR_BIN, "run", "-p", REQUIREMENT, "--output-format", "json", "--permission-mode", "accept-edits"];
-    const child = spawn(process.execPath, args, { cwd: project, env: environment(api, path.join(work_dir, "air-home"), server.url), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, {
+      cwd: project,
+      env: environment(api, path.join(work_dir, "air-home"), server.url),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -51,5 +51,11 @@ export async function bench_permissions_check(rounds: number): Promise<Permissio
   }
   ours.sort((a, b) => a - b);
   bare.sort((a, b) => a - b);
-  return { cases: COMMAND_CASES.length, p50_us: percentile(ours, 50), p99_us: percentile(ours, 99), parse_p50_us: percentile(bare, 50), parse_p99_us: percentile(bare, 99) };
+  return {
+    cases: COMMAND_CASES.length,
+    p50_us: percentile(ours, 50),
+    p99_us: percentile(ours, 99),
+    parse_p50_us: percentile(bare, 50),
+    parse_p99_us: percentile(bare, 99),
+  };
 }

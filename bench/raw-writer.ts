@@ -149,10 +149,7 @@ export class RawWriter {
         s.command_insert.run([p.command_run_id, event.session_id, p.command, p.cwd, p.tool_run_id ?? null, p.task_id ?? null, p.agent_id ?? null, at]);
         return;
       case "command.completed":
-        one(
-          s.command_complete.run([p.exit_code, Math.round(p.duration_ms), JSON.stringify(p.diagnostic_ids), at, p.command_run_id]).changes,
-          event,
-        );
+        one(s.command_complete.run([p.exit_code, Math.round(p.duration_ms), JSON.stringify(p.diagnostic_ids), at, p.command_run_id]).changes, event);
         return;
     }
   }

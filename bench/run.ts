@@ -129,17 +129,25 @@ async function main(): Promise<number> {
   log(`e2e: ${E2E_RUNS} runs of air e2e cpp-fix-fixture`);
   const e2e = bench_e2e_split(E2E_RUNS);
   log(`  e2e: ${took()}`);
-  printed.push(
-    e2e.kind === "skipped"
-      ? format_skip_line("e2e cpp-fix-fixture", e2e.reason)
-      : format_split_line({ name: "e2e cpp-fix-fixture", ...e2e.split }),
-  );
+  printed.push(e2e.kind === "skipped" ? format_skip_line("e2e cpp-fix-fixture", e2e.reason) : format_split_line({ name: "e2e cpp-fix-fixture", ...e2e.split }));
 
   log(`permissions check: ${CHECK_ROUNDS} rounds over the adversarial suite, each command beside its bare parse`);
   const check = await bench_permissions_check(CHECK_ROUNDS);
   log(`  permissions check: ${took()}`);
-  for (const [name, ours, bare] of [["perm check p50", check.p50_us, check.parse_p50_us], ["perm check p99", check.p99_us, check.parse_p99_us]] as const) {
-    printed.push(format_info_line({ name, ours: us(ours), ceiling_name: "bare unbash parse", ceiling: us(bare), ratio: ours / bare, note: `${check.cases} commands, in process` }));
+  for (const [name, ours, bare] of [
+    ["perm check p50", check.p50_us, check.parse_p50_us],
+    ["perm check p99", check.p99_us, check.parse_p99_us],
+  ] as const) {
+    printed.push(
+      format_info_line({
+        name,
+        ours: us(ours),
+        ceiling_name: "bare unbash parse",
+        ceiling: us(bare),
+        ratio: ours / bare,
+        note: `${check.cases} commands, in process`,
+      }),
+    );
   }
 
   const per_turn: string[] = [];
@@ -179,8 +187,20 @@ async function main(): Promise<number> {
   log(`  tui start: ${took()}`);
   if (start.kind === "skipped") printed.push(format_skip_line("tui first frame", start.reason));
   else {
-    for (const [name, value] of [["tui first frame", start.first_frame_ms], ["tui main agent ready", start.ready_ms]] as const) {
-      printed.push(format_info_line({ name, ours: ms(value), ceiling_name: "node -e 0", ceiling: ms(start.node_ms), ratio: value / start.node_ms, note: "since air's process start; node -e 0 wall time" }));
+    for (const [name, value] of [
+      ["tui first frame", start.first_frame_ms],
+      ["tui main agent ready", start.ready_ms],
+    ] as const) {
+      printed.push(
+        format_info_line({
+          name,
+          ours: ms(value),
+          ceiling_name: "node -e 0",
+          ceiling: ms(start.node_ms),
+          ratio: value / start.node_ms,
+          note: "since air's process start; node -e 0 wall time",
+        }),
+      );
     }
   }
 
@@ -188,8 +208,22 @@ async function main(): Promise<number> {
   const stream = bench_tui_stream(TUI_STREAMS, air_home);
   log(`  tui stream: ${took()}`);
   printed.push(
-    format_info_line({ name: "tui fps (2,000 deltas)", ours: `${stream.fps.toFixed(1)} fps`, ceiling_name: "cap", ceiling: `${TUI_FPS_CAP} fps`, ratio: stream.fps / TUI_FPS_CAP, note: `stream of ${ms(stream.stream_ms)}` }),
-    format_info_line({ name: "tui cpu (2,000 deltas)", ours: ms(stream.tui_cpu_ms), ceiling_name: "no UI", ceiling: ms(stream.bare_cpu_ms), ratio: stream.tui_cpu_ms / stream.bare_cpu_ms, note: "user+system CPU of the process during the stream" }),
+    format_info_line({
+      name: "tui fps (2,000 deltas)",
+      ours: `${stream.fps.toFixed(1)} fps`,
+      ceiling_name: "cap",
+      ceiling: `${TUI_FPS_CAP} fps`,
+      ratio: stream.fps / TUI_FPS_CAP,
+      note: `stream of ${ms(stream.stream_ms)}`,
+    }),
+    format_info_line({
+      name: "tui cpu (2,000 deltas)",
+      ours: ms(stream.tui_cpu_ms),
+      ceiling_name: "no UI",
+      ceiling: ms(stream.bare_cpu_ms),
+      ratio: stream.tui_cpu_ms / stream.bare_cpu_ms,
+      note: "user+system CPU of the process during the stream",
+    }),
   );
 
   console.log("");
@@ -200,7 +234,10 @@ async function main(): Promise<number> {
       `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ${E2E_RUNS} runs (e2e), ` +
       `${ASSEMBLY_ROUNDS} rounds (context assembly); cache-eligible: share of input bytes after the second request; ` +
       `ratios are medians of paired ratios; ` +
-      `total ${((performance.now() - started) / 1000).toFixed(1)} s, load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`,
+      `total ${((performance.now() - started) / 1000).toFixed(1)} s, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
   );
   return 0;
 }

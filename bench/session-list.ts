@@ -19,7 +19,9 @@ function some_activity(session: Session, index: number): { messages: number; tas
   const { new_id } = air.ids;
   const messages = 1 + (index % 3);
   for (let m = 0; m < messages; m++) {
-    session.ingestor.ingest(make_event("user.message.created", { message_id: new_id("message"), content: `question ${m} of session ${index}` }, session.origin));
+    session.ingestor.ingest(
+      make_event("user.message.created", { message_id: new_id("message"), content: `question ${m} of session ${index}` }, session.origin),
+    );
   }
   const task_id = new_id("task");
   const task = {

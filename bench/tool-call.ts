@@ -50,7 +50,10 @@ function setup(): Setup {
 }
 
 function count(session: Session, sql: string, ...params: string[]): number {
-  const row = session.connection.client.prepare(sql).raw(true).get(...params) as [number | bigint];
+  const row = session.connection.client
+    .prepare(sql)
+    .raw(true)
+    .get(...params) as [number | bigint];
   return Number(row[0]);
 }
 

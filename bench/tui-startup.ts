@@ -67,7 +67,13 @@ export async function bench_tui_startup(runs: number, air_home: string): Promise
   const root = temp_dir("tui-startup");
   air.projects.init_project(root);
   // No request is made before a message is sent: the key and the unreachable server are never used.
-  const env: NodeJS.ProcessEnv = { ...process.env, AIR_HOME: air_home, ANTHROPIC_API_KEY: "sk-bench-unused", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", TERM: "xterm-256color" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    AIR_HOME: air_home,
+    ANTHROPIC_API_KEY: "sk-bench-unused",
+    ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+    TERM: "xterm-256color",
+  };
   delete env.CI;
   delete env.TMUX;
   delete env.NODE_OPTIONS;

@@ -41,7 +41,13 @@ async function render_app(session: import("../src/project/session-manager.js").S
   const terminal = fake_terminal();
   let frames = 0;
   const instance = render(
-    React.createElement(App, { client: projection.store, sender: projection.channel, read_artifact: () => "", list_sessions: () => [], on_exit: () => undefined }),
+    React.createElement(App, {
+      client: projection.store,
+      sender: projection.channel,
+      read_artifact: () => "",
+      list_sessions: () => [],
+      on_exit: () => undefined,
+    }),
     { stdout: terminal.stdout as never, stdin: terminal.stdin as never, exitOnCtrlC: false, patchConsole: false, onRender: () => (frames += 1) },
   );
   return {

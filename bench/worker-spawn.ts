@@ -52,7 +52,9 @@ async function worker_once(root: string, env: NodeJS.ProcessEnv): Promise<number
     // stdin closed while running: the worker abandons its run and leaves as cancelled.
     const ended = await child.finish(EXIT_TIMEOUT_MS);
     if (ended.code !== workers.ipc.WORKER_EXIT.cancelled) {
-      throw new VerificationError(`the worker exited ${ended.code ?? ended.signal} after stdin closed, expected ${workers.ipc.WORKER_EXIT.cancelled}; stderr: ${ended.stderr}`);
+      throw new VerificationError(
+        `the worker exited ${ended.code ?? ended.signal} after stdin closed, expected ${workers.ipc.WORKER_EXIT.cancelled}; stderr: ${ended.stderr}`,
+      );
     }
     return ms;
   } finally {

@@ -22,6 +22,11 @@ export function bench_task(title: string, hard_timeout_ms = 120_000): TaskSpec {
 /** The tools a model is offered (built-ins, internal ones excepted), as the runtime puts them in `agent.start`. */
 export function model_tools(): AgentBrief["tools"] {
   const registry = workers.builtin.create_tool_registry();
-  const internal = new Set(registry.list().filter((tool) => tool.category === "internal").map((tool) => tool.name));
+  const internal = new Set(
+    registry
+      .list()
+      .filter((tool) => tool.category === "internal")
+      .map((tool) => tool.name),
+  );
   return registry.schemas().filter((schema) => !internal.has(schema.name));
 }

@@ -18,15 +18,7 @@ export type BenchEvent = {
   readonly payload: Record<string, unknown>;
 };
 
-const CYCLE = [
-  "task.created",
-  "task.started",
-  "tool.started",
-  "tool.completed",
-  "command.started",
-  "command.completed",
-  "task.completed",
-] as const;
+const CYCLE = ["task.created", "task.started", "tool.started", "tool.completed", "command.started", "command.completed", "task.completed"] as const;
 export type CycleType = (typeof CYCLE)[number];
 
 export type Origin = { readonly session_id: string; readonly project_id: string };

@@ -18,7 +18,13 @@ export function worker_run_logic(services: WorkerServices) {
       ingest(type, payload);
     } catch (error) {
       const air_error = to_air_error(error);
-      write_log(services.on_log, { agent_id, source: "bridge", level: "error", message: `could not record ${type}: ${air_error.message}`, data: { error: air_error } });
+      write_log(services.on_log, {
+        agent_id,
+        source: "bridge",
+        level: "error",
+        message: `could not record ${type}: ${air_error.message}`,
+        data: { error: air_error },
+      });
     }
   };
   const record_ending = (agent_id: AgentId, ending: AgentEnding) => {

@@ -129,7 +129,9 @@ function resume_in_background(session: Session, permissions: PermissionEngine, r
   turns.start(async () => {
     await permissions.resume_prompts(pending, answered, session);
     const result = await runtime.resume();
-    return result.status === "completed" ? undefined : `The session's remaining tasks did not finish: the Scheduler is ${result.status}${result.error === undefined ? "" : ` (${result.error.message})`}.`;
+    return result.status === "completed"
+      ? undefined
+      : `The session's remaining tasks did not finish: the Scheduler is ${result.status}${result.error === undefined ? "" : ` (${result.error.message})`}.`;
   });
 }
 

@@ -87,13 +87,19 @@ const COMMANDS: Record<string, Command> = {
     usage: "air e2e <worker-fixture|cpp-fix-fixture> [--keep]",
     options: { keep: { type: "boolean" } },
     positionals: true,
-    run: async (values, positionals, io) =>
-      (await import("./commands/e2e.js")).run_e2e(io, positionals[0], { keep: values.keep === true }),
+    run: async (values, positionals, io) => (await import("./commands/e2e.js")).run_e2e(io, positionals[0], { keep: values.keep === true }),
   },
   "permissions check": {
     summary: "Show what the permission engine decides for a command or a path, without running anything",
     usage: 'air permissions check [--json] [--cwd DIR] [--permission-mode MODE] (--command "…" | --path P --op read|write)',
-    options: { json: { type: "boolean" }, cwd: { type: "string" }, command: { type: "string" }, path: { type: "string" }, op: { type: "string" }, "permission-mode": { type: "string" } },
+    options: {
+      json: { type: "boolean" },
+      cwd: { type: "string" },
+      command: { type: "string" },
+      path: { type: "string" },
+      op: { type: "string" },
+      "permission-mode": { type: "string" },
+    },
     run: async (values, _, io) =>
       (await import("./commands/permissions-check.js")).run_permissions_check(io, {
         json: values.json === true,
@@ -123,7 +129,8 @@ const COMMANDS: Record<string, Command> = {
     summary: "Summarise a session's conversations (originals kept) so the next requests fit",
     usage: "air compact [--session ID] [--json]",
     options: { json: { type: "boolean" }, session: { type: "string" } },
-    run: async (values, _, io) => (await import("./commands/compact.js")).run_compact(io, { json: values.json === true, ...strings(values, { session: "session" }) }),
+    run: async (values, _, io) =>
+      (await import("./commands/compact.js")).run_compact(io, { json: values.json === true, ...strings(values, { session: "session" }) }),
   },
   statecharts: {
     summary: "Print the Mermaid statechart of each machine (or one)",
@@ -191,7 +198,12 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
   const { command } = found;
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: normalise_inspect_argv(found.rest), options: { ...command.options, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: command.positionals === true });
+    parsed = parseArgs({
+      args: normalise_inspect_argv(found.rest),
+      options: { ...command.options, help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: command.positionals === true,
+    });
   } catch (error) {
     return usage_error(io, `${(error as Error).message} (usage: ${command.usage})`);
   }

@@ -43,7 +43,6 @@ function exit_code_of(outcome: RequestOutcome): number {
   return outcome.kind === "executed" && outcome.run.status === "completed" ? 0 : 1;
 }
 
-
 /** What a runtime needs beyond the session: the session's model and headless prompt answers. */
 export function runtime_for(
   session: Session,

@@ -23,7 +23,13 @@ export type WizardOptions = {
 };
 
 export type WizardResult =
-  | { readonly status: "configured"; readonly provider: WizardProvider; readonly model: string; readonly permission_mode: PermissionMode; readonly files: readonly string[] }
+  | {
+      readonly status: "configured";
+      readonly provider: WizardProvider;
+      readonly model: string;
+      readonly permission_mode: PermissionMode;
+      readonly files: readonly string[];
+    }
   | { readonly status: "cancelled" };
 
 /** CI set to anything but "0"/"false" means nobody is there to answer. */

@@ -80,7 +80,12 @@ export class ContextAssembler {
     const fixed = tool_tokens + sum(kept.map((layer) => layer.token_estimate));
     const cut = fit_conversation(messages, message_tokens, input.token_budget - fixed);
     for (const [index, entry] of input.conversation.slice(0, cut.from).entries()) {
-      omissions.push({ level: is_tool_results(entry.message) ? "tool_output" : "conversation", id: entry.id, reason: "oldest turn left out to fit the token budget", token_estimate: message_tokens[index]! });
+      omissions.push({
+        level: is_tool_results(entry.message) ? "tool_output" : "conversation",
+        id: entry.id,
+        reason: "oldest turn left out to fit the token budget",
+        token_estimate: message_tokens[index]!,
+      });
     }
     const kept_messages = cut.from === 0 ? messages : [omission_note(cut.from), ...messages.slice(cut.from)];
     const request: ModelRequest = {
@@ -95,7 +100,10 @@ export class ContextAssembler {
     const artifact = this.#write_if_large(request, estimate);
     return {
       request,
-      layers: [...kept.map(({ level, id, token_estimate }) => ({ level, id, token_estimate })), ...conversation_summary(input.conversation.slice(cut.from), message_tokens.slice(cut.from))],
+      layers: [
+        ...kept.map(({ level, id, token_estimate }) => ({ level, id, token_estimate })),
+        ...conversation_summary(input.conversation.slice(cut.from), message_tokens.slice(cut.from)),
+      ],
       omissions,
       token_estimate,
       token_budget: input.token_budget,

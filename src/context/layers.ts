@@ -28,8 +28,7 @@ const MODE_MEANING: Record<PermissionMode, string> = {
   "accept-edits":
     "Edits to the project's files are allowed without asking; risky commands (git writes, deletions, network) still need the user's answer, and a run without a terminal refuses them.",
   plan: "Only looking is allowed: reading files and running commands that change nothing. Edits and commands with side effects are refused; describe the changes instead.",
-  bypass:
-    "Nothing is asked, but credential and system access are still refused; act as carefully as if every step were reviewed.",
+  bypass: "Nothing is asked, but credential and system access are still refused; act as carefully as if every step were reviewed.",
 };
 
 /** L2: the session's permission mode and what it means for the agent's tool calls. */

@@ -49,7 +49,11 @@ type ToolUseAnswer = { readonly result: ContentBlock; readonly outcome?: ToolOut
  * Answers one tool use of the model: an error result, without calling anything, when its tool is not offered or
  * its input is not an object; otherwise the outcome of `call`, rendered.
  */
-export async function answer_tool_use(use: ToolUse, offered: (tool_name: string) => boolean, call: (call: ToolCall) => Promise<ToolOutcome>): Promise<ToolUseAnswer> {
+export async function answer_tool_use(
+  use: ToolUse,
+  offered: (tool_name: string) => boolean,
+  call: (call: ToolCall) => Promise<ToolOutcome>,
+): Promise<ToolUseAnswer> {
   if (!offered(use.name)) return { result: tool_result(use, `error: no tool named "${use.name}" is available`, true) };
   if (!is_object(use.input)) return { result: tool_result(use, `error: the input of ${use.name} must be a JSON object`, true) };
   const outcome = await call({ tool_name: use.name, input: use.input });

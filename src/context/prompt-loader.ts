@@ -61,7 +61,8 @@ export class PromptLayerLoader {
     const seen = new Map<string, string>();
     for (const relative of [...names, ...ROOT_RULE_FILES]) {
       const text = this.#rule_text(project_root, relative, seen);
-      if (text !== undefined) layers.push(make_layer("project_rules", relative.replace(/^\.air\/shared\//, ""), `# Project rules: ${relative}\n\n${text}`, relative));
+      if (text !== undefined)
+        layers.push(make_layer("project_rules", relative.replace(/^\.air\/shared\//, ""), `# Project rules: ${relative}\n\n${text}`, relative));
     }
     return layers;
   }

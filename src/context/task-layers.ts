@@ -66,15 +66,29 @@ export function evidence_layer(connection: Connection, task: TaskSpec): PromptLa
   const lines: string[] = [];
   const parents = task.context_refs.parent_task_results ?? [];
   if (parents.length > 0) {
-    const rows = db.select({ id: tasks.id, title: tasks.title, status: tasks.status, result: tasks.worker_result_json }).from(tasks).where(inArray(tasks.id, parents)).all();
+    const rows = db
+      .select({ id: tasks.id, title: tasks.title, status: tasks.status, result: tasks.worker_result_json })
+      .from(tasks)
+      .where(inArray(tasks.id, parents))
+      .all();
     for (const row of rows) lines.push(`- task ${row.id} "${row.title}" (${row.status}): ${summary_of_result(row.result)}`);
   }
   const named = task.context_refs.artifacts ?? [];
   if (named.length > 0) {
-    const rows = db.select({ id: artifacts.id, type: artifacts.type, size: artifacts.size_bytes, name: artifacts.original_name }).from(artifacts).where(inArray(artifacts.id, named)).all();
-    for (const row of rows) lines.push(`- artifact ${row.id} (${row.type}, ${row.size} bytes${row.name === null ? "" : `, ${row.name}`}): read it with artifact.read`);
+    const rows = db
+      .select({ id: artifacts.id, type: artifacts.type, size: artifacts.size_bytes, name: artifacts.original_name })
+      .from(artifacts)
+      .where(inArray(artifacts.id, named))
+      .all();
+    for (const row of rows)
+      lines.push(`- artifact ${row.id} (${row.type}, ${row.size} bytes${row.name === null ? "" : `, ${row.name}`}): read it with artifact.read`);
   }
-  const evidence = db.select({ kind: evidence_refs.kind, ref: evidence_refs.ref, claim: evidence_refs.claim }).from(evidence_refs).where(eq(evidence_refs.task_id, task.id)).orderBy(evidence_refs.id).all();
+  const evidence = db
+    .select({ kind: evidence_refs.kind, ref: evidence_refs.ref, claim: evidence_refs.claim })
+    .from(evidence_refs)
+    .where(eq(evidence_refs.task_id, task.id))
+    .orderBy(evidence_refs.id)
+    .all();
   for (const row of evidence) lines.push(`- ${row.kind} ${row.ref}: ${row.claim}`);
   if (lines.length === 0) return undefined;
   return make_layer("evidence", `task/${task.id}/evidence`, ["# Evidence and artifacts of this task", ...lines].join("\n"));

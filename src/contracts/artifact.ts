@@ -18,10 +18,7 @@ export const ArtifactType = v.picklist([
 ]);
 export type ArtifactType = v.InferOutput<typeof ArtifactType>;
 
-const ArtifactUri = v.pipe(
-  v.string(),
-  v.regex(/^artifact:\/\/project\/[^/]+\/session\/[^/]+\/art_[0-9A-HJKMNP-TV-Z]{26}$/, "expected an artifact:// uri"),
-);
+const ArtifactUri = v.pipe(v.string(), v.regex(/^artifact:\/\/project\/[^/]+\/session\/[^/]+\/art_[0-9A-HJKMNP-TV-Z]{26}$/, "expected an artifact:// uri"));
 
 export const Sha256 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "expected a sha256 hex digest"));
 
@@ -36,14 +33,7 @@ export const ArtifactRef = v.strictObject({
 export type ArtifactRef = v.InferOutput<typeof ArtifactRef>;
 
 /** A claim-supporting reference: what backs a statement such as "the tests pass" (seeds 001 D-043). */
-export const EvidenceKind = v.picklist([
-  "artifact_excerpt",
-  "structured_result",
-  "message",
-  "tool_run",
-  "command_run",
-  "diagnostic",
-]);
+export const EvidenceKind = v.picklist(["artifact_excerpt", "structured_result", "message", "tool_run", "command_run", "diagnostic"]);
 export type EvidenceKind = v.InferOutput<typeof EvidenceKind>;
 
 const Offset = v.pipe(v.number(), v.integer(), v.minValue(0));

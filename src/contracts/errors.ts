@@ -81,7 +81,9 @@ function normalise_message(message: string): string {
 }
 
 export function semantic_signature_of(kind: ErrorKind, message: string): string {
-  const digest = createHash("sha256").update(`${kind}\n${normalise_message(message)}`).digest("hex");
+  const digest = createHash("sha256")
+    .update(`${kind}\n${normalise_message(message)}`)
+    .digest("hex");
   return `${kind}:${digest.slice(0, 16)}`;
 }
 

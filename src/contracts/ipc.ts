@@ -143,13 +143,7 @@ export const ProtocolErrorPayload = v.strictObject({ message: v.pipe(v.string(),
 // Protocol errors
 // ---------------------------------------------------------------------------------------------------
 
-export type IpcProtocolErrorCode =
-  | "line_too_long"
-  | "malformed_json"
-  | "invalid_message"
-  | "wrong_direction"
-  | "version_mismatch"
-  | "unexpected_message";
+export type IpcProtocolErrorCode = "line_too_long" | "malformed_json" | "invalid_message" | "wrong_direction" | "version_mismatch" | "unexpected_message";
 
 /** The AirError of a protocol breach: the codec's decode errors and the parent's checks of what a worker says. */
 export function protocol_error(code: IpcProtocolErrorCode, message: string, metadata: Record<string, unknown> = {}): AirError {
@@ -170,15 +164,7 @@ export const IpcDirection = v.picklist(["parent_to_worker", "worker_to_parent"])
 export type IpcDirection = v.InferOutput<typeof IpcDirection>;
 
 export const PARENT_TO_WORKER_KINDS = ["control", "tool.result", "tool.stream"] as const;
-export const WORKER_TO_PARENT_KINDS = [
-  "worker.ready",
-  "event",
-  "log",
-  "tool.call",
-  "worker.result",
-  "worker.checkpoint",
-  "protocol.error",
-] as const;
+export const WORKER_TO_PARENT_KINDS = ["worker.ready", "event", "log", "tool.call", "worker.result", "worker.checkpoint", "protocol.error"] as const;
 export type ParentToWorkerKind = (typeof PARENT_TO_WORKER_KINDS)[number];
 export type WorkerToParentKind = (typeof WORKER_TO_PARENT_KINDS)[number];
 export type IpcKind = ParentToWorkerKind | WorkerToParentKind;
@@ -226,22 +212,14 @@ export type ParentToWorkerMessage = IpcMessageOf<ParentToWorkerKind>;
 export type WorkerToParentMessage = IpcMessageOf<WorkerToParentKind>;
 export type IpcPayloadOf<K extends IpcKind> = IpcMessageOf<K>["payload"];
 /** Payload as a sender may write it (valibot input: defaults not yet filled in). */
-export type IpcPayloadInputOf<K extends IpcKind> = v.InferInput<typeof IpcMessage> extends infer M
-  ? M extends { kind: K; payload: infer P }
-    ? P
-    : never
-  : never;
+export type IpcPayloadInputOf<K extends IpcKind> =
+  v.InferInput<typeof IpcMessage> extends infer M ? (M extends { kind: K; payload: infer P } ? P : never) : never;
 
 /** The ids every message of one worker carries. */
 export type IpcAddress = { readonly session_id: SessionId; readonly agent_id: AgentId };
 
 /** A new envelope at the current protocol version (validated again when encoded). */
-export function make_ipc_message<K extends IpcKind>(
-  kind: K,
-  payload: IpcPayloadInputOf<K>,
-  address: IpcAddress,
-  correlation_id?: IpcMessageId,
-) {
+export function make_ipc_message<K extends IpcKind>(kind: K, payload: IpcPayloadInputOf<K>, address: IpcAddress, correlation_id?: IpcMessageId) {
   return {
     id: new_ipc_id(),
     direction: direction_of(kind),

@@ -4,15 +4,7 @@ import * as v from "valibot";
  * Status values of every entity with a lifecycle. They are the state names of the machines in
  * `src/machines/` and the values of the matching status columns (seeds 000 §20.3–§20.6).
  */
-export const TaskStatus = v.picklist([
-  "pending",
-  "running",
-  "completed",
-  "failed",
-  "blocked",
-  "cancelled",
-  "interrupted",
-]);
+export const TaskStatus = v.picklist(["pending", "running", "completed", "failed", "blocked", "cancelled", "interrupted"]);
 export type TaskStatus = v.InferOutput<typeof TaskStatus>;
 
 export const AgentStatus = v.picklist(["starting", "running", "completed", "failed", "lost", "cancelled"]);
@@ -21,17 +13,7 @@ export type AgentStatus = v.InferOutput<typeof AgentStatus>;
 export const WorkspaceStatus = v.picklist(["active", "merged", "conflicted", "abandoned", "cleaned"]);
 export type WorkspaceStatus = v.InferOutput<typeof WorkspaceStatus>;
 
-export const CapabilityStatus = v.picklist([
-  "discovered",
-  "validated",
-  "doctor_checked",
-  "enabled",
-  "registered",
-  "active",
-  "disabled",
-  "failed",
-  "updated",
-]);
+export const CapabilityStatus = v.picklist(["discovered", "validated", "doctor_checked", "enabled", "registered", "active", "disabled", "failed", "updated"]);
 export type CapabilityStatus = v.InferOutput<typeof CapabilityStatus>;
 
 export const SessionStatus = v.picklist(["active", "archived", "deleted"]);

@@ -5,13 +5,7 @@ import { TaskId } from "./ids.js";
 export const TaskType = v.picklist(["execute", "review", "debug", "compact", "mine_experience", "docs"]);
 export type TaskType = v.InferOutput<typeof TaskType>;
 
-const OutputContract = v.picklist([
-  "ExecutorResult",
-  "ReviewerResult",
-  "DebuggerResult",
-  "CompactorResult",
-  "ExperienceMinerResult",
-]);
+const OutputContract = v.picklist(["ExecutorResult", "ReviewerResult", "DebuggerResult", "CompactorResult", "ExperienceMinerResult"]);
 
 /**
  * Dependency kinds of seeds 003 §10.10: `hard` must complete first, `soft` only orders by priority,

@@ -7,19 +7,7 @@ import { ArtifactId, CommandRunId, ToolRunId } from "./ids.js";
 export const MODEL_COMPLETE_TOOL = "model.complete";
 
 /** Tool categories of seeds 001 D-044. */
-export const ToolCategory = v.picklist([
-  "filesystem",
-  "shell",
-  "build",
-  "test",
-  "debug",
-  "static_analysis",
-  "gui",
-  "network",
-  "memory",
-  "project",
-  "internal",
-]);
+export const ToolCategory = v.picklist(["filesystem", "shell", "build", "test", "debug", "static_analysis", "gui", "network", "memory", "project", "internal"]);
 export type ToolCategory = v.InferOutput<typeof ToolCategory>;
 
 const ToolName = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, "expected a dotted tool name such as fs.read"));

@@ -44,12 +44,8 @@ export function migrate(connection: Connection, kind: DatabaseKind): void {
     // rows in a schema it does not know.
     const found = schema_version_of(connection);
     if (found !== undefined && found > migrations.length) throw unreadable(connection, kind, found);
-    client.exec(
-      `CREATE TABLE IF NOT EXISTS ${JOURNAL} (id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, created_at NUMERIC)`,
-    );
-    const last = client.prepare(`SELECT created_at FROM ${JOURNAL} ORDER BY created_at DESC LIMIT 1`).raw().get() as
-      | [number]
-      | undefined;
+    client.exec(`CREATE TABLE IF NOT EXISTS ${JOURNAL} (id INTEGER PRIMARY KEY AUTOINCREMENT, hash TEXT NOT NULL, created_at NUMERIC)`);
+    const last = client.prepare(`SELECT created_at FROM ${JOURNAL} ORDER BY created_at DESC LIMIT 1`).raw().get() as [number] | undefined;
     const applied_until = last === undefined ? -1 : Number(last[0]);
     const record = client.prepare(`INSERT INTO ${JOURNAL} (hash, created_at) VALUES (?, ?)`);
     for (const migration of migrations) {
@@ -59,9 +55,7 @@ export function migrate(connection: Connection, kind: DatabaseKind): void {
       }
       record.run(migration.hash, migration.folderMillis);
     }
-    const meta = client.prepare(
-      "INSERT INTO schema_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-    );
+    const meta = client.prepare("INSERT INTO schema_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
     meta.run("schema_version", String(migrations.length));
     meta.run("air_version_last_opened", AIR_VERSION);
     client.prepare("INSERT OR IGNORE INTO schema_meta (key, value) VALUES (?, ?)").run("air_version_created", AIR_VERSION);
@@ -70,14 +64,9 @@ export function migrate(connection: Connection, kind: DatabaseKind): void {
 
 /** The schema version recorded in the file, or undefined for a file air never migrated. */
 export function schema_version_of(connection: Connection): number | undefined {
-  const table = connection.client
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'")
-    .raw()
-    .get();
+  const table = connection.client.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_meta'").raw().get();
   if (table === undefined) return undefined;
-  const row = connection.client.prepare("SELECT value FROM schema_meta WHERE key = 'schema_version'").raw().get() as
-    | [string]
-    | undefined;
+  const row = connection.client.prepare("SELECT value FROM schema_meta WHERE key = 'schema_version'").raw().get() as [string] | undefined;
   return row === undefined ? undefined : Number(row[0]);
 }
 

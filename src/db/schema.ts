@@ -11,15 +11,7 @@ import { DiagnosticSeverity } from "../contracts/events/artifact.js";
 import { WorkspaceStrategy } from "../contracts/events/workspace.js";
 import { SummaryKind } from "../contracts/events/context.js";
 import { CapabilityTrust } from "../contracts/events/capability.js";
-import {
-  AgentStatus,
-  CapabilityStatus,
-  MessageDraftStatus,
-  SessionStatus,
-  TaskStatus,
-  ToolRunStatus,
-  WorkspaceStatus,
-} from "../contracts/status.js";
+import { AgentStatus, CapabilityStatus, MessageDraftStatus, SessionStatus, TaskStatus, ToolRunStatus, WorkspaceStatus } from "../contracts/status.js";
 import { DependencyKind, TaskType } from "../contracts/task.js";
 import { AgentType } from "../contracts/worker-result.js";
 import { MessageRole } from "../contracts/events/message.js";
@@ -142,11 +134,7 @@ export const tasks = sqliteTable(
     completed_at: text("completed_at"),
     heartbeat_at: text("heartbeat_at"),
   },
-  (t) => [
-    index("tasks_status_idx").on(t.status),
-    enum_check("tasks", "type", TaskType.options),
-    enum_check("tasks", "status", TaskStatus.options),
-  ],
+  (t) => [index("tasks_status_idx").on(t.status), enum_check("tasks", "type", TaskType.options), enum_check("tasks", "status", TaskStatus.options)],
 );
 
 export const task_dependencies = sqliteTable(
@@ -180,10 +168,7 @@ export const task_attempts = sqliteTable(
     failure_message: text("failure_message"),
     error_json: text("error_json"),
   },
-  (t) => [
-    uniqueIndex("task_attempts_task_index_unique").on(t.task_id, t.attempt_index),
-    enum_check("task_attempts", "status", AttemptStatus.options),
-  ],
+  (t) => [uniqueIndex("task_attempts_task_index_unique").on(t.task_id, t.attempt_index), enum_check("task_attempts", "status", AttemptStatus.options)],
 );
 
 export const agents = sqliteTable(
@@ -203,11 +188,7 @@ export const agents = sqliteTable(
     ended_at: text("ended_at"),
     last_heartbeat_at: text("last_heartbeat_at"),
   },
-  (t) => [
-    index("agents_status_idx").on(t.status),
-    enum_check("agents", "agent_type", AgentType.options),
-    enum_check("agents", "status", AgentStatus.options),
-  ],
+  (t) => [index("agents_status_idx").on(t.status), enum_check("agents", "agent_type", AgentType.options), enum_check("agents", "status", AgentStatus.options)],
 );
 
 export const tool_runs = sqliteTable(
@@ -398,10 +379,7 @@ export const capabilities = sqliteTable(
     created_at: text("created_at").notNull(),
     updated_at: text("updated_at").notNull(),
   },
-  () => [
-    enum_check("capabilities", "trust_level", CapabilityTrust.options),
-    enum_check("capabilities", "status", CapabilityStatus.options),
-  ],
+  () => [enum_check("capabilities", "trust_level", CapabilityTrust.options), enum_check("capabilities", "status", CapabilityStatus.options)],
 );
 
 /** UI scratch state, flushed periodically; never a source of truth (seeds 001 D-053). */

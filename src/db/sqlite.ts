@@ -49,9 +49,7 @@ export class SqliteClient {
 }
 
 export function sqlite_code(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : undefined;
+  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : undefined;
 }
 
 export function is_busy(error: unknown): boolean {

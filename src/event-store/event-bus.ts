@@ -34,9 +34,7 @@ export class EventBus {
   readonly #subscriptions = new Set<Subscription>();
   readonly #held: Coalescer;
 
-  constructor(
-    private readonly options: { coalesce_window_ms?: number; logger?: BusLogger } = {},
-  ) {
+  constructor(private readonly options: { coalesce_window_ms?: number; logger?: BusLogger } = {}) {
     this.#held = new Coalescer(options.coalesce_window_ms ?? 16, () => this.drain());
   }
 

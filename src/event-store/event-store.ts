@@ -2,13 +2,7 @@ import { and, asc, desc, eq, gt, inArray, or, sql, type SQL } from "drizzle-orm"
 import * as v from "valibot";
 import { air_failure, is_air_failure, type AirFailure } from "../contracts/errors.js";
 import { EventFilter } from "../contracts/events/filter.js";
-import {
-  is_durable,
-  parse_event,
-  type DurableEvent,
-  type DurableEventType,
-  type RuntimeEvent,
-} from "../contracts/events/registry.js";
+import { is_durable, parse_event, type DurableEvent, type DurableEventType, type RuntimeEvent } from "../contracts/events/registry.js";
 import type { SessionId } from "../contracts/ids.js";
 import type { Connection } from "../db/connection.js";
 import { is_busy, sqlite_code } from "../db/sqlite.js";
@@ -27,21 +21,27 @@ function write_failure(event: RuntimeEvent, error: unknown): AirFailure {
   const code = sqlite_code(error);
   const message = error instanceof Error ? error.message : String(error);
   if (code === "SQLITE_CONSTRAINT_UNIQUE" && message.includes("events.id")) {
-    return air_failure({
-      kind: "system_error",
-      message: `event ${event.id} was already appended`,
-      retryability: "not_retryable",
-      user_action: "A producer re-sent an event; nothing was written the second time.",
-      metadata: { event_id: event.id, type: event.type },
-    }, error);
+    return air_failure(
+      {
+        kind: "system_error",
+        message: `event ${event.id} was already appended`,
+        retryability: "not_retryable",
+        user_action: "A producer re-sent an event; nothing was written the second time.",
+        metadata: { event_id: event.id, type: event.type },
+      },
+      error,
+    );
   }
-  return air_failure({
-    kind: "system_error",
-    message: `projection of ${event.type} failed: ${message}`,
-    retryability: is_busy(error) ? "retryable" : "not_retryable",
-    user_action: "Nothing was written. If air produced this event, report it with the event's JSON.",
-    metadata: { event_id: event.id, type: event.type, ...(code === undefined ? {} : { code }) },
-  }, error);
+  return air_failure(
+    {
+      kind: "system_error",
+      message: `projection of ${event.type} failed: ${message}`,
+      retryability: is_busy(error) ? "retryable" : "not_retryable",
+      user_action: "Nothing was written. If air produced this event, report it with the event's JSON.",
+      metadata: { event_id: event.id, type: event.type, ...(code === undefined ? {} : { code }) },
+    },
+    error,
+  );
 }
 
 /** Each session's events go to that session's database and bus only. */

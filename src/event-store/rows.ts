@@ -29,11 +29,7 @@ function column(table: SQLiteTable, key: string): SQLiteColumn {
 
 /** Equality on each key; a null value means `IS NULL` (and is not bound), since `= NULL` is never true. */
 function matching(table: SQLiteTable, where: Record<string, unknown>, keys: string[]): SQL | undefined {
-  return and(
-    ...keys.map((key) =>
-      where[key] === null ? isNull(column(table, key)) : eq(column(table, key), sql.placeholder(`w_${key}`)),
-    ),
-  );
+  return and(...keys.map((key) => (where[key] === null ? isNull(column(table, key)) : eq(column(table, key), sql.placeholder(`w_${key}`)))));
 }
 
 function where_signature(where: Record<string, unknown>, keys: string[]): string {
@@ -44,18 +40,16 @@ function where_signature(where: Record<string, unknown>, keys: string[]): string
 export function insert_row<T extends SQLiteTable>(connection: Connection, table: T, row: Insert<T>): number {
   const keys = defined_keys(row as Record<string, unknown>);
   const prepared = connection.statement(`insert:${getTableName(table)}:${keys.join(",")}`, (db) =>
-    db.insert(table).values(placeholders(keys, "v_") as never).prepare(),
+    db
+      .insert(table)
+      .values(placeholders(keys, "v_") as never)
+      .prepare(),
   ) as unknown as Prepared;
   return Number(prepared.run(bound(row as Record<string, unknown>, keys, "v_")).lastInsertRowid);
 }
 
 /** Updates the rows matching `where` (equality on each key) and returns how many changed. */
-export function update_rows<T extends SQLiteTable>(
-  connection: Connection,
-  table: T,
-  where: Partial<Select<T>>,
-  set: Partial<Insert<T>>,
-): number {
+export function update_rows<T extends SQLiteTable>(connection: Connection, table: T, where: Partial<Select<T>>, set: Partial<Insert<T>>): number {
   const set_keys = defined_keys(set as Record<string, unknown>);
   const where_keys = defined_keys(where as Record<string, unknown>);
   const key = `update:${getTableName(table)}:${set_keys.join(",")}:${where_signature(where as Record<string, unknown>, where_keys)}`;
@@ -74,7 +68,10 @@ export function delete_rows<T extends SQLiteTable>(connection: Connection, table
   const where_keys = defined_keys(where as Record<string, unknown>);
   const signature = where_signature(where as Record<string, unknown>, where_keys);
   const prepared = connection.statement(`delete:${getTableName(table)}:${signature}`, (db) =>
-    db.delete(table).where(matching(table, where as Record<string, unknown>, where_keys)).prepare(),
+    db
+      .delete(table)
+      .where(matching(table, where as Record<string, unknown>, where_keys))
+      .prepare(),
   ) as unknown as Prepared;
   return prepared.run(bound(where as Record<string, unknown>, where_keys, "w_")).changes;
 }

@@ -1,10 +1,4 @@
-import type {
-  AnyActorRef,
-  InspectedActorEvent,
-  InspectedSnapshotEvent,
-  InspectionEvent,
-  Observer,
-} from "xstate";
+import type { AnyActorRef, InspectedActorEvent, InspectedSnapshotEvent, InspectionEvent, Observer } from "xstate";
 import { actor_definition, wire_actor, wire_event, wire_snapshot, type WireEvent } from "./wire.js";
 
 /** Where the live inspection stream goes: the relay, an NDJSON file, Stately's hosted inspector. */

@@ -73,11 +73,7 @@ export function actor_definition(ref: AnyActorRef): { name: string; definition: 
   return { name, definition };
 }
 
-export function wire_actor(
-  registration: InspectedActorEvent,
-  described: { name: string; definition: string },
-  snapshot: unknown,
-): WireActorEvent {
+export function wire_actor(registration: InspectedActorEvent, described: { name: string; definition: string }, snapshot: unknown): WireActorEvent {
   const ref = registration.actorRef as ActorWithLogic;
   return {
     ...base(ref.sessionId, registration.rootId),

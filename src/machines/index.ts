@@ -36,9 +36,7 @@ function walk(node: AnyDefinition, visit: (node: AnyDefinition) => void): void {
  * check cannot drift from the machine. XState's own `xstate.*` events (delays, done, error) are
  * left out: they are never durable events. Sorted, without duplicates.
  */
-export function machine_event_types<TMachine extends AnyStateMachine>(
-  machine: TMachine,
-): Array<EventFromLogic<TMachine>["type"]> {
+export function machine_event_types<TMachine extends AnyStateMachine>(machine: TMachine): Array<EventFromLogic<TMachine>["type"]> {
   const types = new Set<string>();
   walk(machine.definition, (node) => {
     for (const type of Object.keys(node.on)) if (!type.startsWith("xstate.")) types.add(type);

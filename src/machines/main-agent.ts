@@ -6,9 +6,7 @@ import { scheduler_machine, type SchedulerRunResult } from "./scheduler.js";
 import { unprovided } from "./unprovided.js";
 
 /** What the model made of a user message: a question to answer, or work to delegate as one task. */
-export type Classification =
-  | { readonly intent: "chat"; readonly answer: string }
-  | { readonly intent: "task"; readonly spec: TaskSpec };
+export type Classification = { readonly intent: "chat"; readonly answer: string } | { readonly intent: "task"; readonly spec: TaskSpec };
 
 export type UserRequest = { readonly message_id: string; readonly text: string };
 

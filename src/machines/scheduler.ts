@@ -38,9 +38,9 @@ export type RunWorkerLogic = typeof run_worker;
 const task_in_hand = (context: SchedulerContext) => held(context.task_id, "scheduler", "task");
 
 const all_done = (graph: TaskGraphSnapshot | undefined) =>
-  graph !== undefined && graph.runnable.length === 0 && Object.entries(graph.counts).every(
-    ([status, count]) => count === 0 || status === "completed" || status === "cancelled",
-  );
+  graph !== undefined &&
+  graph.runnable.length === 0 &&
+  Object.entries(graph.counts).every(([status, count]) => count === 0 || status === "completed" || status === "cancelled");
 
 /**
  * The Scheduler of seeds 000 §20.2, one worker at a time. Every decision re-reads the task graph from the
@@ -76,7 +76,13 @@ export const scheduler_machine = setup({
   initial: "idle",
   context: ({ input }) => ({
     autostart: input?.autostart ?? false,
-    status: undefined, graph: undefined, task_id: undefined, agent_id: undefined, run: undefined, error: undefined }),
+    status: undefined,
+    graph: undefined,
+    task_id: undefined,
+    agent_id: undefined,
+    run: undefined,
+    error: undefined,
+  }),
   states: {
     idle: {
       always: { guard: "autostart", target: "loading_graph" },
@@ -94,11 +100,7 @@ export const scheduler_machine = setup({
       },
     },
     planning_wave: {
-      always: [
-        { guard: "has_runnable", target: "dispatching", actions: "pick_next_task" },
-        { guard: "all_done", target: "completed" },
-        { target: "blocked" },
-      ],
+      always: [{ guard: "has_runnable", target: "dispatching", actions: "pick_next_task" }, { guard: "all_done", target: "completed" }, { target: "blocked" }],
     },
     dispatching: {
       invoke: {

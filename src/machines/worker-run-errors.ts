@@ -59,7 +59,13 @@ export function lost_error(reason: string, code: number | null, signal: string |
 }
 
 export function cancelled_error(reason: string): AirError {
-  return make_air_error({ kind: "agent_error", severity: "info", message: `worker cancelled: ${reason}`, retryability: "not_retryable", metadata: { cancelled: true } });
+  return make_air_error({
+    kind: "agent_error",
+    severity: "info",
+    message: `worker cancelled: ${reason}`,
+    retryability: "not_retryable",
+    metadata: { cancelled: true },
+  });
 }
 
 /** `agent.started` could not be recorded (`cause` says why), so the worker is not run. */

@@ -175,8 +175,7 @@ function completed(context: WorkerRunContext, exit: WorkerExit): Settlement {
 
 /** The failure the parent decided on, or the worker's own non-zero exit. */
 function failed_on_exit(context: WorkerRunContext, exit: WorkerExit): Settlement {
-  const error =
-    context.failure ?? (exit.code === null ? unsettled_error("failed without an error") : exit_error(exit.code, exit.stderr, context.worker_said));
+  const error = context.failure ?? (exit.code === null ? unsettled_error("failed without an error") : exit_error(exit.code, exit.stderr, context.worker_said));
   return failed(context, exit, error);
 }
 
@@ -457,11 +456,10 @@ export const worker_run_machine = setup({
                     actions: {
                       type: "fail",
                       params: ({ event }) =>
-                        protocol_error(
-                          "version_mismatch",
-                          `worker speaks protocol version ${event.protocol_version}, this parent ${PROTOCOL_VERSION}`,
-                          { received: event.protocol_version, expected: PROTOCOL_VERSION },
-                        ),
+                        protocol_error("version_mismatch", `worker speaks protocol version ${event.protocol_version}, this parent ${PROTOCOL_VERSION}`, {
+                          received: event.protocol_version,
+                          expected: PROTOCOL_VERSION,
+                        }),
                     },
                   },
                 ],
@@ -539,13 +537,21 @@ export const worker_run_machine = setup({
           entry: { type: "signal", params: "SIGTERM" },
           after: { kill_grace: "killing" },
           on: {
-            "worker.exited": { guard: and([not("has_failure"), "killed_by_signal"]), target: "#worker-run.completed", actions: { type: "settle", params: "completed" } },
+            "worker.exited": {
+              guard: and([not("has_failure"), "killed_by_signal"]),
+              target: "#worker-run.completed",
+              actions: { type: "settle", params: "completed" },
+            },
           },
         },
         killing: {
           entry: { type: "signal", params: "SIGKILL" },
           on: {
-            "worker.exited": { guard: and([not("has_failure"), "killed_by_signal"]), target: "#worker-run.completed", actions: { type: "settle", params: "completed" } },
+            "worker.exited": {
+              guard: and([not("has_failure"), "killed_by_signal"]),
+              target: "#worker-run.completed",
+              actions: { type: "settle", params: "completed" },
+            },
           },
         },
       },

@@ -106,7 +106,10 @@ export class PermissionEngine {
   classify(request: PermissionRequest): PermissionDecision {
     const layered = layered_findings(request, this.mode, this.#home);
     const findings = [...this.#rule_findings(layered.subjects), ...layered.findings].map((finding) => this.#settled(finding));
-    return this.#decide(findings.sort((a, b) => LAYER_ORDER[a.layer] - LAYER_ORDER[b.layer]), layered);
+    return this.#decide(
+      findings.sort((a, b) => LAYER_ORDER[a.layer] - LAYER_ORDER[b.layer]),
+      layered,
+    );
   }
 
   /** All six layers: `classify`, then a prompt when the verdict is still `ask_user`. */
@@ -141,7 +144,9 @@ export class PermissionEngine {
     const answer = await this.#answerer.answer(prompt, signal);
     recorder?.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id: prompt.prompt_id, ...answer }, recorder.origin));
     if (answer.answer === "allow" && answer.grant_scope !== "once") this.grants.add("allow", answer.grant_scope, prompt.subjects);
-    const reason = clip(`${decision.reason} — answered "${answer.answer}" (${answer.grant_scope}) by the ${answer.resolved_by === "user" ? "user" : "headless prompt policy"}`);
+    const reason = clip(
+      `${decision.reason} — answered "${answer.answer}" (${answer.grant_scope}) by the ${answer.resolved_by === "user" ? "user" : "headless prompt policy"}`,
+    );
     const finding: PermissionFinding = { layer: "user_prompt", action: answer.answer, risk_level: decision.risk_level, reason };
     return {
       ...decision,
@@ -189,7 +194,11 @@ export class PermissionEngine {
     for (const prompt of pending) {
       const answer = await this.#answerer.answer(prompt);
       recorder.ingestor.ingest(
-        make_event("permission.prompt.resolved", { prompt_id: prompt.prompt_id, ...answer, note: answer.note ?? "asked again after a restart" }, recorder.origin),
+        make_event(
+          "permission.prompt.resolved",
+          { prompt_id: prompt.prompt_id, ...answer, note: answer.note ?? "asked again after a restart" },
+          recorder.origin,
+        ),
       );
       this.grants.add(answer.answer, answer.grant_scope, prompt.subjects);
     }
@@ -215,11 +224,25 @@ export class PermissionEngine {
     const subjects = finding.subjects ?? [];
     const grants = subjects.map((subject) => this.grants.find(subject));
     const denied = grants.find((grant) => grant?.effect === "deny");
-    if (denied !== undefined) return { layer: "user_prompt", action: "deny", risk_level: finding.risk_level, reason: `${finding.reason} — denied by your earlier answer (${denied.scope})` };
+    if (denied !== undefined)
+      return {
+        layer: "user_prompt",
+        action: "deny",
+        risk_level: finding.risk_level,
+        reason: `${finding.reason} — denied by your earlier answer (${denied.scope})`,
+      };
     const covered = subjects.length > 0 && grants.every((grant) => grant !== undefined && (finding.approval !== "once" || grant.scope === "once"));
-    if (covered) return { ...finding, action: "allow", settled: true, reason: `${finding.reason} — allowed by your earlier answer (${grants.map((grant) => grant!.scope).join(", ")})` };
+    if (covered)
+      return {
+        ...finding,
+        action: "allow",
+        settled: true,
+        reason: `${finding.reason} — allowed by your earlier answer (${grants.map((grant) => grant!.scope).join(", ")})`,
+      };
     if (!PRE_APPROVABLE.has(finding.layer)) {
-      return this.mode === "bypass" ? { layer: finding.layer, action: "refuse", risk_level: "critical", reason: `${finding.reason} — bypass mode never allows credential or system access` } : finding;
+      return this.mode === "bypass"
+        ? { layer: finding.layer, action: "refuse", risk_level: "critical", reason: `${finding.reason} — bypass mode never allows credential or system access` }
+        : finding;
     }
     if (finding.approval === "rule" && subjects.length > 0 && subjects.every((subject) => rule_effect(this.policy, subject)?.effect === "allow")) {
       return { ...finding, action: "allow", settled: true, reason: `${finding.reason} — allowed by a rule` };

@@ -20,7 +20,12 @@ export const GrantsFile = v.strictObject({
 });
 type GrantsFile = v.InferOutput<typeof GrantsFile>;
 
-const GRANTS_FILE_EXAMPLE = ["version: 1", "grants:", "  - subject: { kind: command, command: git push origin main }", "    granted_at: 2026-11-29T10:00:00.000Z"].join("\n");
+const GRANTS_FILE_EXAMPLE = [
+  "version: 1",
+  "grants:",
+  "  - subject: { kind: command, command: git push origin main }",
+  "    granted_at: 2026-11-29T10:00:00.000Z",
+].join("\n");
 
 export function grants_file(folder: string): string {
   return path.join(folder, "permission-grants.yaml");

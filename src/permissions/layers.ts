@@ -114,7 +114,13 @@ class Layers {
     readonly home: string | undefined,
   ) {}
 
-  add(layer: PermissionLayer, action: PermissionAction, risk_level: RiskLevel, reason: string, ask?: { subjects: readonly PermissionSubject[]; approval: Approval }): void {
+  add(
+    layer: PermissionLayer,
+    action: PermissionAction,
+    risk_level: RiskLevel,
+    reason: string,
+    ask?: { subjects: readonly PermissionSubject[]; approval: Approval },
+  ): void {
     this.findings.push(action === "ask_user" && ask !== undefined ? { layer, action, risk_level, reason, ...ask } : { layer, action, risk_level, reason });
   }
 
@@ -184,12 +190,16 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
   const cwd = layers.classify(command.cwd, real_root);
   if (cwd === undefined) return undefined;
   const whole: PermissionSubject = { kind: "command_line", command: default_redactor().redact(command.command) };
-  if (!cwd.inside_project) layers.add("path_command_risk", "ask_user", "medium", `the command would run in ${cwd.real}, outside the project`, { subjects: [whole], approval: "once" });
+  if (!cwd.inside_project)
+    layers.add("path_command_risk", "ask_user", "medium", `the command would run in ${cwd.real}, outside the project`, { subjects: [whole], approval: "once" });
   let analysis: CommandAnalysis;
   try {
     analysis = analyze_command(command.command, { cwd_real: resolve_real(cwd.real), root_real: real_root, home: layers.home });
   } catch (error) {
-    layers.add("path_command_risk", "ask_user", "medium", `the command cannot be checked: ${(error as Error).message}`, { subjects: [whole], approval: "once" });
+    layers.add("path_command_risk", "ask_user", "medium", `the command cannot be checked: ${(error as Error).message}`, {
+      subjects: [whole],
+      approval: "once",
+    });
     return undefined;
   }
   for (const run of analysis.commands) layers.subjects.push({ kind: "command", command: command_text(run.argv) });
@@ -202,7 +212,13 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
     if (OVERRIDE_CATEGORIES.has(finding.category)) {
       // Credential and system findings are never allowed here, whatever the analyzer's action says.
       const action = finding.action === "allow" || finding.action === "announce_then_run" ? "ask_user" : finding.action;
-      override.push({ layer: "credential_system_override", action, risk_level: COMMAND_RISK[action], reason: finding.reason, ...(action === "ask_user" ? { subjects: [whole], approval: "once" as const } : {}) });
+      override.push({
+        layer: "credential_system_override",
+        action,
+        risk_level: COMMAND_RISK[action],
+        reason: finding.reason,
+        ...(action === "ask_user" ? { subjects: [whole], approval: "once" as const } : {}),
+      });
     } else layers.add("path_command_risk", finding.action, COMMAND_RISK[finding.action], finding.reason, ask);
   }
   if (analysis.commands.length === 0 && analysis.findings.length === 0) layers.add("path_command_risk", "allow", "none", "the command runs nothing");
@@ -218,7 +234,13 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
     if (c === undefined) continue;
     layers.subjects.push(path_subject(c, "read"));
     if (layers.denied_by_scope(c)) layers.add("task_scope", "deny", "medium", `the command reads ${describe_path(c)}, in the task's denied paths`);
-    if (c.category === "credential_or_secret") override.push({ layer: "credential_system_override", action: "deny", risk_level: "critical", reason: `the command reads ${describe_path(c)}, which holds credentials` });
+    if (c.category === "credential_or_secret")
+      override.push({
+        layer: "credential_system_override",
+        action: "deny",
+        risk_level: "critical",
+        reason: `the command reads ${describe_path(c)}, which holds credentials`,
+      });
   }
   for (const written of analysis.writes) {
     const c = layers.classify(written, real_root);
@@ -237,10 +259,16 @@ function profile_layer(layers: Layers): void {
   if (request.reads.length > 0) layers.add("profile", "allow", "none", `${mode} mode: reading is allowed`);
   if (request.command !== undefined) layers.add("profile", "announce_then_run", "low", `${mode} mode: commands are announced, then judged one by one`);
   if (request.declared.network) {
-    layers.add("profile", baseline.network, baseline.network === "allow" ? "none" : "low", `${request.tool_name} uses the network: ${mode} mode → ${baseline.network}`, {
-      subjects: [{ kind: "network", tool_name: request.tool_name }],
-      approval: "rule",
-    });
+    layers.add(
+      "profile",
+      baseline.network,
+      baseline.network === "allow" ? "none" : "low",
+      `${request.tool_name} uses the network: ${mode} mode → ${baseline.network}`,
+      {
+        subjects: [{ kind: "network", tool_name: request.tool_name }],
+        approval: "rule",
+      },
+    );
   }
   if (request.reads.length === 0 && request.writes.length === 0 && request.command === undefined && !request.declared.network) {
     layers.add("profile", "allow", "none", `${mode} mode: nothing to touch`);
@@ -258,15 +286,21 @@ function path_layers(layers: Layers, reads: readonly PathClassification[], write
   for (const c of writes) layers.scope_write(c, "");
   for (const c of reads) {
     if (!c.inside_project && !dependency_link(c)) {
-      layers.add("path_command_risk", "ask_user", c.category === "system_sensitive" ? "high" : "medium", `reading ${outside_reason(c)}`, { subjects: [path_subject(c, "read")], approval: "rule" });
+      layers.add("path_command_risk", "ask_user", c.category === "system_sensitive" ? "high" : "medium", `reading ${outside_reason(c)}`, {
+        subjects: [path_subject(c, "read")],
+        approval: "rule",
+      });
     } else layers.add("path_command_risk", "allow", "none", `reading ${describe_path(c)} (${c.category})`);
   }
   for (const c of writes) {
     const where = describe_path(c);
     // git and .air internals first: a hard link into .git is refused, not merely asked about.
-    if (c.category === "project_git_internal") layers.add("path_command_risk", "refuse", "high", `${where} is inside git internals; git operations go through the git tools`);
-    else if (c.category === "project_air_shared" || c.category === "project_air_local") layers.add("path_command_risk", "refuse", "high", `${where} is inside air's own .air folder`);
-    else if (!c.inside_project) layers.add("path_command_risk", "ask_user", "high", `writing ${outside_reason(c)}`, { subjects: [path_subject(c, "write")], approval: "rule" });
+    if (c.category === "project_git_internal")
+      layers.add("path_command_risk", "refuse", "high", `${where} is inside git internals; git operations go through the git tools`);
+    else if (c.category === "project_air_shared" || c.category === "project_air_local")
+      layers.add("path_command_risk", "refuse", "high", `${where} is inside air's own .air folder`);
+    else if (!c.inside_project)
+      layers.add("path_command_risk", "ask_user", "high", `writing ${outside_reason(c)}`, { subjects: [path_subject(c, "write")], approval: "rule" });
     else layers.add("path_command_risk", "allow", c.category === "project_build_output" ? "none" : "low", `writing ${where} (${c.category})`);
   }
 }
@@ -278,7 +312,11 @@ function credential_layer(layers: Layers, reads: readonly PathClassification[], 
   }
   for (const c of writes) {
     if (c.category === "credential_or_secret") {
-      if (c.inside_project) layers.add("credential_system_override", "ask_user", "high", `${describe_path(c)} holds credentials`, { subjects: [path_subject(c, "write")], approval: "once" });
+      if (c.inside_project)
+        layers.add("credential_system_override", "ask_user", "high", `${describe_path(c)} holds credentials`, {
+          subjects: [path_subject(c, "write")],
+          approval: "once",
+        });
       else layers.add("credential_system_override", "refuse", "critical", `${c.real} holds credentials`);
     } else if (c.category === "system_sensitive") layers.add("credential_system_override", "refuse", "critical", `${c.real} is a system path`);
   }
@@ -303,5 +341,11 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
   const analysis = command_layer(layers, real_root, override);
   credential_layer(layers, reads, writes);
   layers.findings.push(...override);
-  return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects, backup_paths: layers.backup_paths, ...(analysis === undefined ? {} : { analysis }) };
+  return {
+    findings: layers.findings,
+    paths: layers.paths,
+    subjects: layers.subjects,
+    backup_paths: layers.backup_paths,
+    ...(analysis === undefined ? {} : { analysis }),
+  };
 }

@@ -18,7 +18,12 @@ export type PromptAnswerer = {
 
 /** Headless runs: nobody to ask, so every prompt is denied at once — never left hanging. */
 export const DENY_PROMPTS: PromptAnswerer = {
-  answer: async () => ({ answer: "deny", grant_scope: "once", resolved_by: "policy", note: "headless run: prompts are denied (choose another --permission-mode to allow more)" }),
+  answer: async () => ({
+    answer: "deny",
+    grant_scope: "once",
+    resolved_by: "policy",
+    note: "headless run: prompts are denied (choose another --permission-mode to allow more)",
+  }),
 };
 
 const KEYS: Record<string, { answer: "allow" | "deny"; grant_scope: PermissionGrantScope }> = {
@@ -51,7 +56,10 @@ export class LinePromptAnswerer implements PromptAnswerer {
   #queue: Promise<unknown> = Promise.resolve();
   readonly #interface: readline.Interface;
 
-  constructor(input: Readable, private readonly output: Writable) {
+  constructor(
+    input: Readable,
+    private readonly output: Writable,
+  ) {
     this.#interface = readline.createInterface({ input, terminal: false });
     this.#interface.on("line", (line) => {
       const waiter = this.#waiting.shift();

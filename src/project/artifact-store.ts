@@ -72,7 +72,13 @@ function redacted_content(input: ArtifactInput, redactor: SecretRedactor): strin
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "artifact";
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 40) || "artifact"
+  );
 }
 
 /**
@@ -117,10 +123,7 @@ export class ArtifactStore {
     const created_at = now_iso();
     const stamp = created_at.replace(/[-:.]/g, "");
     const extension = input.extension ?? (input.original_name === undefined ? ".txt" : path.extname(input.original_name));
-    const relative = path.posix.join(
-      FOLDER_OF[input.type],
-      `${stamp}-${id}-${slug(input.original_name ?? input.type)}${extension}`,
-    );
+    const relative = path.posix.join(FOLDER_OF[input.type], `${stamp}-${id}-${slug(input.original_name ?? input.type)}${extension}`);
     const target = path.join(this.root, relative);
     fs.mkdirSync(path.dirname(target), { recursive: true });
     const { sha256, size_bytes } = write_file_atomic(target, content);

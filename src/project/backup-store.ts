@@ -93,7 +93,11 @@ function checked_path(original: string): string {
   }
   const stat = lstat_or_undefined(original);
   if (stat !== undefined && !stat.isFile()) {
-    refuse(`${original} is not a regular file; only files are backed up`, "Back up the files inside a folder one by one; a symlink's target by its real path.", { path: original });
+    refuse(
+      `${original} is not a regular file; only files are backed up`,
+      "Back up the files inside a folder one by one; a symlink's target by its real path.",
+      { path: original },
+    );
   }
   return original;
 }
@@ -161,7 +165,10 @@ export class BackupStore {
       const record = (await this.#list()).find((candidate) => candidate.backup_id === backup_id);
       if (record === undefined) refuse(`no backup ${backup_id} in ${this.dir}`, "List the backups and pick an existing id.", { backup_id });
       // A path that is now a folder or a symlink is refused here, before anything changes.
-      const undo = await this.#backup(record.files.map((file) => checked_path(file.original_path)), { reason: `before restoring ${backup_id}` });
+      const undo = await this.#backup(
+        record.files.map((file) => checked_path(file.original_path)),
+        { reason: `before restoring ${backup_id}` },
+      );
       try {
         await this.#write_back(record);
       } catch (error) {
@@ -182,7 +189,11 @@ export class BackupStore {
     const files = paths.map((original) => this.#copy_in(original));
     await this.#stage(files);
     const manifest: BackupManifest = { kind: "backup", backup_id, created_at: now_iso(), ...info, files };
-    await backup_git(this.dir, ["commit", "-q", "--allow-empty", "--no-verify", "-F", "-"], commit_message(manifest, `air backup ${backup_id}: ${info.reason}`));
+    await backup_git(
+      this.dir,
+      ["commit", "-q", "--allow-empty", "--no-verify", "-F", "-"],
+      commit_message(manifest, `air backup ${backup_id}: ${info.reason}`),
+    );
     const commit_sha = (await backup_git(this.dir, ["rev-parse", "HEAD"])).trim();
     const { kind: _kind, ...record } = manifest;
     return { ...record, commit_sha };
@@ -294,12 +305,15 @@ async function acquire(lock_file: string): Promise<SessionLock> {
       // SessionLock refuses a lock held by a live process as a user_error; anything else is real.
       if (!is_air_failure(error) || error.kind !== "user_error") throw error;
       if (Date.now() > deadline) {
-        throw air_failure({
-          kind: "system_error",
-          message: `the backups lock ${lock_file} was held for more than ${LOCK_WAIT_MS / 1000} s`,
-          retryability: "retryable",
-          user_action: "Another air process is backing up or restoring; retry when it is done.",
-        }, error);
+        throw air_failure(
+          {
+            kind: "system_error",
+            message: `the backups lock ${lock_file} was held for more than ${LOCK_WAIT_MS / 1000} s`,
+            retryability: "retryable",
+            user_action: "Another air process is backing up or restoring; retry when it is done.",
+          },
+          error,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
     }

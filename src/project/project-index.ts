@@ -80,9 +80,11 @@ export async function list_indexed_projects(home: string = air_home()): Promise<
   try {
     const table = client.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'projects'").raw().get();
     if (table === undefined) return [];
-    rows = (client.prepare("SELECT root, project_id, name, first_opened_at, last_opened_at FROM projects ORDER BY last_opened_at DESC, rowid DESC").all() as IndexedProject[]).map(
-      ({ root, project_id, name, first_opened_at, last_opened_at }) => ({ root, project_id, name, first_opened_at, last_opened_at }),
-    );
+    rows = (
+      client
+        .prepare("SELECT root, project_id, name, first_opened_at, last_opened_at FROM projects ORDER BY last_opened_at DESC, rowid DESC")
+        .all() as IndexedProject[]
+    ).map(({ root, project_id, name, first_opened_at, last_opened_at }) => ({ root, project_id, name, first_opened_at, last_opened_at }));
   } finally {
     client.close();
   }

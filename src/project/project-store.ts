@@ -34,12 +34,15 @@ export function read_project(root: string): Project {
   try {
     text = fs.readFileSync(layout.project_json, "utf8");
   } catch (error) {
-    throw air_failure({
-      kind: "project_error",
-      message: `cannot read ${layout.project_json}`,
-      retryability: "not_retryable",
-      user_action: "Run `air init` in the project root.",
-    }, error);
+    throw air_failure(
+      {
+        kind: "project_error",
+        message: `cannot read ${layout.project_json}`,
+        retryability: "not_retryable",
+        user_action: "Run `air init` in the project root.",
+      },
+      error,
+    );
   }
   let json: unknown;
   try {
@@ -53,13 +56,16 @@ export function read_project(root: string): Project {
 }
 
 function corrupt(file: string, why: string, cause?: unknown) {
-  return air_failure({
-    kind: "project_error",
-    message: `${file} is corrupt: ${why}`,
-    retryability: "not_retryable",
-    user_action: `Restore ${file} from version control (it holds the project id), or remove it and run \`air init\` to make a new identity.`,
-    metadata: { file },
-  }, cause);
+  return air_failure(
+    {
+      kind: "project_error",
+      message: `${file} is corrupt: ${why}`,
+      retryability: "not_retryable",
+      user_action: `Restore ${file} from version control (it holds the project id), or remove it and run \`air init\` to make a new identity.`,
+      metadata: { file },
+    },
+    cause,
+  );
 }
 
 /** Finds the project that contains `start`, or explains how to make one. */

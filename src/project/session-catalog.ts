@@ -109,13 +109,9 @@ export type HistoryEntry = RuntimeEvent & { readonly seq: number };
 
 /** The event log of one session in commit order. */
 export async function read_history(layout: ProjectLayout, session_id: string): Promise<HistoryEntry[]> {
-  const rows = await with_reader(session_db_path(layout, session_id), (client) =>
-    client
-      .prepare(
-        "SELECT * FROM events ORDER BY seq",
-      )
-      .all(),
-  ) as unknown as EventRow[];
+  const rows = (await with_reader(session_db_path(layout, session_id), (client) =>
+    client.prepare("SELECT * FROM events ORDER BY seq").all(),
+  )) as unknown as EventRow[];
   return rows.map((row) => ({ ...event_from_row(row), seq: Number(row.seq) }));
 }
 

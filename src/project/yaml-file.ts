@@ -38,13 +38,16 @@ export function read_yaml_file<S extends v.GenericSchema>(file: string, spec: Ya
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw air_failure({
-      kind: "user_error",
-      message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      retryability: "not_retryable",
-      user_action: `Make ${file} a readable file, or remove it.`,
-      metadata: { file },
-    }, error);
+    throw air_failure(
+      {
+        kind: "user_error",
+        message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        retryability: "not_retryable",
+        user_action: `Make ${file} a readable file, or remove it.`,
+        metadata: { file },
+      },
+      error,
+    );
   }
   // parseDocument rather than parse: errors are collected instead of thrown, warnings are not printed.
   const document = YAML.parseDocument(text);

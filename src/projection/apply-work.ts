@@ -46,7 +46,17 @@ function settle(state: ProjectionState, task_id: string, at: string, outcome: Se
 }
 
 function new_task(event: RuntimeEvent<"task.created" | "context.compaction.requested">): TaskView | undefined {
-  const base = { status: "pending" as const, attempt: 0, agent_id: null, error: null, summary: null, progress: null, started_at: null, completed_at: null, created_at: event.timestamp };
+  const base = {
+    status: "pending" as const,
+    attempt: 0,
+    agent_id: null,
+    error: null,
+    summary: null,
+    progress: null,
+    started_at: null,
+    completed_at: null,
+    created_at: event.timestamp,
+  };
   if (event.type === "task.created") {
     const { task, priority } = event.payload;
     return { ...base, id: task.id, type: task.type, title: task.title, priority, status_reason: null };
@@ -88,7 +98,12 @@ export function fold_task(state: ProjectionState, event: RuntimeEvent): Projecti
     }
     case "task.blocked": {
       const { task_id, reason, error, worker_result } = event.payload;
-      return settle(state, task_id, at, { status: "blocked", reason, error: error === undefined ? undefined : error_view(error), summary: summary_of(worker_result) });
+      return settle(state, task_id, at, {
+        status: "blocked",
+        reason,
+        error: error === undefined ? undefined : error_view(error),
+        summary: summary_of(worker_result),
+      });
     }
     case "task.cancelled":
       return settle(state, event.payload.task_id, at, { status: "cancelled", reason: event.payload.reason });
@@ -121,8 +136,18 @@ export function fold_agent(state: ProjectionState, event: RuntimeEvent, context:
     case "agent.started": {
       const { agent_id, agent_type, status, task_id, pid, model_id } = event.payload;
       const fresh: AgentView = {
-        id: agent_id, agent_type, status, task_id: task_id ?? null, model_id: model_id ?? null, pid: pid ?? null,
-        exit_code: null, status_reason: null, started_at: event.timestamp, ended_at: null, last_heartbeat_at: null, stream_tail: "",
+        id: agent_id,
+        agent_type,
+        status,
+        task_id: task_id ?? null,
+        model_id: model_id ?? null,
+        pid: pid ?? null,
+        exit_code: null,
+        status_reason: null,
+        started_at: event.timestamp,
+        ended_at: null,
+        last_heartbeat_at: null,
+        stream_tail: "",
       };
       return { ...state, agents: upsert_by_id(state.agents, fresh, (agent) => ({ ...agent, status, pid: pid ?? agent.pid })) };
     }
@@ -160,9 +185,20 @@ export function fold_tool(state: ProjectionState, event: RuntimeEvent): Projecti
     case "tool.started": {
       const { tool_run_id, tool_name, input, task_id, agent_id } = event.payload;
       const run: ToolRunView = {
-        id: tool_run_id, tool_name, status: "running", task_id: task_id ?? null, agent_id: agent_id ?? null,
-        input_summary: input_summary(input), progress: null, error: null, cancel_reason: null, artifact_ids: [],
-        evidence_ids: [], started_at: event.timestamp, completed_at: null, duration_ms: null,
+        id: tool_run_id,
+        tool_name,
+        status: "running",
+        task_id: task_id ?? null,
+        agent_id: agent_id ?? null,
+        input_summary: input_summary(input),
+        progress: null,
+        error: null,
+        cancel_reason: null,
+        artifact_ids: [],
+        evidence_ids: [],
+        started_at: event.timestamp,
+        completed_at: null,
+        duration_ms: null,
       };
       return { ...state, tool_runs: [...state.tool_runs, run] };
     }
@@ -206,16 +242,35 @@ export function fold_command(state: ProjectionState, event: RuntimeEvent, contex
     case "command.started": {
       const { command_run_id, command, cwd, tool_run_id, task_id, agent_id } = event.payload;
       const run: CommandRunView = {
-        id: command_run_id, command, cwd, tool_run_id: tool_run_id ?? null, task_id: task_id ?? null, agent_id: agent_id ?? null,
-        status: "running", exit_code: null, signal: null, cancelled: false, error: null, stdout_tail: "", stderr_tail: "",
-        stdout_artifact_id: null, stderr_artifact_id: null, diagnostic_ids: [], started_at: event.timestamp, completed_at: null, duration_ms: null,
+        id: command_run_id,
+        command,
+        cwd,
+        tool_run_id: tool_run_id ?? null,
+        task_id: task_id ?? null,
+        agent_id: agent_id ?? null,
+        status: "running",
+        exit_code: null,
+        signal: null,
+        cancelled: false,
+        error: null,
+        stdout_tail: "",
+        stderr_tail: "",
+        stdout_artifact_id: null,
+        stderr_artifact_id: null,
+        diagnostic_ids: [],
+        started_at: event.timestamp,
+        completed_at: null,
+        duration_ms: null,
       };
       return { ...state, command_runs: [...state.command_runs, run] };
     }
     case "command.completed": {
       const { command_run_id, exit_code, duration_ms, stdout_artifact_id, stderr_artifact_id, diagnostic_ids } = event.payload;
       return end_command(state, command_run_id, event.timestamp, {
-        exit_code, duration_ms: Math.round(duration_ms), diagnostic_ids, ...defined({ stdout_artifact_id, stderr_artifact_id }),
+        exit_code,
+        duration_ms: Math.round(duration_ms),
+        diagnostic_ids,
+        ...defined({ stdout_artifact_id, stderr_artifact_id }),
       });
     }
     case "command.failed": {

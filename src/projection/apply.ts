@@ -9,15 +9,7 @@ import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
 import { fold_agent, fold_command, fold_task, fold_tool, type FoldContext } from "./apply-work.js";
 import type { DraftView, MessageView, PermissionPromptView, ProjectionState } from "./types.js";
 import { DEFAULT_UI_STATE, type UiState } from "./ui-state.js";
-import {
-  add_usage,
-  content_view,
-  context_tokens_of,
-  EMPTY_USAGE,
-  error_view,
-  model_usage_of,
-  type Pricer,
-} from "./views.js";
+import { add_usage, content_view, context_tokens_of, EMPTY_USAGE, error_view, model_usage_of, type Pricer } from "./views.js";
 
 export type ProjectionOptions = {
   /** Characters of live command output and worker model text kept per stream. */
@@ -85,37 +77,71 @@ function fold_conversation(state: ProjectionState, event: RuntimeEvent, options:
     case "assistant.message.created": {
       const payload = event.payload;
       const assistant = event.type === "assistant.message.created" ? event.payload : undefined;
-      return add_message(state, {
-        id: payload.message_id,
-        role: assistant === undefined ? "user" : "assistant",
-        ...content_view(payload.content),
-        task_id: payload.task_id ?? null,
-        agent_id: payload.agent_id ?? null,
-        model_id: assistant?.model_id ?? null,
-        stop_reason: assistant?.stop_reason ?? null,
-        usage: assistant?.usage ?? null,
-        created_at: event.timestamp,
-      }, options);
+      return add_message(
+        state,
+        {
+          id: payload.message_id,
+          role: assistant === undefined ? "user" : "assistant",
+          ...content_view(payload.content),
+          task_id: payload.task_id ?? null,
+          agent_id: payload.agent_id ?? null,
+          model_id: assistant?.model_id ?? null,
+          stop_reason: assistant?.stop_reason ?? null,
+          usage: assistant?.usage ?? null,
+          created_at: event.timestamp,
+        },
+        options,
+      );
     }
     case "assistant.message.started": {
       const { message_id, model_id, task_id, agent_id } = event.payload;
       const known = draft_of(state, message_id);
-      return update_draft(state, known === undefined
-        ? { message_id, status: "streaming", text: "", task_id: task_id ?? null, agent_id: agent_id ?? null, model_id: model_id ?? null, error: null, started_at: event.timestamp }
-        : { ...known, status: "streaming", text: "", error: null });
+      return update_draft(
+        state,
+        known === undefined
+          ? {
+              message_id,
+              status: "streaming",
+              text: "",
+              task_id: task_id ?? null,
+              agent_id: agent_id ?? null,
+              model_id: model_id ?? null,
+              error: null,
+              started_at: event.timestamp,
+            }
+          : { ...known, status: "streaming", text: "", error: null },
+      );
     }
     case "assistant.message.failed": {
       const { message_id, error, partial_content, task_id, agent_id } = event.payload;
       const known = draft_of(state, message_id);
       const text = partial_content === undefined ? (known?.text ?? "") : content_view(partial_content).text;
-      const base: DraftView = known ?? { message_id, status: "error", text, task_id: task_id ?? null, agent_id: agent_id ?? null, model_id: null, error: null, started_at: event.timestamp };
+      const base: DraftView = known ?? {
+        message_id,
+        status: "error",
+        text,
+        task_id: task_id ?? null,
+        agent_id: agent_id ?? null,
+        model_id: null,
+        error: null,
+        started_at: event.timestamp,
+      };
       return update_draft(state, { ...base, status: "error", text, error: error_view(error) });
     }
     case "assistant.message.delta": {
       const { message_id, text } = event.payload;
       const known = draft_of(state, message_id);
       // A stream whose start the projection missed still shows; the final message replaces it.
-      const draft: DraftView = known ?? { message_id, status: "streaming", text: "", task_id: null, agent_id: null, model_id: null, error: null, started_at: event.timestamp };
+      const draft: DraftView = known ?? {
+        message_id,
+        status: "streaming",
+        text: "",
+        task_id: null,
+        agent_id: null,
+        model_id: null,
+        error: null,
+        started_at: event.timestamp,
+      };
       return update_draft(state, { ...draft, text: draft.text + text });
     }
     default:
@@ -127,10 +153,25 @@ function fold_prompt(state: ProjectionState, event: RuntimeEvent): ProjectionSta
   if (event.type === "permission.prompt.requested") {
     const p = event.payload;
     const prompt: PermissionPromptView = {
-      prompt_id: p.prompt_id, tool_name: p.tool_name, question: p.question, risk_level: p.risk_level, offered_scopes: p.offered_scopes,
-      subjects: p.subjects ?? [], categories: p.categories ?? [], commands: p.commands ?? [], mode: p.mode ?? null,
-      tool_run_id: p.tool_run_id ?? null, task_id: p.task_id ?? null, agent_id: p.agent_id ?? null, requested_at: event.timestamp,
-      status: "pending", answer: null, grant_scope: null, resolved_by: null, note: null, resolved_at: null,
+      prompt_id: p.prompt_id,
+      tool_name: p.tool_name,
+      question: p.question,
+      risk_level: p.risk_level,
+      offered_scopes: p.offered_scopes,
+      subjects: p.subjects ?? [],
+      categories: p.categories ?? [],
+      commands: p.commands ?? [],
+      mode: p.mode ?? null,
+      tool_run_id: p.tool_run_id ?? null,
+      task_id: p.task_id ?? null,
+      agent_id: p.agent_id ?? null,
+      requested_at: event.timestamp,
+      status: "pending",
+      answer: null,
+      grant_scope: null,
+      resolved_by: null,
+      note: null,
+      resolved_at: null,
     };
     return { ...state, permission_prompts: [...state.permission_prompts, prompt] };
   }
@@ -150,7 +191,14 @@ function fold_session(state: ProjectionState, event: RuntimeEvent): ProjectionSt
   switch (event.type) {
     case "session.created": {
       const { title, model_provider_id, model_id } = event.payload;
-      const session = { ...state.session, title, status: "active" as const, model_provider_id: model_provider_id ?? null, model_id: model_id ?? null, created_at: event.timestamp };
+      const session = {
+        ...state.session,
+        title,
+        status: "active" as const,
+        model_provider_id: model_provider_id ?? null,
+        model_id: model_id ?? null,
+        created_at: event.timestamp,
+      };
       return { ...state, session };
     }
     case "session.archived":
@@ -166,18 +214,37 @@ function fold_records(state: ProjectionState, event: RuntimeEvent): ProjectionSt
   if (event.type === "artifact.created") {
     const { artifact, path, original_name, mime_type, task_id, agent_id, tool_run_id, command_run_id } = event.payload;
     const view = {
-      id: artifact.id, type: artifact.type, uri: artifact.uri, path, original_name: original_name ?? null, mime_type: mime_type ?? null,
-      size_bytes: artifact.size_bytes ?? 0, task_id: task_id ?? null, agent_id: agent_id ?? null, tool_run_id: tool_run_id ?? null,
-      command_run_id: command_run_id ?? null, created_at: artifact.created_at,
+      id: artifact.id,
+      type: artifact.type,
+      uri: artifact.uri,
+      path,
+      original_name: original_name ?? null,
+      mime_type: mime_type ?? null,
+      size_bytes: artifact.size_bytes ?? 0,
+      task_id: task_id ?? null,
+      agent_id: agent_id ?? null,
+      tool_run_id: tool_run_id ?? null,
+      command_run_id: command_run_id ?? null,
+      created_at: artifact.created_at,
     };
     return { ...state, artifacts: [...state.artifacts, view] };
   }
   if (event.type === "evidence.created") {
     const { evidence, message_id, artifact_id, diagnostic_id, task_id, agent_id, tool_run_id, command_run_id } = event.payload;
     const view = {
-      id: evidence.id, kind: evidence.kind, ref: evidence.ref, claim: evidence.claim, location: evidence.location ?? null,
-      task_id: task_id ?? null, agent_id: agent_id ?? null, message_id: message_id ?? null, tool_run_id: tool_run_id ?? null,
-      command_run_id: command_run_id ?? null, artifact_id: artifact_id ?? null, diagnostic_id: diagnostic_id ?? null, created_at: event.timestamp,
+      id: evidence.id,
+      kind: evidence.kind,
+      ref: evidence.ref,
+      claim: evidence.claim,
+      location: evidence.location ?? null,
+      task_id: task_id ?? null,
+      agent_id: agent_id ?? null,
+      message_id: message_id ?? null,
+      tool_run_id: tool_run_id ?? null,
+      command_run_id: command_run_id ?? null,
+      artifact_id: artifact_id ?? null,
+      diagnostic_id: diagnostic_id ?? null,
+      created_at: event.timestamp,
     };
     return { ...state, evidence: [...state.evidence, view] };
   }
@@ -237,4 +304,3 @@ export function summarize(
   };
   return { ...state, blockers, hud };
 }
-

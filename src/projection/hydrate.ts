@@ -6,44 +6,13 @@ import { asc, inArray, max, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { CanonicalContent } from "../contracts/events/common.js";
 import type { TokenUsage } from "../contracts/events/message.js";
-import type {
-  AgentId,
-  ArtifactId,
-  CommandRunId,
-  DiagnosticId,
-  EvidenceId,
-  MessageId,
-  SessionId,
-  TaskId,
-  ToolRunId,
-} from "../contracts/ids.js";
+import type { AgentId, ArtifactId, CommandRunId, DiagnosticId, EvidenceId, MessageId, SessionId, TaskId, ToolRunId } from "../contracts/ids.js";
 import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
 import type { Connection } from "../db/connection.js";
 import { event_from_row } from "../db/event-row.js";
-import {
-  agents,
-  artifacts,
-  command_runs,
-  events,
-  evidence_refs,
-  message_drafts,
-  messages,
-  sessions,
-  tasks,
-  tool_runs,
-} from "../db/schema.js";
+import { agents, artifacts, command_runs, events, evidence_refs, message_drafts, messages, sessions, tasks, tool_runs } from "../db/schema.js";
 import { count_message, empty_state, fold, summarize, type ProjectionOptions } from "./apply.js";
-import type {
-  AgentView,
-  ArtifactView,
-  CommandRunView,
-  DraftView,
-  EvidenceView,
-  MessageView,
-  ProjectionState,
-  TaskView,
-  ToolRunView,
-} from "./types.js";
+import type { AgentView, ArtifactView, CommandRunView, DraftView, EvidenceView, MessageView, ProjectionState, TaskView, ToolRunView } from "./types.js";
 import type { UiState } from "./ui-state.js";
 import { add_usage, content_view, derive_command_status, DEFAULT_TAIL_CHARS, error_view, input_summary, model_usage_of } from "./views.js";
 
@@ -242,7 +211,12 @@ function prompts_part(connection: Connection, state: ProjectionState): Projectio
 }
 
 function last_seq(connection: Connection): number {
-  return connection.db.select({ seq: max(events.seq) }).from(events).get()?.seq ?? 0;
+  return (
+    connection.db
+      .select({ seq: max(events.seq) })
+      .from(events)
+      .get()?.seq ?? 0
+  );
 }
 
 /** The whole projection of `source`'s database, with `ui` as the UI state. */
@@ -261,6 +235,10 @@ export function hydrate_state(source: ProjectionSource, ui: UiState, options: Pr
     artifacts: rows_of(connection, artifacts).map(artifact_view),
     evidence: rows_of(connection, evidence_refs).map(evidence_view),
   };
-  state = usage_part(state, runs.filter((run) => run.tool_name === MODEL_COMPLETE_TOOL), options);
+  state = usage_part(
+    state,
+    runs.filter((run) => run.tool_name === MODEL_COMPLETE_TOOL),
+    options,
+  );
   return { state: summarize(prompts_part(connection, state), options), seq };
 }

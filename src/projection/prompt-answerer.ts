@@ -81,7 +81,8 @@ export function ui_prompt_answerer(channel: UiCommandChannel, projection: Projec
     /** Stops listening; prompts still waiting are denied, so no tool call hangs. */
     close(): void {
       unsubscribe();
-      for (const waiter of waiting.values()) waiter.resolve({ answer: "deny", grant_scope: "once", resolved_by: "policy", note: "the UI closed before the prompt was answered" });
+      for (const waiter of waiting.values())
+        waiter.resolve({ answer: "deny", grant_scope: "once", resolved_by: "policy", note: "the UI closed before the prompt was answered" });
       waiting.clear();
       early.clear();
     },

@@ -34,7 +34,10 @@ export const LIVE_EVENT_TYPES: readonly EventType[] = [
 /** A batch of events folded, then the derived parts once: one store update per batch. */
 function fold_batch(state: ProjectionState, batch: readonly RuntimeEvent[], options: ProjectionStoreOptions): ProjectionState {
   const fold_options = { tail_chars: options.tail_chars ?? DEFAULT_TAIL_CHARS, price: options.price };
-  return summarize(batch.reduce((folded, event) => fold(folded, event, fold_options), state), options);
+  return summarize(
+    batch.reduce((folded, event) => fold(folded, event, fold_options), state),
+    options,
+  );
 }
 
 function make_store(initial: ProjectionState, options: ProjectionStoreOptions) {

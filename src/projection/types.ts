@@ -18,14 +18,7 @@ import type {
   TaskId,
   ToolRunId,
 } from "../contracts/ids.js";
-import type {
-  AgentStatus,
-  CommandRunStatus,
-  MessageDraftStatus,
-  SessionStatus,
-  TaskStatus,
-  ToolRunStatus,
-} from "../contracts/status.js";
+import type { AgentStatus, CommandRunStatus, MessageDraftStatus, SessionStatus, TaskStatus, ToolRunStatus } from "../contracts/status.js";
 import type { TaskType } from "../contracts/task.js";
 import type { AgentType } from "../contracts/worker-result.js";
 import type { UiCommand, UiCommandSender } from "./ui-command-channel.js";

@@ -11,7 +11,11 @@ import { PermissionPromptId } from "../contracts/ids.js";
 export const UiCommand = v.variant("type", [
   v.strictObject({
     type: v.literal("send_message"),
-    text: v.pipe(v.string(), v.check((text) => text.trim().length > 0, "a message needs some text"), v.maxLength(200_000)),
+    text: v.pipe(
+      v.string(),
+      v.check((text) => text.trim().length > 0, "a message needs some text"),
+      v.maxLength(200_000),
+    ),
     /** Typed in direct mode (003 §10.5): for the running agent, not a new request to the Main Agent. */
     direct: v.optional(v.literal(true)),
   }),

@@ -33,11 +33,7 @@ const UI_KEYS = Object.keys(UI_FIELDS) as UiKey[];
 
 /** The stored UI state; a missing, unreadable or out-of-date value reads as its default. */
 export function read_ui_state(connection: Connection): UiState {
-  const rows = connection.db
-    .select({ key: ui_state.key, value_json: ui_state.value_json })
-    .from(ui_state)
-    .where(eq(ui_state.scope, UI_SCOPE))
-    .all();
+  const rows = connection.db.select({ key: ui_state.key, value_json: ui_state.value_json }).from(ui_state).where(eq(ui_state.scope, UI_SCOPE)).all();
   const stored = new Map(rows.map((row) => [row.key, row.value_json]));
   const state: Record<string, unknown> = {};
   for (const key of UI_KEYS) {
@@ -63,8 +59,7 @@ export type UiStateFlusherOptions = {
   on_error?: (error: unknown) => void;
 };
 
-const report_to_stderr = (error: unknown) =>
-  process.stderr.write(`ui_state flush failed: ${error instanceof Error ? error.message : String(error)}\n`);
+const report_to_stderr = (error: unknown) => process.stderr.write(`ui_state flush failed: ${error instanceof Error ? error.message : String(error)}\n`);
 
 /**
  * Writes the projection's `ui` to `ui_state` periodically and on close: only the fields that changed since
@@ -95,9 +90,7 @@ export class UiStateFlusher {
   /** Writes the changed fields now, in one transaction; returns how many were written. */
   flush(): number {
     const state = this.read();
-    const changed = UI_KEYS.map((key) => [key, JSON.stringify(state[key])] as const).filter(
-      ([key, value]) => this.#written.get(key) !== value,
-    );
+    const changed = UI_KEYS.map((key) => [key, JSON.stringify(state[key])] as const).filter(([key, value]) => this.#written.get(key) !== value);
     if (changed.length === 0) return 0;
     const at = now_iso();
     this.connection.write(() => {

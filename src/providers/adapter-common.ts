@@ -18,11 +18,14 @@ export function deliver_delta(on_delta: ((delta: ModelDelta) => void) | undefine
   try {
     on_delta(delta);
   } catch (error) {
-    throw air_failure({
-      kind: "system_error",
-      message: `the on_delta listener threw: ${error instanceof Error ? error.message : String(error)}`,
-      retryability: "not_retryable",
-    }, error);
+    throw air_failure(
+      {
+        kind: "system_error",
+        message: `the on_delta listener threw: ${error instanceof Error ? error.message : String(error)}`,
+        retryability: "not_retryable",
+      },
+      error,
+    );
   }
 }
 

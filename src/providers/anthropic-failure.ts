@@ -19,7 +19,6 @@ export type FailureContext = {
 /** Connection failures no retry fixes: nothing listens there, or the host name does not resolve. */
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_NONAME"]);
 
-
 const KEY_ACTION =
   "Check ANTHROPIC_API_KEY (or api_key under providers.anthropic in ~/.air/models.yaml): it must be a valid key for the server at ANTHROPIC_BASE_URL.";
 
@@ -80,25 +79,29 @@ export function failure_from_error(error: unknown, context: FailureContext): Air
     const status = error.status;
     // No status: the server sent an `error` event in the middle of a stream (typically overloaded_error).
     const retryability: Retryability =
-      status === undefined ? (type !== undefined && !RETRYABLE_TYPES.has(type) ? "not_retryable" : "retryable")
-      : retryability_of_status(status);
+      status === undefined ? (type !== undefined && !RETRYABLE_TYPES.has(type) ? "not_retryable" : "retryable") : retryability_of_status(status);
     const wait = retry_after_ms(error.headers, context.now);
     const auth = status === 401 || status === 403 || type === "authentication_error" || type === "permission_error";
-    return air_failure({
-      kind: "provider_error",
-      message: `the model server refused the request: ${clean(server_message_of(error))}`,
-      retryability,
-      user_action: auth ? KEY_ACTION
-        : retryability === "retryable" ? "air retries by itself; if this persists, the provider is overloaded or down."
-        : "This request cannot succeed as it is; see the message for what the server rejected.",
-      metadata: {
-        provider_id: "anthropic",
-        ...(status === undefined ? { during_stream: true } : { status }),
-        ...(type === undefined ? {} : { error_type: type }),
-        ...(wait === undefined ? {} : { retry_after_ms: wait }),
-        ...(error.requestID ? { request_id: error.requestID } : {}),
+    return air_failure(
+      {
+        kind: "provider_error",
+        message: `the model server refused the request: ${clean(server_message_of(error))}`,
+        retryability,
+        user_action: auth
+          ? KEY_ACTION
+          : retryability === "retryable"
+            ? "air retries by itself; if this persists, the provider is overloaded or down."
+            : "This request cannot succeed as it is; see the message for what the server rejected.",
+        metadata: {
+          provider_id: "anthropic",
+          ...(status === undefined ? { during_stream: true } : { status }),
+          ...(type === undefined ? {} : { error_type: type }),
+          ...(wait === undefined ? {} : { retry_after_ms: wait }),
+          ...(error.requestID ? { request_id: error.requestID } : {}),
+        },
       },
-    }, error);
+      error,
+    );
   }
 
   // The SDK's MessageStream wraps whatever breaks a stream in an AnthropicError: a cut connection
@@ -107,12 +110,15 @@ export function failure_from_error(error: unknown, context: FailureContext): Air
     return broken_stream(clean(error.message), error);
   }
 
-  return air_failure({
-    kind: "provider_error",
-    message: `the model request failed: ${clean(error instanceof Error ? error.message : String(error))}`,
-    retryability: "unknown",
-    metadata: { provider_id: "anthropic" },
-  }, error);
+  return air_failure(
+    {
+      kind: "provider_error",
+      message: `the model request failed: ${clean(error instanceof Error ? error.message : String(error))}`,
+      retryability: "unknown",
+      metadata: { provider_id: "anthropic" },
+    },
+    error,
+  );
 }
 
 function connection_failure(error: InstanceType<typeof Anthropic.APIConnectionError>, context: FailureContext, clean: (text: string) => string): AirFailure {
@@ -120,29 +126,38 @@ function connection_failure(error: InstanceType<typeof Anthropic.APIConnectionEr
   const detail = `${clean(error.message)}${code === undefined ? "" : ` (${code})`}`;
   const metadata = { provider_id: "anthropic", base_url: context.base_url, connection: true, ...(code === undefined ? {} : { code }) };
   if (code !== undefined && UNREACHABLE_CODES.has(code)) {
-    return air_failure({
-      kind: "env_error",
-      message: `no model server answers at ${context.base_url}: ${detail}`,
-      retryability: "not_retryable",
-      user_action: "Check ANTHROPIC_BASE_URL (or base_url under providers.anthropic in ~/.air/models.yaml) and that the server is running there.",
-      metadata,
-    }, error);
+    return air_failure(
+      {
+        kind: "env_error",
+        message: `no model server answers at ${context.base_url}: ${detail}`,
+        retryability: "not_retryable",
+        user_action: "Check ANTHROPIC_BASE_URL (or base_url under providers.anthropic in ~/.air/models.yaml) and that the server is running there.",
+        metadata,
+      },
+      error,
+    );
   }
-  return air_failure({
-    kind: "provider_error",
-    message: `cannot reach the model server at ${context.base_url}: ${detail}`,
-    retryability: "retryable",
-    user_action: "Check the network and ANTHROPIC_BASE_URL; air retries by itself.",
-    metadata,
-  }, error);
+  return air_failure(
+    {
+      kind: "provider_error",
+      message: `cannot reach the model server at ${context.base_url}: ${detail}`,
+      retryability: "retryable",
+      user_action: "Check the network and ANTHROPIC_BASE_URL; air retries by itself.",
+      metadata,
+    },
+    error,
+  );
 }
 
 function broken_stream(why: string, cause: unknown): AirFailure {
-  return air_failure({
-    kind: "provider_error",
-    message: `the model's response stream broke off: ${why}`,
-    retryability: "retryable",
-    user_action: "air retries by itself; if this persists, check the network or the server at ANTHROPIC_BASE_URL.",
-    metadata: { provider_id: "anthropic", broken_stream: true },
-  }, cause);
+  return air_failure(
+    {
+      kind: "provider_error",
+      message: `the model's response stream broke off: ${why}`,
+      retryability: "retryable",
+      user_action: "air retries by itself; if this persists, check the network or the server at ANTHROPIC_BASE_URL.",
+      metadata: { provider_id: "anthropic", broken_stream: true },
+    },
+    cause,
+  );
 }

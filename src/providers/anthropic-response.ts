@@ -76,9 +76,7 @@ export class ResponseStreamReader {
     switch (block.type) {
       case "text":
         // The SDK types citations as always present; a streamed text block may carry none at all.
-        return (block.citations ?? []).length === 0
-          ? { type: "text", text: block.text }
-          : { type: "text", text: block.text, citations: block.citations };
+        return (block.citations ?? []).length === 0 ? { type: "text", text: block.text } : { type: "text", text: block.text, citations: block.citations };
       case "tool_use":
         return { type: "tool_use", id: block.id, name: names.to_canonical(block.name), input: this.#tool_input(block, index) };
       default:
@@ -93,19 +91,21 @@ export class ResponseStreamReader {
     try {
       return JSON.parse(json);
     } catch (error) {
-      throw air_failure({
-        kind: "provider_error",
-        message: `the model sent malformed JSON as input of tool "${block.name}": ${(error as Error).message}`,
-        retryability: "retryable",
-        metadata: { provider_id: "anthropic", tool_name: block.name },
-      }, error);
+      throw air_failure(
+        {
+          kind: "provider_error",
+          message: `the model sent malformed JSON as input of tool "${block.name}": ${(error as Error).message}`,
+          retryability: "retryable",
+          metadata: { provider_id: "anthropic", tool_name: block.name },
+        },
+        error,
+      );
     }
   }
 
   #deliver(delta: ModelDelta): void {
     deliver_delta(this.#on_delta, delta);
   }
-
 }
 
 function usage_of(usage: Anthropic.Usage): TokenUsage {

@@ -92,10 +92,7 @@ export class AnthropicAdapter {
     const checked = checked_request(request);
     const names = new ToolNameMap(checked.tools?.map((tool) => tool.name) ?? []);
     const { model, messages, system, tools, thinking } = to_message_params(checked, names, this.#shape);
-    const counted = await this.#with_retries(
-      (signal) => this.#client.messages.countTokens({ model, messages, system, tools, thinking }, { signal }),
-      options,
-    );
+    const counted = await this.#with_retries((signal) => this.#client.messages.countTokens({ model, messages, system, tools, thinking }, { signal }), options);
     return counted.input_tokens;
   }
 
@@ -131,4 +128,3 @@ export class AnthropicAdapter {
     return reader.response(message, names);
   }
 }
-

@@ -113,16 +113,31 @@ export function estimate_request_tokens(request: ModelRequest): number {
   return Math.ceil(chars / CHARS_PER_TOKEN) + images * IMAGE_TOKENS;
 }
 
-type Need = { readonly capability: "tools" | "vision" | "context_window"; readonly why: string; readonly fits: (capabilities: ModelCapabilities) => boolean; readonly correction: string };
+type Need = {
+  readonly capability: "tools" | "vision" | "context_window";
+  readonly why: string;
+  readonly fits: (capabilities: ModelCapabilities) => boolean;
+  readonly correction: string;
+};
 
 function needs_of(request: ModelRequest, model: ResolvedModel): Need[] {
   const needs: Need[] = [];
   const tools = request.tools?.length ?? 0;
   if (tools > 0 && !model.capabilities.supports.tools) {
-    needs.push({ capability: "tools", why: `it does not call tools and the request offers ${tools}`, fits: (c) => c.supports.tools, correction: "supports: { tools: true }" });
+    needs.push({
+      capability: "tools",
+      why: `it does not call tools and the request offers ${tools}`,
+      fits: (c) => c.supports.tools,
+      correction: "supports: { tools: true }",
+    });
   }
   if (request_has_images(request) && !model.capabilities.supports.vision) {
-    needs.push({ capability: "vision", why: "it does not read images and the request contains one", fits: (c) => c.supports.vision, correction: "supports: { vision: true }" });
+    needs.push({
+      capability: "vision",
+      why: "it does not read images and the request contains one",
+      fits: (c) => c.supports.vision,
+      correction: "supports: { vision: true }",
+    });
   }
   const estimate = estimate_request_tokens(request);
   if (estimate > model.capabilities.context_window) {
@@ -147,9 +162,10 @@ export function capability_failure(request: ModelRequest, model: ResolvedModel, 
   const others = KNOWN_MODELS[model.provider_id].filter(
     (candidate) => candidate !== model.model_id && need.fits(matrix.resolve(model.provider_id, candidate).capabilities),
   );
-  const switch_to = others.length > 0
-    ? `Start a new session with a model that can, e.g. ${others.slice(0, 2).join(" or ")} (AIR_MODEL, or default_model in ${matrix.home_file}); or, if`
-    : `Start a new session with a model that can (AIR_MODEL, or default_model in ${matrix.home_file}); or, if`;
+  const switch_to =
+    others.length > 0
+      ? `Start a new session with a model that can, e.g. ${others.slice(0, 2).join(" or ")} (AIR_MODEL, or default_model in ${matrix.home_file}); or, if`
+      : `Start a new session with a model that can (AIR_MODEL, or default_model in ${matrix.home_file}); or, if`;
   return air_failure({
     kind: "model_capability_error",
     message: `model ${model.model_id} (${model.provider_id}) cannot take this request: ${need.why}`,

@@ -26,18 +26,48 @@ const FAMILIES: readonly Family[] = [
   claude(/^claude-sonnet-4[-.]5/, "frontier", "medium", 64_000),
   claude(/^claude-sonnet-4/, "strong", "medium", 64_000),
   claude(/^claude-haiku-4/, "standard", "low", 64_000),
-  { match: /^gpt-5(?:\.\d+)?-nano/, capabilities: { quality_tier: "standard", cost_tier: "low", context_window: 400_000, max_output_tokens: 128_000, supports: OPENAI_REASONING } },
-  { match: /^gpt-5(?:\.\d+)?-mini/, capabilities: { quality_tier: "strong", cost_tier: "low", context_window: 400_000, max_output_tokens: 128_000, supports: OPENAI_REASONING } },
-  { match: /^gpt-5/, capabilities: { quality_tier: "frontier", cost_tier: "medium", context_window: 400_000, max_output_tokens: 128_000, supports: OPENAI_REASONING } },
-  { match: /^gpt-4\.1-nano/, capabilities: { quality_tier: "basic", cost_tier: "low", context_window: 1_047_576, max_output_tokens: 32_768, supports: OPENAI } },
-  { match: /^gpt-4\.1-mini/, capabilities: { quality_tier: "standard", cost_tier: "low", context_window: 1_047_576, max_output_tokens: 32_768, supports: OPENAI } },
+  {
+    match: /^gpt-5(?:\.\d+)?-nano/,
+    capabilities: { quality_tier: "standard", cost_tier: "low", context_window: 400_000, max_output_tokens: 128_000, supports: OPENAI_REASONING },
+  },
+  {
+    match: /^gpt-5(?:\.\d+)?-mini/,
+    capabilities: { quality_tier: "strong", cost_tier: "low", context_window: 400_000, max_output_tokens: 128_000, supports: OPENAI_REASONING },
+  },
+  {
+    match: /^gpt-5/,
+    capabilities: { quality_tier: "frontier", cost_tier: "medium", context_window: 400_000, max_output_tokens: 128_000, supports: OPENAI_REASONING },
+  },
+  {
+    match: /^gpt-4\.1-nano/,
+    capabilities: { quality_tier: "basic", cost_tier: "low", context_window: 1_047_576, max_output_tokens: 32_768, supports: OPENAI },
+  },
+  {
+    match: /^gpt-4\.1-mini/,
+    capabilities: { quality_tier: "standard", cost_tier: "low", context_window: 1_047_576, max_output_tokens: 32_768, supports: OPENAI },
+  },
   { match: /^gpt-4\.1/, capabilities: { quality_tier: "strong", cost_tier: "medium", context_window: 1_047_576, max_output_tokens: 32_768, supports: OPENAI } },
   { match: /^gpt-4o-mini/, capabilities: { quality_tier: "standard", cost_tier: "low", context_window: 128_000, max_output_tokens: 16_384, supports: OPENAI } },
   { match: /^gpt-4o/, capabilities: { quality_tier: "strong", cost_tier: "medium", context_window: 128_000, max_output_tokens: 16_384, supports: OPENAI } },
   // o1-mini and o3-mini take no images.
-  { match: /^o[13]-mini/, capabilities: { quality_tier: "strong", cost_tier: "low", context_window: 200_000, max_output_tokens: 100_000, supports: { ...OPENAI_REASONING, vision: false } } },
-  { match: /^o4-mini/, capabilities: { quality_tier: "strong", cost_tier: "low", context_window: 200_000, max_output_tokens: 100_000, supports: OPENAI_REASONING } },
-  { match: /^o[134](?:$|-)/, capabilities: { quality_tier: "frontier", cost_tier: "high", context_window: 200_000, max_output_tokens: 100_000, supports: OPENAI_REASONING } },
+  {
+    match: /^o[13]-mini/,
+    capabilities: {
+      quality_tier: "strong",
+      cost_tier: "low",
+      context_window: 200_000,
+      max_output_tokens: 100_000,
+      supports: { ...OPENAI_REASONING, vision: false },
+    },
+  },
+  {
+    match: /^o4-mini/,
+    capabilities: { quality_tier: "strong", cost_tier: "low", context_window: 200_000, max_output_tokens: 100_000, supports: OPENAI_REASONING },
+  },
+  {
+    match: /^o[134](?:$|-)/,
+    capabilities: { quality_tier: "frontier", cost_tier: "high", context_window: 200_000, max_output_tokens: 100_000, supports: OPENAI_REASONING },
+  },
 ];
 
 /**

@@ -102,7 +102,11 @@ function key_variables(provider_id: ProviderId, entry: ProviderEntry | undefined
  * The provider's own variable, else the one `api_key_env` names, else the key `auth_ref` names in
  * credentials.yaml, else the file's `api_key`.
  */
-function key_of(context: Pick<Context, "env" | "home" | "models_file">, provider_id: ProviderId, entry: ProviderEntry | undefined): { key?: string; source: SettingSource } {
+function key_of(
+  context: Pick<Context, "env" | "home" | "models_file">,
+  provider_id: ProviderId,
+  entry: ProviderEntry | undefined,
+): { key?: string; source: SettingSource } {
   for (const name of key_variables(provider_id, entry)) {
     const value = from_env(context.env, name);
     if (value !== undefined) return { key: value, source: `env:${name}` };
@@ -221,7 +225,10 @@ export function load_provider_config(options: LoadSettingsOptions = {}): Provide
     selected_source: source,
     models_file,
     project_models_file,
-    matrix: capability_matrix({ file: models_file, models: file?.models }, project_models_file === undefined ? undefined : { file: project_models_file, models: project_file?.models }),
+    matrix: capability_matrix(
+      { file: models_file, models: file?.models },
+      project_models_file === undefined ? undefined : { file: project_models_file, models: project_file?.models },
+    ),
     is_set_up: (provider_id) => is_set_up(context, provider_id),
     settings: (provider_id) => (provider_id === selected ? chosen : provider_settings(provider_id, context)),
   };
@@ -250,17 +257,19 @@ export function key_hint(settings: ProviderSettings): string {
   const { api_key } = settings.sources;
   const in_file = `api_key under providers.${settings.provider_id} in ${settings.models_file}`;
   if (api_key.startsWith("env:")) return api_key.slice("env:".length);
-  if (api_key === "credentials.yaml") return `the key auth_ref names under providers.${settings.provider_id} in ${settings.models_file} (kept in ${credentials_file_path(path.dirname(settings.models_file))})`;
-  return api_key === "models.yaml" ? in_file : settings.key_variables[0] ?? in_file;
+  if (api_key === "credentials.yaml")
+    return `the key auth_ref names under providers.${settings.provider_id} in ${settings.models_file} (kept in ${credentials_file_path(path.dirname(settings.models_file))})`;
+  return api_key === "models.yaml" ? in_file : (settings.key_variables[0] ?? in_file);
 }
 
 export function no_provider_failure(settings: ProviderSettings): AirFailure {
   const places = `${[...settings.key_variables].join(", ") || "the environment"} or in ${settings.models_file}`;
   return air_failure({
     kind: "env_error",
-    message: settings.provider_id === "anthropic"
-      ? `no model provider is configured: no API key in ${places}`
-      : `no API key for ${settings.provider_id}: none in ${places}`,
+    message:
+      settings.provider_id === "anthropic"
+        ? `no model provider is configured: no API key in ${places}`
+        : `no API key for ${settings.provider_id}: none in ${places}`,
     retryability: "not_retryable",
     user_action: no_provider_action(settings.models_file, settings.provider_id, settings.key_variables),
     metadata: { models_file: settings.models_file, provider_id: settings.provider_id },

@@ -130,7 +130,9 @@ export class ProviderManager {
       model_id: model.model_id,
       capabilities: model.capabilities,
       complete,
-      ...(count_tokens === undefined ? {} : { count_tokens: (request: ModelRequest) => count_tokens(request).catch((error: unknown) => Promise.reject(explained(error, settings))) }),
+      ...(count_tokens === undefined
+        ? {}
+        : { count_tokens: (request: ModelRequest) => count_tokens(request).catch((error: unknown) => Promise.reject(explained(error, settings))) }),
     });
   }
 
@@ -142,7 +144,12 @@ export class ProviderManager {
 
   #model(settings: ProviderSettings, model_id: string): ResolvedModel {
     if (model_id.trim() === "") {
-      throw air_failure({ kind: "user_error", message: "the model id is empty", retryability: "not_retryable", user_action: "Name a model, e.g. claude-sonnet-4-5." });
+      throw air_failure({
+        kind: "user_error",
+        message: "the model id is empty",
+        retryability: "not_retryable",
+        user_action: "Name a model, e.g. claude-sonnet-4-5.",
+      });
     }
     const model = this.#config.matrix.resolve(settings.provider_id, model_id);
     check_thinking(model, this.#config.matrix.home_file);
@@ -178,10 +185,14 @@ export class ProviderManager {
 function check_thinking(model: ResolvedModel, models_file: string): void {
   const budget = model.thinking_budget_tokens;
   if (budget === undefined) return;
-  const why = model.provider_id !== "anthropic" ? `extended thinking is configured only through the Anthropic API, not ${model.provider_id}`
-    : !model.capabilities.supports.thinking ? "the model does not think (supports.thinking is false)"
-    : budget >= model.capabilities.max_output_tokens ? `the budget leaves no room for an answer within ${model.capabilities.max_output_tokens} output tokens`
-    : undefined;
+  const why =
+    model.provider_id !== "anthropic"
+      ? `extended thinking is configured only through the Anthropic API, not ${model.provider_id}`
+      : !model.capabilities.supports.thinking
+        ? "the model does not think (supports.thinking is false)"
+        : budget >= model.capabilities.max_output_tokens
+          ? `the budget leaves no room for an answer within ${model.capabilities.max_output_tokens} output tokens`
+          : undefined;
   if (why === undefined) return;
   throw air_failure({
     kind: "model_capability_error",
@@ -215,9 +226,10 @@ function explained(error: unknown, settings: ProviderSettings): unknown {
   const url = base_url_of(settings);
   let user_action: string | undefined;
   if (is_auth_failure(metadata)) {
-    user_action = settings.api_key === undefined
-      ? `The server at ${url} wants an API key: set ${settings.key_variables.join(" or ") || `api_key under providers.${settings.provider_id} in ${settings.models_file}`}.`
-      : `Check ${key_hint(settings)}: the server at ${url} does not accept that key.`;
+    user_action =
+      settings.api_key === undefined
+        ? `The server at ${url} wants an API key: set ${settings.key_variables.join(" or ") || `api_key under providers.${settings.provider_id} in ${settings.models_file}`}.`
+        : `Check ${key_hint(settings)}: the server at ${url} does not accept that key.`;
   } else if (metadata.connection === true && error.kind === "env_error") {
     user_action = `Check ${base_url_hint(settings)}: nothing answers at ${url}. Start the server there, or point the setting at the right one.`;
   }

@@ -37,14 +37,16 @@ export const CapabilityOverride = v.strictObject({
   cost_tier: v.optional(CostTier),
   context_window: v.optional(Tokens),
   max_output_tokens: v.optional(Tokens),
-  supports: v.optional(v.strictObject({
-    tools: v.optional(v.boolean()),
-    vision: v.optional(v.boolean()),
-    thinking: v.optional(v.boolean()),
-    prompt_caching: v.optional(v.boolean()),
-    streaming: v.optional(v.boolean()),
-    count_tokens: v.optional(v.boolean()),
-  })),
+  supports: v.optional(
+    v.strictObject({
+      tools: v.optional(v.boolean()),
+      vision: v.optional(v.boolean()),
+      thinking: v.optional(v.boolean()),
+      prompt_caching: v.optional(v.boolean()),
+      streaming: v.optional(v.boolean()),
+      count_tokens: v.optional(v.boolean()),
+    }),
+  ),
 });
 export type CapabilityOverride = v.InferOutput<typeof CapabilityOverride>;
 
@@ -63,12 +65,14 @@ export const ModelsFile = v.strictObject({
   default_provider: v.optional(ProviderId),
   /** The model of `default_provider` (of any selected provider when the file names none). */
   default_model: v.optional(NonEmpty),
-  providers: v.optional(v.strictObject({
-    anthropic: v.optional(provider_entry(v.optional(HttpUrl))),
-    openai: v.optional(provider_entry(v.optional(HttpUrl))),
-    openrouter: v.optional(provider_entry(v.optional(HttpUrl))),
-    openai_compatible: v.optional(provider_entry(HttpUrl)),
-  })),
+  providers: v.optional(
+    v.strictObject({
+      anthropic: v.optional(provider_entry(v.optional(HttpUrl))),
+      openai: v.optional(provider_entry(v.optional(HttpUrl))),
+      openrouter: v.optional(provider_entry(v.optional(HttpUrl))),
+      openai_compatible: v.optional(provider_entry(HttpUrl)),
+    }),
+  ),
   models: v.optional(v.record(NonEmpty, ModelEntry)),
 });
 export type ModelsFile = v.InferOutput<typeof ModelsFile>;
@@ -111,12 +115,7 @@ const FULL_EXAMPLE = [
   "    thinking_budget_tokens: 4096",
 ].join("\n");
 
-const PROJECT_EXAMPLE = [
-  "models:",
-  "  qwen2.5-coder:32b:",
-  "    context_window: 65536",
-  "    supports: { tools: true }",
-].join("\n");
+const PROJECT_EXAMPLE = ["models:", "  qwen2.5-coder:32b:", "    context_window: 65536", "    supports: { tools: true }"].join("\n");
 
 export function models_file_path(home: string): string {
   return path.join(home, "models.yaml");

@@ -69,23 +69,22 @@ function retry_after_of(failure: AirFailure): number | undefined {
 }
 
 export function cancelled_failure(cause?: unknown): AirFailure {
-  return air_failure({
-    kind: "provider_error",
-    message: "the model request was cancelled",
-    retryability: "not_retryable",
-    metadata: { cancelled: true },
-  }, cause);
+  return air_failure(
+    {
+      kind: "provider_error",
+      message: "the model request was cancelled",
+      retryability: "not_retryable",
+      metadata: { cancelled: true },
+    },
+    cause,
+  );
 }
 
 /**
  * Runs `attempt` until it succeeds, fails with something not `retryable`, or `max_attempts` is used up.
  * Everything `attempt` throws must already be an AirFailure; anything else is a bug and is thrown as is.
  */
-export async function with_retries<T>(
-  policy: RetryPolicy,
-  attempt: (number: number) => Promise<T>,
-  hooks: RetryHooks = {},
-): Promise<T> {
+export async function with_retries<T>(policy: RetryPolicy, attempt: (number: number) => Promise<T>, hooks: RetryHooks = {}): Promise<T> {
   for (let number = 1; ; number++) {
     if (hooks.signal?.aborted) throw cancelled_failure(hooks.signal.reason);
     try {
@@ -108,13 +107,16 @@ export async function with_retries<T>(
 /** The last failure, saying how often it was tried; still `retryable` — a later call may well succeed. */
 function gave_up(last: AirFailure, attempts: number): AirFailure {
   const { error } = last;
-  return air_failure({
-    kind: error.kind,
-    message: `${error.message} (gave up after ${attempts} attempt${attempts === 1 ? "" : "s"})`,
-    retryability: "retryable",
-    semantic_signature: error.semantic_signature,
-    detail: error.detail,
-    user_action: error.user_action,
-    metadata: { ...error.metadata, attempts },
-  }, last);
+  return air_failure(
+    {
+      kind: error.kind,
+      message: `${error.message} (gave up after ${attempts} attempt${attempts === 1 ? "" : "s"})`,
+      retryability: "retryable",
+      semantic_signature: error.semantic_signature,
+      detail: error.detail,
+      user_action: error.user_action,
+      metadata: { ...error.metadata, attempts },
+    },
+    last,
+  );
 }

@@ -17,7 +17,23 @@ import { ToolRegistry, type ToolRegistryOptions } from "./registry.js";
 import { shell_run } from "./shell/run.js";
 
 /** The built-in tools of this version, in the order the model sees them. */
-export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [fs_read, fs_list, fs_glob, fs_grep, fs_write, fs_edit, fs_patch, shell_run, git_status, git_diff, git_log, git_show, git_commit, project_scan, artifact_read];
+export const BUILTIN_TOOLS: readonly AnyToolDefinition[] = [
+  fs_read,
+  fs_list,
+  fs_glob,
+  fs_grep,
+  fs_write,
+  fs_edit,
+  fs_patch,
+  shell_run,
+  git_status,
+  git_diff,
+  git_log,
+  git_show,
+  git_commit,
+  project_scan,
+  artifact_read,
+];
 
 /** A registry with every built-in tool registered. */
 export function create_tool_registry(options: ToolRegistryOptions = {}): ToolRegistry {

@@ -17,8 +17,6 @@ export function cancelled_error(tool_name: string, reason: string): AirError {
   });
 }
 
-
-
 export function malformed_call_error(issues: Issues): AirError {
   return make_air_error({
     kind: "tool_error",

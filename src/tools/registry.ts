@@ -54,7 +54,6 @@ type ToolRun = ValidCall & {
 /** What a run created besides its output; the ids join `tool.completed`. */
 type RunProducts = { artifact_ids: ArtifactId[]; evidence_ids: EvidenceId[] };
 
-
 /** Why a run failed, with what it did before it failed. */
 type RunFailure = { error: AirError; effects?: ToolEffects };
 
@@ -280,8 +279,16 @@ export class ToolRegistry {
     if (files.length === 0) return undefined;
     try {
       const store = BackupStore.for_project(run.caller.session.project.layout);
-      const record = await store.backup(files, { reason: `before ${run.tool_name}: ${decision.reason}`, tool_run_id: run.tool_run_id, session_id: run.caller.session.id });
-      execution.evidence({ kind: "structured_result", ref: `backup:${record.backup_id}`, claim: `backed up ${files.join(", ")} before writing (commit ${record.commit_sha})` });
+      const record = await store.backup(files, {
+        reason: `before ${run.tool_name}: ${decision.reason}`,
+        tool_run_id: run.tool_run_id,
+        session_id: run.caller.session.id,
+      });
+      execution.evidence({
+        kind: "structured_result",
+        ref: `backup:${record.backup_id}`,
+        claim: `backed up ${files.join(", ")} before writing (commit ${record.commit_sha})`,
+      });
       return undefined;
     } catch (error) {
       const cause = to_air_error(error, "system_error");
@@ -336,9 +343,7 @@ export class ToolRegistry {
       },
       evidence: ({ kind, ref, claim, artifact_id, command_run_id }) => {
         const id = new_id("evidence");
-        ingest(
-          make_event("evidence.created", { evidence: { id, kind, ref, claim }, artifact_id, command_run_id, ...links }, origin),
-        );
+        ingest(make_event("evidence.created", { evidence: { id, kind, ref, claim }, artifact_id, command_run_id, ...links }, origin));
         products.evidence_ids.push(id);
         return id;
       },

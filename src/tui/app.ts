@@ -54,7 +54,8 @@ export function App(props: AppProps): ReactNode {
   const { prompt } = controls;
   const rows = stdout.rows ?? 24;
   const compact = prompt !== undefined;
-  const others = FRAME_ROWS + REPLY_FRAME_ROWS + progress_lines(state, compact) + state.blockers.length * BLOCKER_ROWS + (prompt === undefined ? 0 : dialog_lines(prompt));
+  const others =
+    FRAME_ROWS + REPLY_FRAME_ROWS + progress_lines(state, compact) + state.blockers.length * BLOCKER_ROWS + (prompt === undefined ? 0 : dialog_lines(prompt));
   return h(
     Box,
     { flexDirection: "column" },

@@ -32,7 +32,12 @@ function set_direct(ctx: CommandContext, enabled: boolean): void {
   }
   if (!ctx.attempt(() => ctx.sender.direct_mode(enabled))) return;
   ctx.direct.set(enabled);
-  ctx.notify({ tone: "info", text: enabled ? "Direct mode: the Main Agent works on your messages itself, with the tools, in the project. /done ends it with a summary." : "Direct mode ended." });
+  ctx.notify({
+    tone: "info",
+    text: enabled
+      ? "Direct mode: the Main Agent works on your messages itself, with the tools, in the project. /done ends it with a summary."
+      : "Direct mode ended.",
+  });
 }
 
 export function run_command(name: SlashName, args: string, ctx: CommandContext): void {

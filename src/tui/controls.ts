@@ -82,7 +82,12 @@ export function useControls(props: AppProps, state: ProjectionState, notify: (no
     exit();
   };
   const context: CommandContext = {
-    sender, client: props.client, list_sessions: props.list_sessions, notify, attempt, leave,
+    sender,
+    client: props.client,
+    list_sessions: props.list_sessions,
+    notify,
+    attempt,
+    leave,
     direct: { get: () => in_direct.current, set: set_direct },
   };
 
@@ -93,8 +98,7 @@ export function useControls(props: AppProps, state: ProjectionState, notify: (no
     if (parsed.kind === "message") {
       // A refused message (the runtime is busy, say) stays on the line to be sent again.
       if (!attempt(() => sender.send_message(parsed.text, in_direct.current ? { direct: true } : {}))) set_draft(line);
-    }
-    else if (parsed.kind === "command") run_command(parsed.name, parsed.args, context);
+    } else if (parsed.kind === "command") run_command(parsed.name, parsed.args, context);
     else if (parsed.kind === "unknown_command") notify({ tone: "error", text: `Unknown command /${parsed.name}; /help lists them.` });
   };
 

@@ -78,7 +78,8 @@ function crash(error: unknown): void {
   diagnostic(`uncaught: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   try {
     const address = address_of(phase);
-    if (address !== undefined) post(make_ipc_message("log", { level: "error", message: `worker crashed: ${air_error.message}`, data: { error: air_error } }, address));
+    if (address !== undefined)
+      post(make_ipc_message("log", { level: "error", message: `worker crashed: ${air_error.message}`, data: { error: air_error } }, address));
   } catch {
     // the crash report is best effort
   }

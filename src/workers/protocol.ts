@@ -38,9 +38,7 @@ export type ProtocolOptions = {
   max_line_bytes?: number;
 };
 
-type Receivable<D extends IpcDirection> = D extends "parent_to_worker"
-  ? IpcMessageOf<ParentToWorkerKind>
-  : IpcMessageOf<WorkerToParentKind>;
+type Receivable<D extends IpcDirection> = D extends "parent_to_worker" ? IpcMessageOf<ParentToWorkerKind> : IpcMessageOf<WorkerToParentKind>;
 
 const PREVIEW_CHARS = 120;
 
@@ -85,11 +83,10 @@ export function decode_line<D extends IpcDirection>(line: string, direction: D, 
 export function check_direction(message: IpcMessage, direction: IpcDirection): void {
   const belongs = direction_of(message.kind);
   if (belongs !== direction || message.direction !== direction) {
-    throw new IpcProtocolError(
-      "wrong_direction",
-      `"${message.kind}" (${belongs}, marked ${message.direction}) received on the ${direction} channel`,
-      { kind: message.kind, direction: message.direction },
-    );
+    throw new IpcProtocolError("wrong_direction", `"${message.kind}" (${belongs}, marked ${message.direction}) received on the ${direction} channel`, {
+      kind: message.kind,
+      direction: message.direction,
+    });
   }
 }
 

@@ -20,7 +20,12 @@ import { silent_server } from "../fixtures/silent-server.js";
 const KEY = "sk-direct-mode-test";
 const WRITE_HELLO: TurnInput = {
   expect: { last_user_contains: "write hello.txt", tools: ["fs.write", "shell.run"] },
-  reply: { content: [{ type: "text", text: "Writing it." }, { type: "tool_use", name: "fs.write", input: { path: "hello.txt", content: "hello\n" } }] },
+  reply: {
+    content: [
+      { type: "text", text: "Writing it." },
+      { type: "tool_use", name: "fs.write", input: { path: "hello.txt", content: "hello\n" } },
+    ],
+  },
 };
 const text = (answer: string, expect: TurnInput["expect"] = {}): TurnInput => ({ expect, reply: { content: [{ type: "text", text: answer }] } });
 const TWO_FILE_PATCH = [
@@ -48,7 +53,10 @@ const PATCH_TWO_FILES: TurnInput[] = [
     },
   },
   { expect: { tool_result_contains: "two" }, reply: { content: [{ type: "tool_use", name: "fs.patch", input: { patch: TWO_FILE_PATCH } }] } },
-  { expect: { tool_result_contains: "src/count.txt" }, reply: { content: [{ type: "tool_use", name: "shell.run", input: { command: "grep -c three src/count.txt" } }] } },
+  {
+    expect: { tool_result_contains: "src/count.txt" },
+    reply: { content: [{ type: "tool_use", name: "shell.run", input: { command: "grep -c three src/count.txt" } }] },
+  },
   text("Patched both files.", { tool_result_contains: "exit_code" }),
 ];
 
@@ -65,7 +73,11 @@ function session(): TempSession {
 }
 
 function runtime_against(temp: TempSession, base_url: string, mode: PermissionMode): Runtime {
-  const providers = ProviderManager.load({ home: temp.root, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base_url }, retry: { sleep: async () => undefined } });
+  const providers = ProviderManager.load({
+    home: temp.root,
+    env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base_url },
+    retry: { sleep: async () => undefined },
+  });
   const runtime = start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode }),
@@ -143,9 +155,9 @@ describe("direct mode", () => {
     runtime.enter_direct();
     expect(await runtime.submit("please patch both files")).toEqual({ kind: "answered", answer: "Patched both files." });
     expect(fs.readFileSync(path.join(temp.project.layout.root, "src/count.txt"), "utf8")).toBe("one\ntwo\nthree\n");
-    const diffs = temp.session.store.query({ types: ["artifact.created"] }).flatMap(({ event }) =>
-      event.type === "artifact.created" && event.payload.artifact.type === "diff" ? [event.payload.artifact.id] : [],
-    );
+    const diffs = temp.session.store
+      .query({ types: ["artifact.created"] })
+      .flatMap(({ event }) => (event.type === "artifact.created" && event.payload.artifact.type === "diff" ? [event.payload.artifact.id] : []));
     expect(diffs).toHaveLength(2);
 
     const done = await runtime.leave_direct();
@@ -158,11 +170,7 @@ describe("direct mode", () => {
 
   it("keeps one conversation across the direct session's messages: the model sees what came before", async () => {
     const temp = session();
-    const runtime = runtime_against(
-      temp,
-      await scripted([text("First answer."), text("Second answer.", { last_user_contains: "second" })]),
-      "default",
-    );
+    const runtime = runtime_against(temp, await scripted([text("First answer."), text("Second answer.", { last_user_contains: "second" })]), "default");
     runtime.enter_direct();
     await runtime.submit("first message");
     await runtime.submit("second message");
@@ -211,4 +219,3 @@ describe("direct mode", () => {
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
-

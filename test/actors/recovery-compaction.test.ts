@@ -20,7 +20,9 @@ describe("recover_session with a compaction in flight", () => {
     const { session } = temp;
     const task_id = new_id("task");
     const tokens = { token_estimate: 9_000, threshold_tokens: 7_000 };
-    session.ingestor.ingest(make_event("context.compaction.requested", { accepted: true, task_id, reason: "context over threshold", ...tokens }, session.origin));
+    session.ingestor.ingest(
+      make_event("context.compaction.requested", { accepted: true, task_id, reason: "context over threshold", ...tokens }, session.origin),
+    );
     session.ingestor.ingest(make_event("context.compaction.started", { task_id, attempt_id: new_id("attempt") }, session.origin));
     expect(read_task_graph(session.connection)).toMatchObject({ runnable: [] });
     expect(read_task_graph(session.connection).counts.running).toBe(0);

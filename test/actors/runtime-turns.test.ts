@@ -23,7 +23,11 @@ afterEach(async () => {
 });
 
 function runtime_against(temp: TempSession, base_url: string): Runtime {
-  const providers = ProviderManager.load({ home: temp.root, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base_url }, retry: { sleep: async () => undefined } });
+  const providers = ProviderManager.load({
+    home: temp.root,
+    env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base_url },
+    retry: { sleep: async () => undefined },
+  });
   const runtime = start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, {}),

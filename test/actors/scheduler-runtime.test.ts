@@ -87,7 +87,14 @@ describe("the Scheduler on a real session", () => {
     const task_id = create_task({ constraints: { max_turns: 5, soft_timeout_ms: 1000, hard_timeout_ms: 2000, retry_budget: 0, model_policy: "agent_select" } });
     const lost = (): WorkerRunOutcome => ({
       status: "lost",
-      error: { error_id: new_id("error"), kind: "agent_error", severity: "error", message: "worker lost", retryability: "retryable", semantic_signature: "agent_error:x" },
+      error: {
+        error_id: new_id("error"),
+        kind: "agent_error",
+        severity: "error",
+        message: "worker lost",
+        retryability: "retryable",
+        semantic_signature: "agent_error:x",
+      },
     });
     await run_scheduler([lost]);
     const task = read_task(temp.session.connection, task_id);
@@ -126,15 +133,21 @@ describe("recover_session", () => {
 
     const tool_run_id = new_id("tool_run");
     const command_run_id = new_id("command_run");
-    session.ingestor.ingest(make_event("tool.started", { tool_run_id, tool_name: "shell.run", tool_version: 1, input: { command: "sleep 60" }, task_id, agent_id }, session.origin));
+    session.ingestor.ingest(
+      make_event("tool.started", { tool_run_id, tool_name: "shell.run", tool_version: 1, input: { command: "sleep 60" }, task_id, agent_id }, session.origin),
+    );
     session.ingestor.ingest(make_event("command.started", { command_run_id, command: "sleep 60", cwd: ".", tool_run_id, task_id, agent_id }, session.origin));
 
     const report = recover_session(session);
     expect(report).toEqual({ lost_agents: [agent_id], requeued_tasks: [task_id], closed_runs: 2 });
-    const open = session.connection.client.prepare("SELECT (SELECT status FROM tool_runs) AS tool, (SELECT cancelled_at IS NOT NULL FROM command_runs) AS command_cancelled").get() as { tool: string; command_cancelled: number };
+    const open = session.connection.client
+      .prepare("SELECT (SELECT status FROM tool_runs) AS tool, (SELECT cancelled_at IS NOT NULL FROM command_runs) AS command_cancelled")
+      .get() as { tool: string; command_cancelled: number };
     expect(open).toMatchObject({ tool: "cancelled", command_cancelled: 1 });
     expect(read_task(session.connection, task_id).status).toBe("pending");
-    const types = session.store.query({ task_id, types: ["task.created", "task.started", "task.interrupted", "task.resumed"] }).map((stored) => stored.event.type);
+    const types = session.store
+      .query({ task_id, types: ["task.created", "task.started", "task.interrupted", "task.resumed"] })
+      .map((stored) => stored.event.type);
     expect(types).toEqual(["task.created", "task.started", "task.interrupted", "task.resumed"]);
     expect(session.store.query({ agent_id, types: ["agent.lost"] })).toHaveLength(1);
     expect(recover_session(session)).toEqual({ lost_agents: [], requeued_tasks: [], closed_runs: 0 });

@@ -7,7 +7,8 @@ const SRC = path.join(REPO_ROOT, "src");
 
 function source_files(folder: string): string[] {
   if (!fs.existsSync(folder)) return [];
-  return fs.readdirSync(folder, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(folder, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
@@ -44,9 +45,7 @@ describe("import direction", () => {
       const offending = source_files(path.join(SRC, layer))
         .flatMap(imports_of)
         .filter((entry) =>
-          entry.layer === undefined
-            ? rule.packages !== undefined && !rule.packages.test(entry.specifier)
-            : !rule.ours.includes(entry.layer),
+          entry.layer === undefined ? rule.packages !== undefined && !rule.packages.test(entry.specifier) : !rule.ours.includes(entry.layer),
         );
       expect(offending).toEqual([]);
     });

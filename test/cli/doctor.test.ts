@@ -104,7 +104,11 @@ describe("air doctor", () => {
     process.env.AIR_SANDBOX = "off";
     const { code, report: result } = await report();
     expect(code).toBe(0);
-    expect(check(result, "sandbox")).toMatchObject({ status: "warning", detail: { setting: "off", mode: "none", probe: null }, summary: expect.stringContaining("AIR_SANDBOX=off") });
+    expect(check(result, "sandbox")).toMatchObject({
+      status: "warning",
+      detail: { setting: "off", mode: "none", probe: null },
+      summary: expect.stringContaining("AIR_SANDBOX=off"),
+    });
   });
 
   it("the default reports the probe: bwrap when it works, else none with the probe's error", async () => {

@@ -93,7 +93,11 @@ describe("air history", () => {
     const origin = { ...session.origin, source: { kind: "user" as const }, route: ["user"] };
     session.ingestor.ingest(make_event("user.message.created", { message_id: new_id("message"), content: "Please add the greeting file." }, origin));
     session.ingestor.ingest(
-      make_event("assistant.message.created", { message_id: new_id("message"), content: "The greeting file is there now." }, { ...session.origin, source: { kind: "main" }, route: ["main"] }),
+      make_event(
+        "assistant.message.created",
+        { message_id: new_id("message"), content: "The greeting file is there now." },
+        { ...session.origin, source: { kind: "main" }, route: ["main"] },
+      ),
     );
     session.close();
     return session.id;

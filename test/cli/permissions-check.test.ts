@@ -27,7 +27,11 @@ afterAll(() => {
 async function check(...args: string[]): Promise<{ code: number; report: Report; err: string }> {
   let out = "";
   let err = "";
-  const code = await main(["permissions", "check", "--json", "--cwd", project.root, ...args], { out: (text) => (out += text), err: (text) => (err += text), cwd: project.root });
+  const code = await main(["permissions", "check", "--json", "--cwd", project.root, ...args], {
+    out: (text) => (out += text),
+    err: (text) => (err += text),
+    cwd: project.root,
+  });
   return { code, report: (out === "" ? {} : JSON.parse(out)) as Report, err };
 }
 
@@ -94,9 +98,17 @@ describe("air permissions check: what it reports", () => {
     expect(allowed.status).toBe(0);
     expect(allowed.stdout).toMatch(/^decision: announce_then_run/);
     expect(allowed.stdout).toContain("ls -la   [read_only]");
-    const asks = spawnSync(process.execPath, [AIR_BIN, "permissions", "check", "--command", `git push origin main; touch ${marker}`], { cwd: project.root, env, encoding: "utf8" });
+    const asks = spawnSync(process.execPath, [AIR_BIN, "permissions", "check", "--command", `git push origin main; touch ${marker}`], {
+      cwd: project.root,
+      env,
+      encoding: "utf8",
+    });
     expect(asks.status).toBe(3);
-    const refused = spawnSync(process.execPath, [AIR_BIN, "permissions", "check", "--command", `rm -rf / && touch ${marker}`], { cwd: project.root, env, encoding: "utf8" });
+    const refused = spawnSync(process.execPath, [AIR_BIN, "permissions", "check", "--command", `rm -rf / && touch ${marker}`], {
+      cwd: project.root,
+      env,
+      encoding: "utf8",
+    });
     expect(refused.status).toBe(4);
     expect(() => execFileSync("test", ["-e", marker])).toThrow();
   });

@@ -40,19 +40,39 @@ const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ AIR_HOME: h
 
 describe("air provider list", () => {
   it("lists every provider: which is the default, where each setting came from, the models and their capabilities", async () => {
-    write_models(`providers:\n  openai:\n    api_key: ${FILE_KEY}\n  openai_compatible:\n    base_url: http://127.0.0.1:11434/v1\n    default_model: qwen2.5-coder:32b\n    headers: { Authorization: Bearer proxy-secret-token-42 }\nmodels:\n  qwen2.5-coder:32b:\n    context_window: 65536\n`);
+    write_models(
+      `providers:\n  openai:\n    api_key: ${FILE_KEY}\n  openai_compatible:\n    base_url: http://127.0.0.1:11434/v1\n    default_model: qwen2.5-coder:32b\n    headers: { Authorization: Bearer proxy-secret-token-42 }\nmodels:\n  qwen2.5-coder:32b:\n    context_window: 65536\n`,
+    );
     fs.writeFileSync(path.join(project.layout.shared, "models.yaml"), "models:\n  qwen2.5-coder:32b:\n    supports: { vision: true }\n");
 
     const json = await run((io) => run_provider_list(io, { json: true, env: env({ ANTHROPIC_API_KEY: ANTHROPIC_KEY, AIR_MODEL: "claude-haiku-4-5" }) }));
     const text = await run((io) => run_provider_list(io, { json: false, env: env({ ANTHROPIC_API_KEY: ANTHROPIC_KEY }) }));
 
     const listing = JSON.parse(json) as ProviderList;
-    expect(listing).toMatchObject({ selected: "anthropic", selected_source: "default", models_file: path.join(home, "models.yaml"), project_models_file: path.join(project.layout.shared, "models.yaml") });
+    expect(listing).toMatchObject({
+      selected: "anthropic",
+      selected_source: "default",
+      models_file: path.join(home, "models.yaml"),
+      project_models_file: path.join(project.layout.shared, "models.yaml"),
+    });
     const [anthropic, openai, openrouter, local] = listing.providers;
-    expect(anthropic).toMatchObject({ provider_id: "anthropic", default: true, configured: true, default_model: "claude-haiku-4-5", sources: { api_key: "env:ANTHROPIC_API_KEY", base_url: "default", model_id: "env:AIR_MODEL" } });
-    expect(anthropic?.models.find((model) => model.model_id === "claude-haiku-4-5")).toMatchObject({ default: true, capabilities: { quality_tier: "standard" }, capability_sources: ["built-in"] });
+    expect(anthropic).toMatchObject({
+      provider_id: "anthropic",
+      default: true,
+      configured: true,
+      default_model: "claude-haiku-4-5",
+      sources: { api_key: "env:ANTHROPIC_API_KEY", base_url: "default", model_id: "env:AIR_MODEL" },
+    });
+    expect(anthropic?.models.find((model) => model.model_id === "claude-haiku-4-5")).toMatchObject({
+      default: true,
+      capabilities: { quality_tier: "standard" },
+      capability_sources: ["built-in"],
+    });
     expect(openai).toMatchObject({ default: false, configured: true, base_url: "https://api.openai.com/v1", sources: { api_key: "models.yaml" } });
-    expect(openrouter).toMatchObject({ configured: false, user_action: `Set OPENROUTER_API_KEY, or api_key under providers.openrouter in ${path.join(home, "models.yaml")}.` });
+    expect(openrouter).toMatchObject({
+      configured: false,
+      user_action: `Set OPENROUTER_API_KEY, or api_key under providers.openrouter in ${path.join(home, "models.yaml")}.`,
+    });
     expect(local).toMatchObject({ configured: true, headers: ["Authorization"], default_model: "qwen2.5-coder:32b" });
     expect(local?.models[0]).toMatchObject({
       model_id: "qwen2.5-coder:32b",
@@ -62,7 +82,9 @@ describe("air provider list", () => {
     });
 
     expect(text).toContain("Default provider: anthropic (default)");
-    expect(text).toMatch(/\* anthropic: configured, key from env:ANTHROPIC_API_KEY, base URL https:\/\/api\.anthropic\.com \(default\), model claude-sonnet-4-5 \(default\)/);
+    expect(text).toMatch(
+      /\* anthropic: configured, key from env:ANTHROPIC_API_KEY, base URL https:\/\/api\.anthropic\.com \(default\), model claude-sonnet-4-5 \(default\)/,
+    );
     expect(text).toMatch(/\*\s+claude-sonnet-4-5\s+frontier\s+medium\s+200000\s+64000\s+yes\s+yes\s+yes\s+yes\s+built-in/);
     expect(text).toContain("openrouter: no key, key not set");
     for (const output of [json, text]) {
@@ -71,17 +93,26 @@ describe("air provider list", () => {
   });
 
   it("shows a provider whose settings are broken without failing the others", async () => {
-    const listing = JSON.parse(await run((io) => run_provider_list(io, { json: true, env: env({ ANTHROPIC_API_KEY: ANTHROPIC_KEY, OPENAI_BASE_URL: "not a url" }) }))) as ProviderList;
+    const listing = JSON.parse(
+      await run((io) => run_provider_list(io, { json: true, env: env({ ANTHROPIC_API_KEY: ANTHROPIC_KEY, OPENAI_BASE_URL: "not a url" }) })),
+    ) as ProviderList;
 
     expect(listing.providers[0]).toMatchObject({ provider_id: "anthropic", configured: true });
     expect(listing.providers[1]?.error).toMatchObject({ kind: "env_error", message: expect.stringContaining("OPENAI_BASE_URL") });
-    expect(listing.providers[3]).toMatchObject({ provider_id: "openai_compatible", configured: false, user_action: expect.stringContaining("Add the server under providers.openai_compatible") });
+    expect(listing.providers[3]).toMatchObject({
+      provider_id: "openai_compatible",
+      configured: false,
+      user_action: expect.stringContaining("Add the server under providers.openai_compatible"),
+    });
   });
 
   it("reports a broken models.yaml as the AirError naming it", async () => {
     write_models("providers: [anthropic\n");
 
-    const error = await run_provider_list({ out: () => undefined, err: () => undefined, cwd: temp }, { json: true, env: env() }).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await run_provider_list({ out: () => undefined, err: () => undefined, cwd: temp }, { json: true, env: env() }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
 
     expect(error).toMatchObject({ error: { kind: "user_error", message: expect.stringContaining(`${path.join(home, "models.yaml")} is invalid`) } });
   });
@@ -96,7 +127,9 @@ describe("air provider list", () => {
 
 describe("air provider current", () => {
   it("without a session: what a new session would use, and where that came from", async () => {
-    const current = JSON.parse(await run((io) => run_provider_current(io, { json: true, env: env({ OPENAI_API_KEY: "sk-openai-0000000000", AIR_MODEL: "gpt-4o" }) }))) as CurrentProvider;
+    const current = JSON.parse(
+      await run((io) => run_provider_current(io, { json: true, env: env({ OPENAI_API_KEY: "sk-openai-0000000000", AIR_MODEL: "gpt-4o" }) })),
+    ) as CurrentProvider;
     const text = await run((io) => run_provider_current(io, { json: false, env: env({ OPENAI_API_KEY: "sk-openai-0000000000" }) }));
 
     expect(current).toEqual({
@@ -122,15 +155,30 @@ describe("air provider current", () => {
     const chosen = JSON.parse(await run((io) => run_provider_current(io, { json: true, env: settings, session: first.id }))) as CurrentProvider;
     const text = await run((io) => run_provider_current(io, { json: false, env: settings, session: first.id }));
 
-    expect(latest).toMatchObject({ from: "session", session_id: second.id, provider_id: "openai_compatible", model_id: "qwen2.5-coder:32b", capabilities: { cost_tier: "free" } });
-    expect(chosen).toMatchObject({ from: "session", session_id: first.id, provider_id: "anthropic", model_id: "claude-opus-4-1", capabilities: { quality_tier: "frontier" } });
+    expect(latest).toMatchObject({
+      from: "session",
+      session_id: second.id,
+      provider_id: "openai_compatible",
+      model_id: "qwen2.5-coder:32b",
+      capabilities: { cost_tier: "free" },
+    });
+    expect(chosen).toMatchObject({
+      from: "session",
+      session_id: first.id,
+      provider_id: "anthropic",
+      model_id: "claude-opus-4-1",
+      capabilities: { quality_tier: "frontier" },
+    });
     expect(text).toContain(`Session ${first.id}: anthropic claude-opus-4-1 (fixed for the session`);
   });
 
   it("an unknown --session is a user_error pointing at air session list", async () => {
     const io: Io = { out: () => undefined, err: () => undefined, cwd: project.layout.root };
 
-    const error = await run_provider_current(io, { json: true, env: env(), session: "ses_01HZZZZZZZZZZZZZZZZZZZZZZZ" }).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await run_provider_current(io, { json: true, env: env(), session: "ses_01HZZZZZZZZZZZZZZZZZZZZZZZ" }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
 
     expect(error).toMatchObject({ error: { kind: "user_error", user_action: "List the sessions with `air session list`." } });
   });

@@ -45,7 +45,11 @@ async function run(script: Parameters<typeof start_scripted_server>[0]["script"]
   const project = copy_fixture_project("worker", root);
   let out = "";
   const io: Io = { cwd: project, out: (text) => (out += text), err: () => undefined };
-  const providers = ProviderManager.load({ home: path.join(root, "air-home"), env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url }, retry: { sleep: async () => undefined } });
+  const providers = ProviderManager.load({
+    home: path.join(root, "air-home"),
+    env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
+    retry: { sleep: async () => undefined },
+  });
   const report = await run_requirement(io, { requirement, format: "json", permissions: { mode: "accept-edits", prompts: "policy" } }, providers);
   const reader = Connection.open(session_files(project, only_session(project)).db, { must_exist: true });
   const told = reader.client.prepare("SELECT content_json FROM messages WHERE role = 'assistant' ORDER BY rowid").all() as { content_json: string }[];
@@ -89,7 +93,13 @@ describe("follow_replies", () => {
       expect(replies.last()).toBeUndefined();
       say("a worker's turn", { kind: "agent" });
       expect(replies.last()).toBeUndefined();
-      say([{ type: "text", text: "Done: " }, { type: "text", text: "two files." }], { kind: "main" });
+      say(
+        [
+          { type: "text", text: "Done: " },
+          { type: "text", text: "two files." },
+        ],
+        { kind: "main" },
+      );
       expect(replies.last()).toBe("Done: \ntwo files.");
       replies.stop();
       say("after it stopped", { kind: "main" });

@@ -112,7 +112,11 @@ describe("air session list --all-projects", () => {
   });
 
   it("says so when air has opened no project yet", async () => {
-    expect(await listing({ json: false, all_projects: true })).toEqual({ code: 0, out: "No projects yet: air lists a project once it has opened it.\n", err: "" });
+    expect(await listing({ json: false, all_projects: true })).toEqual({
+      code: 0,
+      out: "No projects yet: air lists a project once it has opened it.\n",
+      err: "",
+    });
   });
 
   it("without the flag still lists only the project at the working folder", async () => {

@@ -20,7 +20,12 @@ afterAll(() => dirs.cleanup());
 
 const KEY = "sk-ant-typed-in-the-wizard-4242424242";
 
-const typed_anthropic: WizardChoices = { provider: "anthropic", key: { source: "typed", value: KEY }, model: "claude-sonnet-4-5", permission_mode: "accept-edits" };
+const typed_anthropic: WizardChoices = {
+  provider: "anthropic",
+  key: { source: "typed", value: KEY },
+  model: "claude-sonnet-4-5",
+  permission_mode: "accept-edits",
+};
 
 function file_named(files: readonly PlannedFile[], name: string): PlannedFile | undefined {
   return files.find((file) => path.basename(file.path) === name);
@@ -42,7 +47,12 @@ describe("plan_home_files", () => {
     const models = parsed(ModelsFile, file_named(files, "models.yaml"));
     expect(models.default_provider).toBe("anthropic");
     expect(models.providers?.anthropic).toEqual({ auth_ref: "anthropic", default_model: "claude-sonnet-4-5" });
-    expect(parsed(AirConfigFile, file_named(files, "config.yaml"))).toEqual({ version: 1, provider: "anthropic", model: "claude-sonnet-4-5", permission_mode: "accept-edits" });
+    expect(parsed(AirConfigFile, file_named(files, "config.yaml"))).toEqual({
+      version: 1,
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      permission_mode: "accept-edits",
+    });
     expect(parsed(PermissionsFile, file_named(files, "permissions.yaml")).mode).toBe("accept-edits");
   });
 
@@ -52,7 +62,12 @@ describe("plan_home_files", () => {
   });
 
   it("stores nothing for a key kept in the environment, and names no auth_ref", () => {
-    const choices: WizardChoices = { provider: "openrouter", key: { source: "env", variable: "OPENROUTER_API_KEY" }, model: "anthropic/claude-sonnet-4.5", permission_mode: "default" };
+    const choices: WizardChoices = {
+      provider: "openrouter",
+      key: { source: "env", variable: "OPENROUTER_API_KEY" },
+      model: "anthropic/claude-sonnet-4.5",
+      permission_mode: "default",
+    };
     const files = plan_home_files(dirs.make("air-home-"), choices, {});
 
     expect(file_named(files, "credentials.yaml")).toBeUndefined();
@@ -60,7 +75,13 @@ describe("plan_home_files", () => {
   });
 
   it("writes the server of an OpenAI-compatible provider, with no key when it takes none", () => {
-    const choices: WizardChoices = { provider: "openai_compatible", base_url: "http://127.0.0.1:11434/v1", key: { source: "none" }, model: "qwen2.5-coder:7b", permission_mode: "plan" };
+    const choices: WizardChoices = {
+      provider: "openai_compatible",
+      base_url: "http://127.0.0.1:11434/v1",
+      key: { source: "none" },
+      model: "qwen2.5-coder:7b",
+      permission_mode: "plan",
+    };
     const files = plan_home_files(dirs.make("air-home-"), choices, {});
 
     expect(file_named(files, "credentials.yaml")).toBeUndefined();
@@ -79,7 +100,11 @@ describe("plan_home_files", () => {
 
   it("keeps what the existing files hold, and drops a key models.yaml held in favour of the stored one", () => {
     const existing = {
-      models: { default_provider: "openai" as const, providers: { anthropic: { api_key: "sk-ant-old-key-000000000000", headers: { "x-team": "a" } } }, models: { "my-model": { context_window: 32768 } } },
+      models: {
+        default_provider: "openai" as const,
+        providers: { anthropic: { api_key: "sk-ant-old-key-000000000000", headers: { "x-team": "a" } } },
+        models: { "my-model": { context_window: 32768 } },
+      },
       credentials: { version: 1 as const, keys: { other: "sk-other-111111111111" } },
       permissions: { version: 1 as const, allow: [{ command: "npm test" }], ask: [], deny: [] },
     };
@@ -91,7 +116,7 @@ describe("plan_home_files", () => {
     expect(file_named(files, "models.yaml")!.content).not.toContain("sk-ant-old-key");
     expect(parsed(CredentialsFile, file_named(files, "credentials.yaml")).keys).toEqual({ other: "sk-other-111111111111", anthropic: KEY });
     const permissions = parsed(PermissionsFile, file_named(files, "permissions.yaml"));
-    expect(permissions.allow).toEqual([{ command: "npm test", }]);
+    expect(permissions.allow).toEqual([{ command: "npm test" }]);
     expect(permissions.mode).toBe("accept-edits");
   });
 });
@@ -103,7 +128,10 @@ describe("plan_project_files", () => {
 
     expect(files.map((file) => path.relative(root, file.path)).sort()).toEqual([".air/shared/permissions.yaml", ".air/shared/rules/project.md"]);
     expect(files.every((file) => file.only_if_absent === true)).toBe(true);
-    const permissions = parsed(PermissionsFile, files.find((file) => file.path.endsWith("permissions.yaml")));
+    const permissions = parsed(
+      PermissionsFile,
+      files.find((file) => file.path.endsWith("permissions.yaml")),
+    );
     expect(permissions.mode).toBeUndefined();
     expect(permissions.ask).toEqual([{ command: "git push*" }]);
   });

@@ -68,7 +68,13 @@ describe("AgentContext", () => {
       compact: async (reason) => {
         reasons.push(reason);
         covered = context.conversation.entries.slice(0, -2).map((entry) => entry.id);
-        return { summary_id: "sum_01J00000000000000000000000", summary: "Read f1–f5; next: f6.", covered_message_ids: covered, tokens_before: 6000, tokens_after: 900 };
+        return {
+          summary_id: "sum_01J00000000000000000000000",
+          summary: "Read f1–f5; next: f6.",
+          covered_message_ids: covered,
+          tokens_before: 6000,
+          tokens_after: 900,
+        };
       },
     });
     context.add_user("# Task: t");

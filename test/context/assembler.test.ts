@@ -25,7 +25,13 @@ function layers(): PromptLayer[] {
 
 function tool_turn(conversation: Conversation, index: number, output = `contents of file ${index}`): void {
   const id = `toolu_${index}`;
-  conversation.append(new_id("message"), { role: "assistant", content: [{ type: "text", text: `reading ${index}` }, { type: "tool_use", id, name: "fs.read", input: { path: `f${index}` } }] });
+  conversation.append(new_id("message"), {
+    role: "assistant",
+    content: [
+      { type: "text", text: `reading ${index}` },
+      { type: "tool_use", id, name: "fs.read", input: { path: `f${index}` } },
+    ],
+  });
   conversation.append(new_id("message"), { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: output }] });
 }
 
@@ -64,7 +70,16 @@ describe("ContextAssembler", () => {
     expect(system.filter((block) => block.cache_control !== undefined)).toHaveLength(1);
     expect(system.at(-1)!.cache_control).toEqual({ type: "ephemeral" });
     expect(request.messages).toEqual([{ role: "user", content: "# Task: fix the build\n\nCarry out the task." }]);
-    expect(summary.map((layer) => layer.level)).toEqual(["runtime_invariant", "role", "safety", "project_rules", "architecture", "task_spec", "evidence", "user_override"]);
+    expect(summary.map((layer) => layer.level)).toEqual([
+      "runtime_invariant",
+      "role",
+      "safety",
+      "project_rules",
+      "architecture",
+      "task_spec",
+      "evidence",
+      "user_override",
+    ]);
   });
 
   it("starts every request with the previous request's bytes up to its newest turn", () => {
@@ -116,8 +131,15 @@ describe("ContextAssembler", () => {
       expect(note!.role).toBe("user");
       expect(String(note!.content)).toMatch(/oldest messages of this conversation are left out/);
       expect(first!.role).toBe("assistant");
-      const uses = new Set(request.messages.flatMap((message) => (typeof message.content === "string" ? [] : message.content)).filter((block) => block.type === "tool_use").map((block) => block.id));
-      const results = request.messages.flatMap((message) => (typeof message.content === "string" ? [] : message.content)).filter((block) => block.type === "tool_result");
+      const uses = new Set(
+        request.messages
+          .flatMap((message) => (typeof message.content === "string" ? [] : message.content))
+          .filter((block) => block.type === "tool_use")
+          .map((block) => block.id),
+      );
+      const results = request.messages
+        .flatMap((message) => (typeof message.content === "string" ? [] : message.content))
+        .filter((block) => block.type === "tool_result");
       for (const result of results) expect(uses.has(result.tool_use_id)).toBe(true);
     }
     expect(cut).toBeGreaterThan(5);
@@ -129,7 +151,9 @@ describe("ContextAssembler", () => {
     const assembled = new ContextAssembler().assemble(input(conversation, 10));
     expect(assembled.compaction_requested).toBe(true);
     expect(assembled.layers.map((layer) => layer.level)).toEqual(expect.arrayContaining(["runtime_invariant", "role", "safety", "project_rules", "task_spec"]));
-    expect(assembled.omissions.map((omission) => omission.level)).not.toEqual(expect.arrayContaining(["runtime_invariant", "role", "safety", "project_rules", "task_spec"]));
+    expect(assembled.omissions.map((omission) => omission.level)).not.toEqual(
+      expect.arrayContaining(["runtime_invariant", "role", "safety", "project_rules", "task_spec"]),
+    );
     // The newest turn is the last tool_use and its result.
     const newest = assembled.request.messages.slice(-2);
     expect(newest).toEqual(conversation.entries.slice(-2).map((entry) => entry.message));
@@ -172,7 +196,11 @@ describe("ContextAssembler", () => {
       for (let turn = 1; turn <= 8; turn += 1) tool_turn(large, turn, "v".repeat(60_000));
       const assembled = assembler.assemble(input(large, 1_000_000));
       expect(assembled.messages_artifact_id).toMatch(/^art_/);
-      const row = temp.session.connection.client.prepare("SELECT type, mime_type, path FROM artifacts WHERE id = ?").get(assembled.messages_artifact_id) as { type: string; mime_type: string; path: string };
+      const row = temp.session.connection.client.prepare("SELECT type, mime_type, path FROM artifacts WHERE id = ?").get(assembled.messages_artifact_id) as {
+        type: string;
+        mime_type: string;
+        path: string;
+      };
       expect(row).toMatchObject({ type: "messages", mime_type: "application/json" });
       expect(JSON.parse(fs.readFileSync(artifacts.path_of(row.path), "utf8"))).toEqual(JSON.parse(JSON.stringify(assembled.request)));
     } finally {

@@ -62,7 +62,10 @@ function conversation(task_id: TaskId, agent_id: AgentId, turns: number, round =
   };
   say("user", "# Task: Fix the tokenizer off-by-one\n\nThe parser tests fail.");
   for (let turn = 1; turn <= turns; turn += 1) {
-    say("assistant", [{ type: "text", text: `Turn ${turn}: reading part ${turn}.` }, { type: "tool_use", id: `toolu_${round}_${turn}`, name: "fs.read", input: { path: `src/part${turn}.ts` } }]);
+    say("assistant", [
+      { type: "text", text: `Turn ${turn}: reading part ${turn}.` },
+      { type: "tool_use", id: `toolu_${round}_${turn}`, name: "fs.read", input: { path: `src/part${turn}.ts` } },
+    ]);
     say("user", [{ type: "tool_result", tool_use_id: `toolu_${round}_${turn}`, content: `contents of part ${turn} `.repeat(20) }]);
   }
   say("assistant", [{ type: "text", text: "Done reading." }]);
@@ -83,7 +86,12 @@ describe("context.compact (the CompactorRole, copy-on-write)", () => {
     const written = await h.call("fs.write", { path: "src/tokenizer.ts", content: "export const x = 1;\n" }, { task_id, agent_id });
     output_of(written);
     const ids = conversation(task_id, agent_id, 8);
-    const server = await compactor([{ expect: { system_contains: "Summarise the conversation transcript", last_user_contains: "Turn 1: reading part 1." }, reply: { content: [{ type: "text", text: SUMMARY }] } }]);
+    const server = await compactor([
+      {
+        expect: { system_contains: "Summarise the conversation transcript", last_user_contains: "Turn 1: reading part 1." },
+        reply: { content: [{ type: "text", text: SUMMARY }] },
+      },
+    ]);
     const messages_before = rows_of(h.temp.session.connection, "messages");
 
     const output = output_of<CompactOutput>(await h.call("context.compact", { reason: "over the threshold" }, { task_id, agent_id }));
@@ -93,7 +101,9 @@ describe("context.compact (the CompactorRole, copy-on-write)", () => {
     for (const rule of [STYLE_RULE, AGENTS_RULE]) expect(output.summary).toContain(rule);
     expect(output.summary).toContain("- [x] ");
     expect(output.summary).toMatch(/Done:\n- \[x\] tsk_\w+ \(completed\) Scaffold the parser package/);
-    expect(output.summary).toMatch(/Next \(in progress or pending\):\n- \[ \] tsk_\w+ \(running\) Fix the tokenizer off-by-one\n- \[ \] tsk_\w+ \(pending\) Document the tokenizer/);
+    expect(output.summary).toMatch(
+      /Next \(in progress or pending\):\n- \[ \] tsk_\w+ \(running\) Fix the tokenizer off-by-one\n- \[ \] tsk_\w+ \(pending\) Document the tokenizer/,
+    );
     expect(output.summary).toMatch(/## Pinned: open blockers\n\n- tsk_\w+ Publish the package: needs the npm registry credentials from the user/);
     expect(output.summary).toContain("## Pinned: files touched\n\n- src/tokenizer.ts");
     expect(output.summary).toContain(`## Summary\n\n${SUMMARY}`);
@@ -112,10 +122,19 @@ describe("context.compact (the CompactorRole, copy-on-write)", () => {
     expect(transcript).toContain("Turn 5: reading part 5.");
     expect(transcript).not.toContain("Turn 6: reading part 6.");
 
-    const types = h.events().map((event) => event.type).filter((type) => type.startsWith("context.") || type === "summary.created");
+    const types = h
+      .events()
+      .map((event) => event.type)
+      .filter((type) => type.startsWith("context.") || type === "summary.created");
     expect(types).toEqual(["context.compaction.requested", "context.compaction.started", "summary.created", "context.compaction.completed"]);
     const [summary] = rows_of(h.temp.session.connection, "summaries").map(decode_json_columns);
-    expect(summary).toMatchObject({ id: output.summary_id, kind: "compaction", task_id, content: output.summary, covered_message_ids_json: output.covered_message_ids });
+    expect(summary).toMatchObject({
+      id: output.summary_id,
+      kind: "compaction",
+      task_id,
+      content: output.summary,
+      covered_message_ids_json: output.covered_message_ids,
+    });
     const [compact_task] = h.temp.session.connection.client.prepare("SELECT * FROM tasks WHERE type = 'compact'").all() as Record<string, unknown>[];
     expect(compact_task).toMatchObject({ id: output.task_id, status: "completed", summary_id: output.summary_id, status_reason: null });
 
@@ -146,7 +165,10 @@ describe("context.compact (the CompactorRole, copy-on-write)", () => {
     await compactor([{ error: { status: 400, message: "prompt is too long" } }]);
     const error = error_of(await h.call("context.compact", { reason: "over the threshold" }, { agent_id }));
     expect(error.kind).toBe("provider_error");
-    const types = h.events().map((event) => event.type).filter((type) => type.startsWith("context.") || type === "summary.created");
+    const types = h
+      .events()
+      .map((event) => event.type)
+      .filter((type) => type.startsWith("context.") || type === "summary.created");
     expect(types).toEqual(["context.compaction.requested", "context.compaction.started", "context.compaction.failed"]);
     expect(rows_of(h.temp.session.connection, "summaries")).toEqual([]);
     const [compact_task] = h.temp.session.connection.client.prepare("SELECT status FROM tasks WHERE type = 'compact'").all();
@@ -159,7 +181,9 @@ describe("context.compact (the CompactorRole, copy-on-write)", () => {
     const server = await compactor([]);
     const error = error_of(await h.call("context.compact", { reason: "asked" }, { agent_id }));
     expect(error.kind).toBe("context_error");
-    expect(error.message).toMatch(/^nothing to compact: only 0 message\(s\) older than the last 4 turn\(s\) of 8 uncovered message\(s\); at least 4 are needed$/);
+    expect(error.message).toMatch(
+      /^nothing to compact: only 0 message\(s\) older than the last 4 turn\(s\) of 8 uncovered message\(s\); at least 4 are needed$/,
+    );
     const [requested] = h.events("context.compaction.requested");
     expect(requested!.payload).toMatchObject({ accepted: false });
     expect(server.requests()).toEqual([]);
@@ -207,9 +231,14 @@ describe("read_pinned_state: files touched", () => {
     // A row of a session recorded before tools declared effects: fs.write's output named its path.
     const tool_run_id = new_id("tool_run");
     ingest("tool.started", { tool_run_id, tool_name: "fs.write", tool_version: 1, input: { path: "legacy/old.ts", content: "" } });
-    ingest("tool.completed", { tool_run_id, output: { path: "legacy/old.ts", created: true, changed: true, sha256: "0".repeat(64), size_bytes: 0 }, duration_ms: 1 });
+    ingest("tool.completed", {
+      tool_run_id,
+      output: { path: "legacy/old.ts", created: true, changed: true, sha256: "0".repeat(64), size_bytes: 0 },
+      duration_ms: 1,
+    });
     output_of(await h.call("shell.run", { command: "true" }));
-    const rename = "diff --git a/src/a.ts b/src/b.ts\nrename from src/a.ts\nrename to src/b.ts\n--- a/src/a.ts\n+++ b/src/b.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const b = 1;\n";
+    const rename =
+      "diff --git a/src/a.ts b/src/b.ts\nrename from src/a.ts\nrename to src/b.ts\n--- a/src/a.ts\n+++ b/src/b.ts\n@@ -1 +1 @@\n-export const a = 1;\n+export const b = 1;\n";
     output_of(await h.call("fs.patch", { patch: rename }));
 
     expect(read_pinned_state(h.temp.session.connection, []).files_touched).toEqual(["src/a.ts", "legacy/old.ts", "src/b.ts"]);
@@ -223,7 +252,14 @@ describe("covered_count (which messages a compaction covers)", () => {
   const result = (id: string) => ({ type: "tool_result", tool_use_id: id, content: "x" });
 
   it("keeps the last K assistant turns and covers everything before them", () => {
-    const messages = [user("u0", "task"), assistant("a1", [use("t1")]), user("u1", [result("t1")]), assistant("a2", [use("t2")]), user("u2", [result("t2")]), assistant("a3", "done")];
+    const messages = [
+      user("u0", "task"),
+      assistant("a1", [use("t1")]),
+      user("u1", [result("t1")]),
+      assistant("a2", [use("t2")]),
+      user("u2", [result("t2")]),
+      assistant("a3", "done"),
+    ];
     expect(covered_count(messages, 2)).toBe(3);
     expect(covered_count(messages, 0)).toBe(6);
     // The task prompt stays with the first kept turn, as a question stays with its answer.

@@ -45,7 +45,16 @@ describe("Conversation.apply_compaction", () => {
     built.append("m3", { role: "user", content: "second" });
     built.apply_compaction({ summary_id: "sum_1", summary: "s", covered_message_ids: ["m1", "m2"] });
     expect(built.entries).toEqual([
-      { id: "sum_1", message: { role: "user", content: [{ type: "text", text: "# Summary of the conversation so far\n\ns" }, { type: "text", text: "second" }] } },
+      {
+        id: "sum_1",
+        message: {
+          role: "user",
+          content: [
+            { type: "text", text: "# Summary of the conversation so far\n\ns" },
+            { type: "text", text: "second" },
+          ],
+        },
+      },
     ]);
   });
 

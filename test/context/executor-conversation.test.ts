@@ -76,7 +76,9 @@ describe("the executor's conversation", () => {
     const call_tool = async (call: ToolCall, context: Parameters<typeof tools>[1], on_stream: (chunk: unknown) => void): Promise<ToolOutcome> => {
       if (call.tool_name !== "context.compact") return tools(call, context, on_stream);
       compactions.push(call);
-      const covered = query(harness.session.connection, "SELECT id FROM messages ORDER BY rowid").slice(0, -2).map((row) => String(row.id));
+      const covered = query(harness.session.connection, "SELECT id FROM messages ORDER BY rowid")
+        .slice(0, -2)
+        .map((row) => String(row.id));
       return {
         ok: true,
         tool_run_id: new_id("tool_run"),

@@ -78,7 +78,11 @@ describe("PromptLayerLoader: project rules (L3)", () => {
     write("CLAUDE.md", "Never touch vendor/.");
     expect(rules()).toEqual([
       { id: "rules/a-style.md", source: ".air/shared/rules/a-style.md", text: "# Project rules: .air/shared/rules/a-style.md\n\nTwo spaces, no tabs." },
-      { id: "rules/b-tests.md", source: ".air/shared/rules/b-tests.md", text: "# Project rules: .air/shared/rules/b-tests.md\n\nEvery change comes with a test." },
+      {
+        id: "rules/b-tests.md",
+        source: ".air/shared/rules/b-tests.md",
+        text: "# Project rules: .air/shared/rules/b-tests.md\n\nEvery change comes with a test.",
+      },
       { id: "AGENTS.md", source: "AGENTS.md", text: "# Project rules: AGENTS.md\n\nRun npm test before you finish." },
       { id: "CLAUDE.md", source: "CLAUDE.md", text: "# Project rules: CLAUDE.md\n\nNever touch vendor/." },
     ]);
@@ -123,7 +127,10 @@ describe("PromptLayerLoader: project rules (L3)", () => {
   it("reads a CLAUDE.md that links to AGENTS.md once, and points the second name to the first", () => {
     write("AGENTS.md", "Keep functions short.");
     fs.symlinkSync("AGENTS.md", path.join(root, "CLAUDE.md"));
-    expect(rules().map((layer) => layer.text)).toEqual(["# Project rules: AGENTS.md\n\nKeep functions short.", "# Project rules: CLAUDE.md\n\n(the same file as AGENTS.md)"]);
+    expect(rules().map((layer) => layer.text)).toEqual([
+      "# Project rules: AGENTS.md\n\nKeep functions short.",
+      "# Project rules: CLAUDE.md\n\n(the same file as AGENTS.md)",
+    ]);
   });
 
   it("redacts a secret written into a rule file", () => {

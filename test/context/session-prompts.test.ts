@@ -40,7 +40,9 @@ describe("SessionPrompts: an agent's stable layers", () => {
     const parent = created_task({ title: "Write the lexer" });
     const artifact = temp.session.artifacts.create({ type: "report", content: "lexer notes", original_name: "notes.md" });
     const task = created_task({ context_refs: { plan_ref: "parser.md", parent_task_results: [parent.id], artifacts: [artifact.id] } });
-    temp.session.ingestor.ingest(make_event("evidence.created", { evidence: evidence_ref("command_run", "cmd_earlier"), task_id: task.id }, temp.session.origin));
+    temp.session.ingestor.ingest(
+      make_event("evidence.created", { evidence: evidence_ref("command_run", "cmd_earlier"), task_id: task.id }, temp.session.origin),
+    );
 
     const layers = prompts().agent_layers(task, "executor");
     expect(layers.map((layer) => [layer.level, layer.id])).toEqual([
@@ -64,14 +66,19 @@ describe("SessionPrompts: an agent's stable layers", () => {
 
   it("says what the permission mode means in L2", () => {
     const task = created_task();
-    const safety = (mode: "default" | "plan" | "bypass") => prompts(mode).agent_layers(task, "executor").find((layer) => layer.level === "safety")!.text;
+    const safety = (mode: "default" | "plan" | "bypass") =>
+      prompts(mode)
+        .agent_layers(task, "executor")
+        .find((layer) => layer.level === "safety")!.text;
     expect(safety("plan")).toMatch(/Permission mode: plan\. Only looking is allowed/);
     expect(safety("default")).toMatch(/asked before source files are edited/);
     expect(safety("bypass")).toMatch(/credential and system access are still refused/);
   });
 
   it("omits L4 and L6 when the task names no plan and nothing is known yet", () => {
-    const levels = prompts().agent_layers(created_task(), "executor").map((layer) => layer.level);
+    const levels = prompts()
+      .agent_layers(created_task(), "executor")
+      .map((layer) => layer.level);
     expect(levels).not.toContain("architecture");
     expect(levels).not.toContain("evidence");
   });
@@ -81,7 +88,9 @@ describe("SessionPrompts: an agent's stable layers", () => {
     write(".air/shared/plan/inner.md", "plan text");
     fs.symlinkSync(path.join(root, "secrets.md"), path.join(root, ".air", "shared", "plan", "link.md"));
     for (const plan_ref of ["../../../secrets.md", "link.md", "/etc/passwd"]) {
-      const levels = prompts().agent_layers(created_task({ context_refs: { plan_ref } }), "executor").map((layer) => layer.level);
+      const levels = prompts()
+        .agent_layers(created_task({ context_refs: { plan_ref } }), "executor")
+        .map((layer) => layer.level);
       expect(levels, plan_ref).not.toContain("architecture");
     }
     const named = prompts().agent_layers(created_task({ context_refs: { arc_ref: ".air/shared/plan/inner.md" } }), "executor");
@@ -105,7 +114,11 @@ describe("SessionPrompts: the Main Agent", () => {
   });
 
   it("keeps a request over 256 KB as a messages artifact", () => {
-    const assembled = prompts("default", 1_000_000).assemble_main("classification", [{ id: "msg_1", message: { role: "user", content: "x".repeat(300_000) } }], []);
+    const assembled = prompts("default", 1_000_000).assemble_main(
+      "classification",
+      [{ id: "msg_1", message: { role: "user", content: "x".repeat(300_000) } }],
+      [],
+    );
     expect(assembled.messages_artifact_id).toMatch(/^art_/);
     const row = temp.session.connection.client.prepare("SELECT type, mime_type FROM artifacts WHERE id = ?").get(assembled.messages_artifact_id);
     expect(row).toMatchObject({ type: "messages", mime_type: "application/json" });

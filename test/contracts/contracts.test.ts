@@ -1,11 +1,6 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import {
-  AirError,
-  ErrorKind,
-  make_air_error,
-  semantic_signature_of,
-} from "../../src/contracts/errors.js";
+import { AirError, ErrorKind, make_air_error, semantic_signature_of } from "../../src/contracts/errors.js";
 import { new_id, ProjectId, SessionId, TaskId, new_project_id } from "../../src/contracts/ids.js";
 import { TaskSpec } from "../../src/contracts/task.js";
 import { WorkerResult } from "../../src/contracts/worker-result.js";

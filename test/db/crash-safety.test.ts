@@ -27,7 +27,6 @@ afterAll(() => {
   dirs.cleanup();
 });
 
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Check = { events: number };
@@ -57,9 +56,7 @@ function check_session_file(db_path: string, reported: ReadonlySet<string>): Che
       "running tasks without their attempt": column(
         "SELECT id FROM tasks WHERE status = 'running' AND attempt_count = 1 EXCEPT SELECT task_id FROM task_attempts WHERE status = 'running'",
       ),
-      "attempts of tasks not running": column(
-        "SELECT task_id FROM task_attempts EXCEPT SELECT id FROM tasks WHERE status = 'running' AND attempt_count = 1",
-      ),
+      "attempts of tasks not running": column("SELECT task_id FROM task_attempts EXCEPT SELECT id FROM tasks WHERE status = 'running' AND attempt_count = 1"),
       "pending tasks with a start": column(
         `SELECT id FROM tasks WHERE status = 'pending' AND (attempt_count <> 0 OR id IN (${extract("task.started", "$.task_id")}))`,
       ),

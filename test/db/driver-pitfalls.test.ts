@@ -243,9 +243,7 @@ describe("Connection.write: async callbacks (libsql COMMITs at the first await)"
     expect((failure as AirFailure).message).toMatch(/promise/);
 
     // While the callback is still running, other writes are refused rather than mixed into it.
-    expect(thrown_by(() => connection.write(() => connection.client.prepare("INSERT INTO t (who) VALUES (?)").run("meanwhile")))).toBeInstanceOf(
-      AirFailure,
-    );
+    expect(thrown_by(() => connection.write(() => connection.client.prepare("INSERT INTO t (who) VALUES (?)").run("meanwhile")))).toBeInstanceOf(AirFailure);
 
     finish();
     await expect.poll(() => resumed).toBe(true);
@@ -279,7 +277,12 @@ describe("Connection.write: async callbacks (libsql COMMITs at the first await)"
 });
 
 describe("air's modules: one SQLite library per process", () => {
-  const FORBIDDEN = [/^better-sqlite3(\/|$)/, /^@libsql\/client(\/|$)/, /^drizzle-orm\/libsql(\/|$)/, /^drizzle-orm\/better-sqlite3(\/(index|driver)(\.js)?)?$/];
+  const FORBIDDEN = [
+    /^better-sqlite3(\/|$)/,
+    /^@libsql\/client(\/|$)/,
+    /^drizzle-orm\/libsql(\/|$)/,
+    /^drizzle-orm\/better-sqlite3(\/(index|driver)(\.js)?)?$/,
+  ];
 
   function specifiers(source: string): string[] {
     const found: string[] = [];

@@ -12,15 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { Connection } from "../../src/db/connection.js";
 import * as debug_records_schema from "../../src/db/debug-records-schema.js";
 import * as learned_memory_schema from "../../src/db/learned-memory-schema.js";
-import {
-  assert_readable,
-  DATABASE_KINDS,
-  migrate,
-  migrations_of,
-  schema_version_of,
-  target_schema_version,
-  type DatabaseKind,
-} from "../../src/db/migrate.js";
+import { assert_readable, DATABASE_KINDS, migrate, migrations_of, schema_version_of, target_schema_version, type DatabaseKind } from "../../src/db/migrate.js";
 import * as session_schema from "../../src/db/schema.js";
 import { AIR_VERSION } from "../../src/version.js";
 import { expect_air_failure } from "../fixtures/failures.js";
@@ -58,10 +50,9 @@ function declared_tables(kind: DatabaseKind): string[] {
 }
 
 function tables_in(connection: Connection): string[] {
-  const rows = connection.client
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .raw()
-    .all() as [string][];
+  const rows = connection.client.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").raw().all() as [
+    string,
+  ][];
   return rows.map((row) => row[0]);
 }
 
@@ -99,9 +90,7 @@ describe("migrate", () => {
     const file = new_file();
     const first = connect(file);
     migrate(first, "session");
-    first.client
-      .prepare("INSERT INTO ui_state (scope, key, value_json, updated_at) VALUES (?, ?, ?, ?)")
-      .run("tui", "k", "{}", "2026-01-01T00:00:00.000Z");
+    first.client.prepare("INSERT INTO ui_state (scope, key, value_json, updated_at) VALUES (?, ?, ?, ?)").run("tui", "k", "{}", "2026-01-01T00:00:00.000Z");
     const rows_before = journal(first);
     const tables_before = tables_in(first);
     const created_before = meta(first).air_version_created;

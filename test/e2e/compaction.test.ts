@@ -11,7 +11,19 @@ import { afterEach, describe, expect, it } from "vitest";
 import { start_scripted_server, type ScriptedServer } from "../../src/providers/scripted/server.js";
 import type { ScriptInput, TurnInput } from "../../src/providers/scripted/script.js";
 import { project_layout, session_lock_path } from "../../src/project/layout.js";
-import { air, air_env, CLASSIFY_GREETING, copy_fixture_project, fixture_requirement, only_session, open_readonly, query, require_build, session_files, temp_dir } from "./helpers.js";
+import {
+  air,
+  air_env,
+  CLASSIFY_GREETING,
+  copy_fixture_project,
+  fixture_requirement,
+  only_session,
+  open_readonly,
+  query,
+  require_build,
+  session_files,
+  temp_dir,
+} from "./helpers.js";
 
 const KEY = "sk-e2e-compaction";
 const MODEL = "claude-e2e-small-window";
@@ -24,7 +36,12 @@ const SECOND_SUMMARY = "After the first compaction the executor kept reading not
 /** The executor reads a large file turn after turn (the conversation grows ~2,000 tokens a turn), then writes the greeting. */
 function script(): ScriptInput {
   const reads: TurnInput[] = Array.from({ length: READS }, (_, index) => ({
-    reply: { content: [{ type: "text", text: `Reading the notes, pass ${index + 1}.` }, { type: "tool_use", name: "fs.read", input: { path: "notes.txt" } }] },
+    reply: {
+      content: [
+        { type: "text", text: `Reading the notes, pass ${index + 1}.` },
+        { type: "tool_use", name: "fs.read", input: { path: "notes.txt" } },
+      ],
+    },
   }));
   return {
     turns: {
@@ -65,7 +82,11 @@ async function setup() {
   write(project, "AGENTS.md", `${AGENTS_RULE}\n`);
   write(project, "notes.txt", `${"The greeting must read exactly: hello from air. ".repeat(160)}\n`);
   // The project tier of the compaction rules: compact at half the window, keep one turn.
-  write(project, ".air/shared/compaction-rules.md", "---\nthreshold_ratio: 0.5\nkeep_recent_turns: 1\nmin_covered_messages: 2\n---\nKeep the greeting's exact wording.\n");
+  write(
+    project,
+    ".air/shared/compaction-rules.md",
+    "---\nthreshold_ratio: 0.5\nkeep_recent_turns: 1\nmin_covered_messages: 2\n---\nKeep the greeting's exact wording.\n",
+  );
   const air_home = path.join(work.dir, "air-home");
   write(air_home, "models.yaml", `models:\n  ${MODEL}:\n    context_window: 24000\n`);
   const env = air_env(air_home, { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, AIR_MODEL: MODEL });
@@ -97,7 +118,9 @@ describe("compaction of a long scripted session", () => {
     // Every project rule (L3 of the system prompt) and the summary with its pinned sections, verbatim.
     for (const rule of [STYLE_RULE, AGENTS_RULE]) expect(JSON.stringify(body.system)).toContain(JSON.stringify(rule).slice(1, -1));
     expect(JSON.stringify(body.messages[0])).toContain(JSON.stringify(summary!.content).slice(1, -1));
-    expect(String(summary!.content)).toMatch(/## Pinned: task list\n\nDone:\n- \(none yet\)\n\nNext \(in progress or pending\):\n- \[ \] tsk_\w+ \(running\) Add the greeting file/);
+    expect(String(summary!.content)).toMatch(
+      /## Pinned: task list\n\nDone:\n- \(none yet\)\n\nNext \(in progress or pending\):\n- \[ \] tsk_\w+ \(running\) Add the greeting file/,
+    );
     for (const rule of [STYLE_RULE, AGENTS_RULE]) expect(String(summary!.content)).toContain(rule);
     expect(request_text).toContain(FIRST_SUMMARY);
     // The compactor got the project tier's instructions after the built-in ones.
@@ -106,7 +129,11 @@ describe("compaction of a long scripted session", () => {
     // --- air compact: what grew since is compacted too ---------------------------------------------------
     const compact = await air(["compact", "--json"], { cwd: project, env });
     expect(compact.result, compact.transcript).toEqual({ code: 0, signal: null });
-    const report = JSON.parse(compact.stdout) as { session_id: string; compacted: { scope: string; summary_id: string; covered: number }[]; skipped: { scope: string }[] };
+    const report = JSON.parse(compact.stdout) as {
+      session_id: string;
+      compacted: { scope: string; summary_id: string; covered: number }[];
+      skipped: { scope: string }[];
+    };
     expect(report.session_id).toBe(session_id);
     expect(report.compacted).toHaveLength(1);
     expect(report.compacted[0]!.scope).toMatch(/^agent agt_/);
@@ -133,10 +160,19 @@ describe("compaction of a long scripted session", () => {
     // --- air history shows the original messages and the compactions -------------------------------------
     const history = await air(["history"], { cwd: project, env });
     expect(history.result, history.transcript).toEqual({ code: 0, signal: null });
-    for (const type of ["user.message.created", "assistant.message.created", "context.compaction.requested", "context.compaction.started", "summary.created", "context.compaction.completed"]) {
+    for (const type of [
+      "user.message.created",
+      "assistant.message.created",
+      "context.compaction.requested",
+      "context.compaction.started",
+      "summary.created",
+      "context.compaction.completed",
+    ]) {
       expect(history.stdout).toContain(type);
     }
-    expect(history.stdout).toMatch(new RegExp(`summary\\.created .* summary_id=${String(last.id)} tokens_before=\\d+ tokens_after=\\d+ covers=${covered.length} message\\(s\\)`));
+    expect(history.stdout).toMatch(
+      new RegExp(`summary\\.created .* summary_id=${String(last.id)} tokens_before=\\d+ tokens_after=\\d+ covers=${covered.length} message\\(s\\)`),
+    );
   }, 120_000);
 
   it("refuses to compact a session a running air holds, saying what to do", async () => {

@@ -151,7 +151,12 @@ describe.skipIf(missing_tools.length > 0)("air e2e cpp-fix-fixture --keep, then 
   it("has evidence rows for the edit and for each command", () => {
     const evidence = query(connection, "SELECT * FROM evidence_refs");
     const commands = query(connection, "SELECT id FROM command_runs").map((row) => row.id);
-    expect(evidence.filter((row) => row.kind === "command_run").map((row) => row.command_run_id).sort()).toEqual([...commands].sort());
+    expect(
+      evidence
+        .filter((row) => row.kind === "command_run")
+        .map((row) => row.command_run_id)
+        .sort(),
+    ).toEqual([...commands].sort());
     const diff_id = query(connection, "SELECT id FROM artifacts WHERE type = 'diff'")[0]!.id;
     expect(evidence.some((row) => row.kind === "artifact_excerpt" && row.artifact_id === diff_id)).toBe(true);
     const task_id = query(connection, "SELECT id FROM tasks")[0]!.id;
@@ -179,7 +184,10 @@ describe.skipIf(missing_tools.length > 0)("air e2e cpp-fix-fixture --keep, then 
     // is before the Scheduler settles the task: both close the run, after every tool and command event.
     const last_work = Math.max(...["tool.completed", "command.completed", "evidence.created", "artifact.created"].map((type) => types.lastIndexOf(type)));
     for (const type of ["task.completed", "agent.completed"]) {
-      expect(types.filter((t) => t === type), type).toHaveLength(1);
+      expect(
+        types.filter((t) => t === type),
+        type,
+      ).toHaveLength(1);
       expect(types.indexOf(type), type).toBeGreaterThan(last_work);
     }
     // The task and the worker's agent go through their lifecycles in order.
@@ -222,7 +230,13 @@ describe("air run -p against a scripted model server", () => {
   it("--output-format json prints one result document", async () => {
     const { run, greeting, requests } = await run_worker_fixture("json");
     expect(run.result, run.transcript).toEqual({ code: 0, signal: null });
-    const result = JSON.parse(run.stdout) as { type: string; code: number; session_id: string; outcome: { kind: string; run?: { status: string } }; summary: string };
+    const result = JSON.parse(run.stdout) as {
+      type: string;
+      code: number;
+      session_id: string;
+      outcome: { kind: string; run?: { status: string } };
+      summary: string;
+    };
     expect(result).toMatchObject({ type: "result", code: 0, outcome: { kind: "executed", run: { status: "completed" } } });
     expect(result.session_id).toMatch(/^ses_/);
     expect(result.summary).toContain("is completed");
@@ -249,7 +263,17 @@ describe("air run -p against a scripted model server", () => {
     expect(parsed.at(-1)).toMatchObject({ type: "result", code: 0, outcome: { kind: "executed" } });
     expect(parsed.slice(0, -1).every((line) => line.type === "event")).toBe(true);
     const types = parsed.slice(0, -1).map((line) => line.event!.type);
-    chain_positions(types, ["user.message.created", "task.created", "task.started", "agent.started", "tool.started", "tool.completed", "command.started", "command.completed", "task.completed"]);
+    chain_positions(types, [
+      "user.message.created",
+      "task.created",
+      "task.started",
+      "agent.started",
+      "tool.started",
+      "tool.completed",
+      "command.started",
+      "command.completed",
+      "task.completed",
+    ]);
     expect(greeting).toBe("hello from air");
   });
 });

@@ -173,7 +173,10 @@ export function pids_with_cmdline(marker: string): number[] {
 export function session_ids(project_root: string): string[] {
   const dir = project_layout(project_root).sessions;
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((name) => fs.existsSync(session_db_path(project_layout(project_root), name))).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((name) => fs.existsSync(session_db_path(project_layout(project_root), name)))
+    .sort();
 }
 
 export function only_session(project_root: string): string {

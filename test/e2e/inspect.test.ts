@@ -9,7 +9,20 @@ import { afterEach, describe, expect, it } from "vitest";
 import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
 import { InspectorClient, type Message } from "../inspect/helpers.js";
-import { air_env, AirProcess, CLASSIFY_GREETING, copy_fixture_project, fixture_requirement, peek, pids_with_cmdline, require_build, rows, session_ids, temp_dir, wait_until } from "./helpers.js";
+import {
+  air_env,
+  AirProcess,
+  CLASSIFY_GREETING,
+  copy_fixture_project,
+  fixture_requirement,
+  peek,
+  pids_with_cmdline,
+  require_build,
+  rows,
+  session_ids,
+  temp_dir,
+  wait_until,
+} from "./helpers.js";
 
 const KEY = "sk-e2e-inspect";
 
@@ -63,7 +76,10 @@ describe("air run --inspect", () => {
     const messages = await client.until((received) => ["main-agent", "scheduler", "run_worker"].every((name) => actor_names(received).includes(name)), 10_000);
     for (const actor of messages.filter((m) => m.type === "@xstate.actor")) {
       expect(actor.definition, `${actor.name} has its definition`).toBeTruthy();
-      expect(messages.some((m) => m.type === "@xstate.snapshot" && m.sessionId === actor.sessionId), `${actor.name} has a snapshot`).toBe(true);
+      expect(
+        messages.some((m) => m.type === "@xstate.snapshot" && m.sessionId === actor.sessionId),
+        `${actor.name} has a snapshot`,
+      ).toBe(true);
     }
     const main_agent = messages.find((m) => m.type === "@xstate.actor" && m.name === "main-agent")!;
     expect(JSON.parse(main_agent.definition!)).toMatchObject({ id: "main-agent" });

@@ -57,7 +57,7 @@ async function setup(script: ScriptInput, key: string, extra_env: Record<string,
 }
 
 function tools_of(request: RecordedRequest): { name: string; description: string; input_schema: unknown }[] {
-  return ((request.body as { tools?: { name: string; description: string; input_schema: unknown }[] }).tools ?? []);
+  return (request.body as { tools?: { name: string; description: string; input_schema: unknown }[] }).tools ?? [];
 }
 
 /** The last user message's tool_result blocks of a recorded request. */
@@ -77,7 +77,10 @@ describe("what the model and the worker get", () => {
         main: [CLASSIFY],
         executor: [
           // The command keeps the worker busy long enough to look at its environment from outside.
-          { expect: { tools: ["fs.read", "fs.write", "shell.run"] }, reply: { content: [{ type: "tool_use", name: "shell.run", input: { command: "sleep 1; env" } }] } },
+          {
+            expect: { tools: ["fs.read", "fs.write", "shell.run"] },
+            reply: { content: [{ type: "tool_use", name: "shell.run", input: { command: "sleep 1; env" } }] },
+          },
           { expect: { tool_result_contains: "PATH=" }, ...WRITE_GREETING },
           DONE,
         ],
@@ -98,7 +101,10 @@ describe("what the model and the worker get", () => {
           if (exited) throw new Error(`air run exited before its worker was seen\n${run.transcript}`);
           const id = session_ids(project)[0];
           if (id === undefined) return undefined;
-          const [agent] = peek(session_files(project, id).db, (client) => rows(client, "SELECT pid FROM agents WHERE status IN ('starting', 'running') AND pid IS NOT NULL")) ?? [];
+          const [agent] =
+            peek(session_files(project, id).db, (client) =>
+              rows(client, "SELECT pid FROM agents WHERE status IN ('starting', 'running') AND pid IS NOT NULL"),
+            ) ?? [];
           if (agent === undefined) return undefined;
           const worker = process_environment(Number(agent.pid));
           const runtime = process_environment(run.pid);
@@ -133,7 +139,12 @@ describe("what the model and the worker get", () => {
 
     // The model saw the registry's tools: same names (dots on the wire as dashes), descriptions and schemas.
     const registry = create_tool_registry();
-    const internal = new Set(registry.list().filter((tool) => tool.category === "internal").map((tool) => tool.name));
+    const internal = new Set(
+      registry
+        .list()
+        .filter((tool) => tool.category === "internal")
+        .map((tool) => tool.name),
+    );
     const expected = registry
       .schemas()
       .filter((schema) => !internal.has(schema.name))
@@ -165,7 +176,10 @@ describe("what the model and the worker get", () => {
     const { db, artifacts } = session_files(project, id);
     const reader = open_readonly(db);
     cleanups.push(() => reader.close());
-    const [env_run] = query(reader, "SELECT c.exit_code, a.path FROM command_runs c JOIN artifacts a ON a.id = c.stdout_artifact_id WHERE c.command = 'sleep 1; env'");
+    const [env_run] = query(
+      reader,
+      "SELECT c.exit_code, a.path FROM command_runs c JOIN artifacts a ON a.id = c.stdout_artifact_id WHERE c.command = 'sleep 1; env'",
+    );
     expect(env_run?.exit_code).toBe(0);
     const env_output = fs.readFileSync(path.join(artifacts, String(env_run!.path)), "utf8");
     expect(env_output).toContain("PATH=");
@@ -181,12 +195,7 @@ describe("model errors do not crash the runtime", () => {
     const key = "sk-e2e-errors";
     const script: ScriptInput = {
       turns: {
-        main: [
-          { error: { status: 429, retry_after_s: 0.2 } },
-          { error: { status: 529, retry_after_s: 0.2 } },
-          { broken_stream: true },
-          CLASSIFY,
-        ],
+        main: [{ error: { status: 429, retry_after_s: 0.2 } }, { error: { status: 529, retry_after_s: 0.2 } }, { broken_stream: true }, CLASSIFY],
         executor: [
           { reply: { content: [{ type: "tool_use", name: "fs.read", input: {} }] } },
           { expect: { tool_result_contains: "fails its schema" }, ...WRITE_GREETING },
@@ -236,7 +245,9 @@ describe("model errors do not crash the runtime", () => {
     const executor_calls = query(reader, "SELECT input_json FROM tool_runs WHERE tool_name = 'model.complete' AND agent_id IS NOT NULL ORDER BY started_at");
     expect(executor_calls).toHaveLength(3);
     const second = executor_calls[1]!.input_json as { messages: { role: string; content: unknown }[] };
-    const results = (second.messages.at(-1)!.content as { type: string; is_error?: boolean; content: string }[]).filter((block) => block.type === "tool_result");
+    const results = (second.messages.at(-1)!.content as { type: string; is_error?: boolean; content: string }[]).filter(
+      (block) => block.type === "tool_result",
+    );
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ is_error: true });
     expect(results[0]!.content).toContain("error (tool_error): input of fs.read fails its schema");
@@ -252,7 +263,11 @@ describe("model errors do not crash the runtime", () => {
     const run = await air(["run", "-p", fixture_requirement("worker"), "--output-format", "json", "--permission-mode", "accept-edits"], { cwd: project, env });
     expect(run.result, run.transcript).toEqual({ code: 1, signal: null });
     expect(run.stderr).not.toMatch(/\n\s+at /); // no stack trace: the runtime ended normally
-    const result = JSON.parse(run.stdout) as { code: number; outcome: { kind: string; error: { kind: string; retryability: string; message: string; user_action?: string } }; summary: string };
+    const result = JSON.parse(run.stdout) as {
+      code: number;
+      outcome: { kind: string; error: { kind: string; retryability: string; message: string; user_action?: string } };
+      summary: string;
+    };
     expect(result.code).toBe(1);
     expect(result.outcome.kind).toBe("failed");
     expect(result.outcome.error).toMatchObject({ kind: "provider_error", retryability: "not_retryable" });

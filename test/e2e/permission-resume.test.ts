@@ -56,7 +56,11 @@ describe("a pending permission prompt across a SIGKILL", () => {
     const project = copy_fixture_project("worker", work.dir);
     const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url });
 
-    const runtime = new AirProcess(["run", "-p", fixture_requirement("worker"), "--permission-mode", "default", "--prompts", "stdin"], { cwd: project, env, keep_stdin: true });
+    const runtime = new AirProcess(["run", "-p", fixture_requirement("worker"), "--permission-mode", "default", "--prompts", "stdin"], {
+      cwd: project,
+      env,
+      keep_stdin: true,
+    });
     cleanups.push(() => runtime.kill());
     const session_id = await wait_until("the session database", () => session_ids(project)[0]);
     const { db } = session_files(project, session_id);
@@ -71,7 +75,11 @@ describe("a pending permission prompt across a SIGKILL", () => {
     expect(await runtime.exit).toEqual({ code: null, signal: "SIGKILL" });
     expect(fs.existsSync(path.join(project, "greeting.txt"))).toBe(false);
     const before = open_readonly(db);
-    expect(events_of(before).filter((event) => event.type.startsWith("permission.prompt")).map((event) => event.type)).toEqual(["permission.prompt.requested"]);
+    expect(
+      events_of(before)
+        .filter((event) => event.type.startsWith("permission.prompt"))
+        .map((event) => event.type),
+    ).toEqual(["permission.prompt.requested"]);
     before.close();
 
     const resume = new AirProcess(["resume", "--permission-mode", "default", "--prompts", "stdin"], { cwd: project, env, keep_stdin: true });

@@ -43,7 +43,12 @@ function crash_script(marker: string): ScriptInput {
       main: [CLASSIFY_GREETING],
       executor: [
         {
-          reply: { content: [{ type: "text", text: "First, a slow look around." }, { type: "tool_use", name: "shell.run", input: { command: `sleep 60 && echo ${marker}` } }] },
+          reply: {
+            content: [
+              { type: "text", text: "First, a slow look around." },
+              { type: "tool_use", name: "shell.run", input: { command: `sleep 60 && echo ${marker}` } },
+            ],
+          },
         },
         {
           // A new attempt is a new conversation: its first request holds only the task prompt.

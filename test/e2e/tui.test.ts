@@ -12,7 +12,18 @@ import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
 import { session_lock_path, project_layout } from "../../src/project/layout.js";
 import { run_air } from "../fixtures/cli.js";
-import { AIR_BIN, air_env, CLASSIFY_GREETING, copy_fixture_project, fixture_requirement, pid_alive, require_build, session_ids, temp_dir, wait_until } from "./helpers.js";
+import {
+  AIR_BIN,
+  air_env,
+  CLASSIFY_GREETING,
+  copy_fixture_project,
+  fixture_requirement,
+  pid_alive,
+  require_build,
+  session_ids,
+  temp_dir,
+  wait_until,
+} from "./helpers.js";
 
 const KEY = "sk-e2e-tui";
 const WRITE_GREETING = { type: "tool_use", name: "fs.write", input: { path: "greeting.txt", content: "hello from air\n" } } as const;
@@ -85,10 +96,15 @@ afterEach(async () => {
 async function screen_shows(tmux: Tmux, name: string, what: string, pattern: RegExp, timeout_ms = 30_000): Promise<string> {
   let last = "";
   try {
-    return await wait_until(what, () => {
-      last = tmux.screen(name);
-      return pattern.test(last) ? last : undefined;
-    }, timeout_ms, 100);
+    return await wait_until(
+      what,
+      () => {
+        last = tmux.screen(name);
+        return pattern.test(last) ? last : undefined;
+      },
+      timeout_ms,
+      100,
+    );
   } catch (error) {
     throw new Error(`${(error as Error).message}\n--- screen ---\n${last}`);
   }
@@ -137,7 +153,13 @@ describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
     expect(asked).toMatch(/once/i);
     tmux.keys("run", "y");
 
-    const done = await screen_shows(tmux, "run", "the diff and the final summary", /\+hello from air[\s\S]*Task "Add the greeting file" is completed\./, 60_000);
+    const done = await screen_shows(
+      tmux,
+      "run",
+      "the diff and the final summary",
+      /\+hello from air[\s\S]*Task "Add the greeting file" is completed\./,
+      60_000,
+    );
     expect(done).toContain("+hello from air");
     expect(fs.readFileSync(path.join(project, "greeting.txt"), "utf8")).toBe("hello from air\n");
 
@@ -159,7 +181,12 @@ describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
     ]);
 
     tmux.start("resume", project, `${air} resume --permission-mode default`);
-    const resumed = await screen_shows(tmux, "resume", "the session's history", /Add the greeting file described in README\.md\.[\s\S]*Task "Add the greeting file" is completed\./);
+    const resumed = await screen_shows(
+      tmux,
+      "resume",
+      "the session's history",
+      /Add the greeting file described in README\.md\.[\s\S]*Task "Add the greeting file" is completed\./,
+    );
     expect(resumed).toContain("+hello from air");
     expect(resumed).toMatch(/allowed once: fs\.write/);
     await leave_with_ctrl_c_twice(tmux, "resume");

@@ -74,7 +74,9 @@ function snapshot(dir: string): Record<string, string> {
   for (const relative of fs.readdirSync(dir, { recursive: true }) as string[]) {
     const full = path.join(dir, relative);
     const stat = fs.lstatSync(full);
-    entries[relative] = stat.isDirectory() ? `dir ${(stat.mode & 0o777).toString(8)}` : `${(stat.mode & 0o777).toString(8)} ${crypto.createHash("sha256").update(fs.readFileSync(full)).digest("hex")}`;
+    entries[relative] = stat.isDirectory()
+      ? `dir ${(stat.mode & 0o777).toString(8)}`
+      : `${(stat.mode & 0o777).toString(8)} ${crypto.createHash("sha256").update(fs.readFileSync(full)).digest("hex")}`;
   }
   return entries;
 }
@@ -230,7 +232,12 @@ describe("air init in a terminal with no provider set up", () => {
 
     expect(await pty.exited, pty.screen()).toBe(0);
     expect(pty.screen()).toContain("air e2e cpp-fix-fixture");
-    expect(parse_yaml(AirConfigFile, path.join(air_home, "config.yaml"))).toEqual({ version: 1, provider: "scripted_demo", model: "scripted-model", permission_mode: "default" });
+    expect(parse_yaml(AirConfigFile, path.join(air_home, "config.yaml"))).toEqual({
+      version: 1,
+      provider: "scripted_demo",
+      model: "scripted-model",
+      permission_mode: "default",
+    });
     expect(fs.readFileSync(path.join(air_home, "models.yaml"), "utf8")).toBe(EXISTING_MODELS);
     expect(fs.existsSync(path.join(air_home, "credentials.yaml"))).toBe(false);
   });

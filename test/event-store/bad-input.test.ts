@@ -30,7 +30,12 @@ function without<T extends object>(value: T, key: keyof T): Partial<T> {
 }
 
 const malformed_envelopes: Bad[] = [
-  { name: "missing id", input: () => without(valid_message(), "id"), message: /^malformed event envelope: .*Expected "id" but received undefined\n.*→ at id$/s, user_action: PRODUCER_BUG },
+  {
+    name: "missing id",
+    input: () => without(valid_message(), "id"),
+    message: /^malformed event envelope: .*Expected "id" but received undefined\n.*→ at id$/s,
+    user_action: PRODUCER_BUG,
+  },
   {
     name: "an id with another entity's prefix",
     input: () => ({ ...valid_message(), id: new_id("task") }),
@@ -111,15 +116,13 @@ const bad_payloads: Bad[] = [
   },
   {
     name: "an unknown enum value (agent_type wizard)",
-    input: () =>
-      envelope("agent.started", { agent_id: new_id("agent"), agent_type: "wizard", status: "running" } as never, session.origin),
+    input: () => envelope("agent.started", { agent_id: new_id("agent"), agent_type: "wizard", status: "running" } as never, session.origin),
     message: /^payload of "agent\.started" v1 fails its schema: .*received "wizard"\n.*→ at agent_type$/s,
     user_action: PRODUCER_BUG,
   },
   {
     name: "an unknown status value (agent.started status completed)",
-    input: () =>
-      envelope("agent.started", { agent_id: new_id("agent"), agent_type: "executor", status: "completed" } as never, session.origin),
+    input: () => envelope("agent.started", { agent_id: new_id("agent"), agent_type: "executor", status: "completed" } as never, session.origin),
     message: /^payload of "agent\.started" v1 fails its schema: .*received "completed"\n.*→ at status$/s,
     user_action: PRODUCER_BUG,
   },

@@ -4,13 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EventBus, type BusLogger } from "../../src/event-store/event-bus.js";
-import {
-  parse_event,
-  type EventOrigin,
-  type EventType,
-  type PayloadInputOf,
-  type RuntimeEvent,
-} from "../../src/contracts/events/registry.js";
+import { parse_event, type EventOrigin, type EventType, type PayloadInputOf, type RuntimeEvent } from "../../src/contracts/events/registry.js";
 import { new_id, type SessionId, type TaskId } from "../../src/contracts/ids.js";
 import { envelope, task_spec } from "../fixtures/events.js";
 import { open_temp_session, type TempSession } from "../fixtures/session.js";

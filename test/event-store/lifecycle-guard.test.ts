@@ -69,10 +69,7 @@ describe("EventStore lifecycle guard: illegal transitions", () => {
 
   it("refuses agent.completed after agent.lost (lost is final)", () => {
     const agent_id = new_id("agent");
-    given(
-      step("agent.started", { agent_id, agent_type: "executor", status: "running" }),
-      step("agent.lost", { agent_id, reason: "no heartbeat for 30s" }),
-    );
+    given(step("agent.started", { agent_id, agent_type: "executor", status: "running" }), step("agent.lost", { agent_id, reason: "no heartbeat for 30s" }));
     expect_refused(step("agent.completed", { agent_id, exit_code: 0 }), /agent\.completed for agent agt_\w+ in status lost/);
     expect(find_row(session.connection, "agents", agent_id)?.status).toBe("lost");
   });
@@ -138,10 +135,7 @@ describe("EventStore lifecycle guard: illegal transitions", () => {
   it("refuses a repeated agent.started that announces starting again", () => {
     const agent_id = new_id("agent");
     given(step("agent.started", { agent_id, agent_type: "executor", status: "starting" }));
-    expect_refused(
-      step("agent.started", { agent_id, agent_type: "executor", status: "starting" }),
-      /agent\.started for agent agt_\w+ in status starting/,
-    );
+    expect_refused(step("agent.started", { agent_id, agent_type: "executor", status: "starting" }), /agent\.started for agent agt_\w+ in status starting/);
   });
 });
 

@@ -980,7 +980,10 @@ describe("EventStore projection of every durable event (seeds 000 §5.4)", () =>
       for (const [column, value] of Object.entries(expected_refs(type, example.payload as Record<string, unknown>))) {
         if (value === null) continue;
         const by_ref = pipe.store.query({ [column]: value, types: [type] });
-        expect(by_ref.map((s) => s.event.id), `query by ${column}`).toEqual([input.id]);
+        expect(
+          by_ref.map((s) => s.event.id),
+          `query by ${column}`,
+        ).toEqual([input.id]);
       }
 
       // Exactly the projection: the declared tables change, no other one does.
@@ -1058,7 +1061,13 @@ describe("command_runs derived status (seeds 000 §4.4)", () => {
     {
       name: "command.failed with cancelled: true",
       status: "cancelled",
-      end: (id) => step("command.failed", { command_run_id: id, error: air_error({ kind: "command_error", message: "cancelled by the user" }), signal: "SIGINT", cancelled: true }),
+      end: (id) =>
+        step("command.failed", {
+          command_run_id: id,
+          error: air_error({ kind: "command_error", message: "cancelled by the user" }),
+          signal: "SIGINT",
+          cancelled: true,
+        }),
     },
     {
       name: "command.failed that never got an exit code (spawn error)",
@@ -1089,4 +1098,3 @@ describe("command_runs derived status (seeds 000 §4.4)", () => {
     });
   }
 });
-

@@ -75,7 +75,11 @@ describe("redaction in the write path", () => {
     const { session, ingestor } = pipeline(new SecretRedactor([{ label: "DEPLOY_TOKEN", value: "plain-looking-deploy-value" }]));
     const tool_run_id = new_id("tool_run");
     ingestor.ingest(
-      make_event("tool.started", { tool_run_id, tool_name: "shell.run", tool_version: 1, input: { command: "deploy --auth plain-looking-deploy-value", cwd: "." } }, session.origin),
+      make_event(
+        "tool.started",
+        { tool_run_id, tool_name: "shell.run", tool_version: 1, input: { command: "deploy --auth plain-looking-deploy-value", cwd: "." } },
+        session.origin,
+      ),
     );
     const text = all_text_of(session.connection, "events");
     expect(text).not.toContain("plain-looking-deploy-value");
@@ -104,9 +108,7 @@ describe("redaction in the write path", () => {
 
     const invalid_utf8 = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from(` ${GITHUB_TOKEN} `), Buffer.from([0xc3, 0x28])]);
     const log = artifacts.create({ type: "command_log", content: invalid_utf8, mime_type: "text/plain" });
-    expect(read(log.id)).toEqual(
-      Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from(" [REDACTED:github_token] "), Buffer.from([0xc3, 0x28])]),
-    );
+    expect(read(log.id)).toEqual(Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from(" [REDACTED:github_token] "), Buffer.from([0xc3, 0x28])]));
     expect(log.size_bytes).toBe(read(log.id).byteLength);
     expect(log.sha256).toBe(crypto.createHash("sha256").update(read(log.id)).digest("hex"));
 

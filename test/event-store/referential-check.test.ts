@@ -97,9 +97,7 @@ const CASES: Case[] = [
 function ingest_every_valid_case(): void {
   const tick = clock();
   const ctx = { project_id: session.project.file.project_id, session_id: session.id };
-  const types = EVENT_TYPES.filter(
-    (type): type is DurableEventType => definition_of(type).persistence === "durable" && !type.startsWith("session."),
-  );
+  const types = EVENT_TYPES.filter((type): type is DurableEventType => definition_of(type).persistence === "durable" && !type.startsWith("session."));
   for (const type of types) {
     const example = valid_payloads[type](ctx);
     ingest_steps(session.ingestor, [...example.prerequisites, step(type, example.payload as never)], session.origin, tick);
@@ -114,7 +112,9 @@ describe("referential_check", () => {
   it("reports ok after every valid event of the registry was projected into one session", () => {
     ingest_every_valid_case();
     const counts = session.connection.client
-      .prepare("SELECT (SELECT count(*) FROM tasks) AS tasks, (SELECT count(*) FROM evidence_refs) AS evidence, (SELECT count(*) FROM diagnostics) AS diagnostics")
+      .prepare(
+        "SELECT (SELECT count(*) FROM tasks) AS tasks, (SELECT count(*) FROM evidence_refs) AS evidence, (SELECT count(*) FROM diagnostics) AS diagnostics",
+      )
       .get() as { tasks: number; evidence: number; diagnostics: number };
     expect(counts.tasks).toBeGreaterThan(10);
     expect(counts.evidence).toBeGreaterThan(0);

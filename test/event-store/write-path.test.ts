@@ -23,11 +23,7 @@ function user_message(text = "hello") {
 }
 
 function unknown_command_completed() {
-  return envelope(
-    "command.completed",
-    { command_run_id: new_id("command_run"), exit_code: 0, duration_ms: 5, diagnostic_ids: [] },
-    session.origin,
-  );
+  return envelope("command.completed", { command_run_id: new_id("command_run"), exit_code: 0, duration_ms: 5, diagnostic_ids: [] }, session.origin);
 }
 
 /** Delivered events, after anything the bus held back was flushed. */
@@ -159,10 +155,14 @@ describe("EventStore.append_many", () => {
 
   it("writes nothing when one event of the batch belongs to another session", () => {
     const batch: unknown[] = Array.from({ length: 10 }, (_, i) => user_message(`message ${i}`));
-    batch[3] = envelope("user.message.created", { message_id: new_id("message"), content: "x" }, {
-      ...session.origin,
-      session_id: new_id("session") as SessionId,
-    });
+    batch[3] = envelope(
+      "user.message.created",
+      { message_id: new_id("message"), content: "x" },
+      {
+        ...session.origin,
+        session_id: new_id("session") as SessionId,
+      },
+    );
     const before = dump_tables(session.connection);
     expect(expect_air_failure(() => session.store.append_many(batch)).error.message).toMatch(/belongs to session/);
     expect(dump_tables(session.connection)).toEqual(before);

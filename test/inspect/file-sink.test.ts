@@ -21,7 +21,10 @@ afterEach(() => {
 function read_ndjson(file: string): Message[] {
   const text = fs.readFileSync(file, "utf8");
   expect(text.endsWith("\n")).toBe(true);
-  return text.trimEnd().split("\n").map((line) => JSON.parse(line) as Message);
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Message);
 }
 
 const io = (cwd: string, err: string[] = []) => ({ err: (text: string) => void err.push(text), cwd });
@@ -62,7 +65,9 @@ describe("--inspect-file PATH", () => {
     const sink = open_file_sink(path.join(dir, "late.ndjson"), () => undefined);
     handles.push(sink);
     live.attach(sink, { replay: true });
-    const names = read_ndjson(sink.path).filter((m) => m.type === "@xstate.actor").map((m) => m.name);
+    const names = read_ndjson(sink.path)
+      .filter((m) => m.type === "@xstate.actor")
+      .map((m) => m.name);
     expect(names).toEqual(expect.arrayContaining(["main-agent", "scheduler", "run_worker", "task"]));
   });
 

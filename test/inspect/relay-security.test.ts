@@ -59,7 +59,9 @@ describe("the --inspect relay against other sites and other machines", () => {
   it("listens on the loopback address only", async () => {
     const { url, port } = await relay();
     expect(url).toBe(`http://127.0.0.1:${port}/`);
-    const outward = Object.values(os.networkInterfaces()).flat().filter((address) => address !== undefined && !address.internal);
+    const outward = Object.values(os.networkInterfaces())
+      .flat()
+      .filter((address) => address !== undefined && !address.internal);
     for (const address of outward) {
       const refused = await new Promise<boolean>((resolve) => {
         const socket = net.connect({ host: address!.address, port, family: address!.family === "IPv6" ? 6 : 4 });

@@ -10,14 +10,7 @@ const e = (type: Exclude<AgentLifecycleEvent["type"], "agent.started">): AgentLi
 const spec: LifecycleSpec<typeof agent_machine> = {
   initial: "starting",
   finals: ["completed", "failed", "lost", "cancelled"],
-  alphabet: [
-    started_starting,
-    started_running,
-    e("agent.completed"),
-    e("agent.failed"),
-    e("agent.lost"),
-    e("agent.cancelled"),
-  ],
+  alphabet: [started_starting, started_running, e("agent.completed"), e("agent.failed"), e("agent.lost"), e("agent.cancelled")],
   moves: [
     ["starting", started_running, "running"],
     ["starting", e("agent.failed"), "failed"],

@@ -62,7 +62,10 @@ describe("capability machine", () => {
 
   it("never finishes: every status still accepts some event", () => {
     for (const status of Object.keys(capability_machine.definition.states)) {
-      expect(spec.alphabet.some((event) => at(status).can(event)), status).toBe(true);
+      expect(
+        spec.alphabet.some((event) => at(status).can(event)),
+        status,
+      ).toBe(true);
     }
   });
 });

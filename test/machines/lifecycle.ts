@@ -4,14 +4,7 @@
  * in both directions, using `xstate/graph` to walk the machine.
  */
 import { describe, expect, it } from "vitest";
-import {
-  transition,
-  type AnyMachineSnapshot,
-  type AnyStateMachine,
-  type EventFromLogic,
-  type EventObject,
-  type SnapshotFrom,
-} from "xstate";
+import { transition, type AnyMachineSnapshot, type AnyStateMachine, type EventFromLogic, type EventObject, type SnapshotFrom } from "xstate";
 import { createTestModel, getAdjacencyMap, getShortestPaths } from "xstate/graph";
 import { machine_event_types, machine_state_names } from "../../src/machines/index.js";
 
@@ -56,18 +49,12 @@ class SpecLifecycle<TMachine extends AnyStateMachine> {
 }
 
 /** The shortest way into each status, so any status can be set up for a single-step check. */
-function snapshots_by_status<TMachine extends AnyStateMachine>(
-  machine: TMachine,
-  spec: LifecycleSpec<TMachine>,
-): Map<string, AnyMachineSnapshot> {
+function snapshots_by_status<TMachine extends AnyStateMachine>(machine: TMachine, spec: LifecycleSpec<TMachine>): Map<string, AnyMachineSnapshot> {
   const paths = getShortestPaths(machine, { events: spec.alphabet, filterEvents: can });
   return new Map(paths.map((path) => [status_of(path.state), path.state as AnyMachineSnapshot]));
 }
 
-export function describe_lifecycle<TMachine extends AnyStateMachine>(
-  machine: TMachine,
-  spec: LifecycleSpec<TMachine>,
-): void {
+export function describe_lifecycle<TMachine extends AnyStateMachine>(machine: TMachine, spec: LifecycleSpec<TMachine>): void {
   const statuses = machine_state_names(machine);
   const reached = snapshots_by_status(machine, spec);
   const at = (status: string): AnyMachineSnapshot => {
@@ -149,21 +136,15 @@ export function describe_lifecycle<TMachine extends AnyStateMachine>(
         ),
       );
       // Self moves never appear on a simple path; they are covered by "legal moves" above.
-      const expected = spec.moves
-        .filter(([from, , to]) => from !== to)
-        .map(([from, event, to]) => `${from} --${event_label(event)}--> ${to}`);
+      const expected = spec.moves.filter(([from, , to]) => from !== to).map(([from, event, to]) => `${from} --${event_label(event)}--> ${to}`);
       for (const move of expected) expect(covered, move).toContain(move);
     });
 
     for (const path of paths) {
       it(path.description, async () => {
         const sut = new SpecLifecycle(spec);
-        const events = Object.fromEntries(
-          machine_event_types(machine).map((type) => [type, (step: { event: { type: string } }) => sut.send(step.event)]),
-        );
-        const states = Object.fromEntries(
-          statuses.map((status) => [status, () => expect(sut.status).toBe(status)]),
-        );
+        const events = Object.fromEntries(machine_event_types(machine).map((type) => [type, (step: { event: { type: string } }) => sut.send(step.event)]));
+        const states = Object.fromEntries(statuses.map((status) => [status, () => expect(sut.status).toBe(status)]));
         await path.test({ events, states });
       });
     }

@@ -75,9 +75,12 @@ describe("main agent machine", () => {
   });
 
   it("summarises an execution the Scheduler could not finish, with its error", async () => {
-    const { actor, calls } = agent(async () => ({ intent: "task", spec }), async () => {
-      throw new Error("graph unreadable");
-    });
+    const { actor, calls } = agent(
+      async () => ({ intent: "task", spec }),
+      async () => {
+        throw new Error("graph unreadable");
+      },
+    );
     const outcome = await handled(actor, "fix it");
     expect(outcome).toMatchObject({ kind: "executed", run: { status: "blocked", error: { message: "graph unreadable" } } });
     expect(calls.at(-1)).toBe("summarize executed");
@@ -189,7 +192,11 @@ describe("main agent machine", () => {
     ];
     const paths = getShortestPaths(main_agent_machine, { events, serializeState: (state) => JSON.stringify(state.value) });
     const name = (value: unknown): string =>
-      typeof value === "string" ? value : Object.entries(value as Record<string, unknown>).map(([state, child]) => `${state}.${name(child)}`).join();
+      typeof value === "string"
+        ? value
+        : Object.entries(value as Record<string, unknown>)
+            .map(([state, child]) => `${state}.${name(child)}`)
+            .join();
     const reached = new Set(paths.map((path) => name(path.state.value)));
     expect([...reached].sort()).toEqual(
       [

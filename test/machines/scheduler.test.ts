@@ -7,7 +7,13 @@ import { scheduler_machine, type TaskGraphSnapshot } from "../../src/machines/sc
 import type { WorkerRunOutcome } from "../../src/machines/worker-run.js";
 
 const NO_TASKS: Record<TaskStatus, number> = {
-  pending: 0, running: 0, completed: 0, failed: 0, blocked: 0, cancelled: 0, interrupted: 0,
+  pending: 0,
+  running: 0,
+  completed: 0,
+  failed: 0,
+  blocked: 0,
+  cancelled: 0,
+  interrupted: 0,
 };
 
 function graph(runnable: string[], counts: Partial<Record<TaskStatus, number>>): TaskGraphSnapshot {
@@ -102,7 +108,18 @@ describe("scheduler machine", () => {
     const paths = getShortestPaths(scheduler_machine, { events, serializeState: (state) => JSON.stringify(state.value) });
     const reached = new Set(paths.map((path) => String(path.state.value)));
     expect([...reached].sort()).toEqual(
-      ["blocked", "cancelled", "cancelling", "collecting_results", "completed", "dispatching", "idle", "loading_graph", "monitoring", "repairing_or_continuing"].sort(),
+      [
+        "blocked",
+        "cancelled",
+        "cancelling",
+        "collecting_results",
+        "completed",
+        "dispatching",
+        "idle",
+        "loading_graph",
+        "monitoring",
+        "repairing_or_continuing",
+      ].sort(),
     );
   });
 });

@@ -53,14 +53,20 @@ describe("names across machines", () => {
     for (const machine of charted_machines) {
       const names = state_names(machine.definition);
       expect(names.length, machine.id).toBeGreaterThan(0);
-      expect(names.filter((name) => !/^[a-z]+(_[a-z]+)*$/.test(name)), machine.id).toEqual([]);
+      expect(
+        names.filter((name) => !/^[a-z]+(_[a-z]+)*$/.test(name)),
+        machine.id,
+      ).toEqual([]);
     }
   });
 
   it("names the events of the lifecycles, the Main Agent and the Scheduler as lowercase dotted domain.verb", () => {
     const machines: AnyStateMachine[] = [...Object.values(lifecycle_machines), main_agent_machine, scheduler_machine];
     for (const machine of machines) {
-      expect(machine_event_types(machine).filter((type) => !/^[a-z]+(\.[a-z_]+)+$/.test(type)), machine.id).toEqual([]);
+      expect(
+        machine_event_types(machine).filter((type) => !/^[a-z]+(\.[a-z_]+)+$/.test(type)),
+        machine.id,
+      ).toEqual([]);
     }
   });
 });
@@ -87,11 +93,10 @@ describe("to_mermaid", () => {
 
   it("draws one arrow per transition", () => {
     for (const machine of Object.values(lifecycle_machines)) {
-      const arrows = to_mermaid(machine).split("\n").filter((line) => / --> [^[]/.test(line) && !line.includes("[*] -->"));
-      const transitions = Object.values(machine.definition.states).reduce(
-        (sum, state) => sum + Object.values(state.on).flat().length,
-        0,
-      );
+      const arrows = to_mermaid(machine)
+        .split("\n")
+        .filter((line) => / --> [^[]/.test(line) && !line.includes("[*] -->"));
+      const transitions = Object.values(machine.definition.states).reduce((sum, state) => sum + Object.values(state.on).flat().length, 0);
       expect(arrows.length, machine.id).toBe(transitions);
     }
   });

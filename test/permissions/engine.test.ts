@@ -145,7 +145,7 @@ describe("commands (CommandRiskAnalyzer)", () => {
     'grep -qx "hello from air" src/parser/index.ts',
     "sed -i 's/a/b/' src/parser/index.ts",
     "grep -rn TODO src | head -20",
-    "for f in src/*.ts; do wc -l \"$f\"; done",
+    'for f in src/*.ts; do wc -l "$f"; done',
     "echo done > build/log.txt 2>&1",
     "cat src/parser/index.ts >/dev/null",
     "git status && git diff",
@@ -170,8 +170,8 @@ describe("commands (CommandRiskAnalyzer)", () => {
     "npm install left-pad",
     "rm -rf build",
     "bash -c 'cat /etc/hosts'",
-    "eval \"$CMD\"",
-    "echo \"$(cat /etc/hosts)\"",
+    'eval "$CMD"',
+    'echo "$(cat /etc/hosts)"',
     "tar -czf out.tgz --directory=/etc .",
     "cat < /etc/hosts",
     "cat /e''tc/hosts",
@@ -227,7 +227,9 @@ describe("commands (CommandRiskAnalyzer)", () => {
     expect(decision).toMatchObject({ action: "deny", layer: "path_command_risk", risk_level: "high" });
     const git_hook = engine.classify(request({ command: "echo x > .git/hooks/pre-commit" }));
     expect(git_hook).toMatchObject({ action: "refuse", risk_level: "critical" });
-    expect(engine.classify(request({ command: "bash -c 'ls'" })).findings.some((finding) => finding.layer === "path_command_risk" && finding.risk_level === "none")).toBe(true);
+    expect(
+      engine.classify(request({ command: "bash -c 'ls'" })).findings.some((finding) => finding.layer === "path_command_risk" && finding.risk_level === "none"),
+    ).toBe(true);
   });
 
   it("credential and system findings go to the override layer, which neither bypass mode nor a prompt loosens", async () => {
@@ -247,7 +249,10 @@ describe("commands (CommandRiskAnalyzer)", () => {
     expect(engine.classify(request({ command: "sed -i 's/a/b/' docs/readme.md", scope }))).toMatchObject({ action: "block", layer: "task_scope" });
     expect(engine.classify(request({ command: "ls | tee docs/list.txt", scope }))).toMatchObject({ action: "block", layer: "task_scope" });
     expect(engine.classify(request({ command: "echo x > src/parser/generated/t.ts", scope }))).toMatchObject({ action: "deny", layer: "task_scope" });
-    expect(engine.classify(request({ command: "cp src/parser/index.ts docs/", scope: { allowed_paths: ["src"] } }))).toMatchObject({ action: "block", layer: "task_scope" });
+    expect(engine.classify(request({ command: "cp src/parser/index.ts docs/", scope: { allowed_paths: ["src"] } }))).toMatchObject({
+      action: "block",
+      layer: "task_scope",
+    });
     expect(action_of({ command: "cp src/parser/index.ts src/parser/copy.ts", scope: { allowed_paths: ["src"] } })).toBe("announce_then_run");
     expect(action_of({ command: "echo x > /dev/null; ls | tee /dev/null", scope })).toBe("announce_then_run");
     expect(action_of({ command: "echo x > parser/out.txt", cwd: "src", scope })).toBe("announce_then_run");
@@ -266,10 +271,12 @@ describe("commands (CommandRiskAnalyzer)", () => {
 
 describe("ask_user is answered by the headless policy and recorded", () => {
   const events = () =>
-    (temp.session.connection.client.prepare("SELECT type, payload_json FROM events WHERE type LIKE 'permission.%' ORDER BY seq").all() as {
-      type: string;
-      payload_json: string;
-    }[]).map((row) => ({ type: row.type, payload: JSON.parse(row.payload_json) as Record<string, unknown> }));
+    (
+      temp.session.connection.client.prepare("SELECT type, payload_json FROM events WHERE type LIKE 'permission.%' ORDER BY seq").all() as {
+        type: string;
+        payload_json: string;
+      }[]
+    ).map((row) => ({ type: row.type, payload: JSON.parse(row.payload_json) as Record<string, unknown> }));
 
   it("default policy: deny, with prompt requested + resolved (by policy) and the decision recorded", async () => {
     const req = { ...request({ reads: ["../notes.txt"] }), tool_run_id: new_id("tool_run") };
@@ -277,11 +284,7 @@ describe("ask_user is answered by the headless policy and recorded", () => {
     engine.record(decision, req, temp.session);
     expect(decision).toMatchObject({ action: "deny", layer: "user_prompt", grant_scope: "once" });
     const recorded = events();
-    expect(recorded.map((event) => event.type)).toEqual([
-      "permission.prompt.requested",
-      "permission.prompt.resolved",
-      "permission.decision.recorded",
-    ]);
+    expect(recorded.map((event) => event.type)).toEqual(["permission.prompt.requested", "permission.prompt.resolved", "permission.decision.recorded"]);
     const [requested, resolved, final] = recorded;
     expect(requested!.payload).toMatchObject({
       prompt_id: decision.prompt_id,

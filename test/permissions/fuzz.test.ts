@@ -20,18 +20,82 @@ const MAX_MS_TOTAL = 60_000;
 
 /** Pieces a mutation inserts: metacharacters, quotes, substitutions, here-doc markers, odd unicode. */
 const PIECES = [
-  ";", "|", "&", "&&", "||", "$", "$(", ")", "`", "'", '"', "\\", "<", ">", ">>", "<(", ">(", "{", "}", "(", "((", "))",
-  "[", "]", "[[", "]]", "*", "?", "~", "#", "!", "\n", "\t", " ", "=", "$((", "${", "${x@P}", "$'\\x72m'", "<<EOF\n", "\nEOF\n",
-  "<<'EOF'\n", "<<<", "<<-", "2>&1", "&>", "|&", "eval ", "bash -c ", "sh ", "rm -rf / ", "a[$(id)]", "\u200b", "é", "\u202e",
-  "\ufeff", "𝕏", "\r", "case x in ", " esac", "if ", " fi", "for i in ", " do ", " done", "function f ", "coproc ", "!(x)", "@(a|b)",
+  ";",
+  "|",
+  "&",
+  "&&",
+  "||",
+  "$",
+  "$(",
+  ")",
+  "`",
+  "'",
+  '"',
+  "\\",
+  "<",
+  ">",
+  ">>",
+  "<(",
+  ">(",
+  "{",
+  "}",
+  "(",
+  "((",
+  "))",
+  "[",
+  "]",
+  "[[",
+  "]]",
+  "*",
+  "?",
+  "~",
+  "#",
+  "!",
+  "\n",
+  "\t",
+  " ",
+  "=",
+  "$((",
+  "${",
+  "${x@P}",
+  "$'\\x72m'",
+  "<<EOF\n",
+  "\nEOF\n",
+  "<<'EOF'\n",
+  "<<<",
+  "<<-",
+  "2>&1",
+  "&>",
+  "|&",
+  "eval ",
+  "bash -c ",
+  "sh ",
+  "rm -rf / ",
+  "a[$(id)]",
+  "\u200b",
+  "é",
+  "\u202e",
+  "\ufeff",
+  "𝕏",
+  "\r",
+  "case x in ",
+  " esac",
+  "if ",
+  " fi",
+  "for i in ",
+  " do ",
+  " done",
+  "function f ",
+  "coproc ",
+  "!(x)",
+  "@(a|b)",
 ];
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 -_./~$`'\"\\|&;<>(){}[]*?!#=\n\t";
-
 
 function generator(seed: number) {
   const random = seeded_random(seed);
   const int = (below: number) => Math.floor(random() * below);
-  const pick = <T,>(items: readonly T[]): T => items[int(items.length)]!;
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   const corpus = [...ATTACKS, ...BENIGN, ...CHANGES].map(([command]) => command);
   const mutate = (text: string): string => {
     const at = int(text.length + 1);
@@ -102,7 +166,9 @@ describe("CommandRiskAnalyzer fuzz", () => {
       }
     }
     const total = performance.now() - started;
-    console.log(`fuzz: ${RUNS} strings in ${(total / 1000).toFixed(1)} s (seed ${SEED}); slowest ${slowest.ms.toFixed(1)} ms: ${JSON.stringify(slowest.command.slice(0, 120))}`);
+    console.log(
+      `fuzz: ${RUNS} strings in ${(total / 1000).toFixed(1)} s (seed ${SEED}); slowest ${slowest.ms.toFixed(1)} ms: ${JSON.stringify(slowest.command.slice(0, 120))}`,
+    );
     expect(slowest.ms, JSON.stringify(slowest.command)).toBeLessThan(MAX_MS_PER_STRING);
     expect(total).toBeLessThan(MAX_MS_TOTAL);
   }, 120_000);

@@ -51,7 +51,16 @@ describe("permission modes", () => {
     expect(action(engine, { writes: ["src/a.ts"] })).toBe("ask_user");
     expect(action(engine, { writes: ["build/out.o"] })).toBe("allow");
     expect(action(engine, { command: "echo x > src/b.ts" })).toBe("ask_user");
-    for (const command of ["ls -la", "git status", "cmake --build build", "ctest --test-dir build", "npm test", "grep -rn foo src", "CI=true npm test", 'echo "a;b && c" | wc -c']) {
+    for (const command of [
+      "ls -la",
+      "git status",
+      "cmake --build build",
+      "ctest --test-dir build",
+      "npm test",
+      "grep -rn foo src",
+      "CI=true npm test",
+      'echo "a;b && c" | wc -c',
+    ]) {
       expect(action(engine, { command }), command).toBe("announce_then_run");
     }
     expect(action(engine, { network: true })).toBe("ask_user");
@@ -101,7 +110,11 @@ describe("permission modes", () => {
 });
 
 describe("rules of the permissions files", () => {
-  const rule = (effect: "allow" | "ask" | "deny", body: { command: string } | { path: string; op: "read" | "write" | "any" }) => ({ effect, rule: body, source: "test" });
+  const rule = (effect: "allow" | "ask" | "deny", body: { command: string } | { path: string; op: "read" | "write" | "any" }) => ({
+    effect,
+    rule: body,
+    source: "test",
+  });
 
   it("an allow rule settles the ask for exactly the commands it covers", () => {
     const engine = engine_in("default", [rule("allow", { command: "git push origin *" })]);
@@ -115,14 +128,21 @@ describe("rules of the permissions files", () => {
     expect(action(engine, { writes: ["docs/x.md"], scope: { write_area: "src" } })).toBe("block");
     expect(action(engine, { writes: [".env"] })).toBe("ask_user");
     expect(action(engine, { command: "cat ~/.ssh/id_rsa" })).toBe("deny");
-    expect(action(engine, { command: "eval \"$CMD\"" })).toBe("ask_user");
+    expect(action(engine, { command: 'eval "$CMD"' })).toBe("ask_user");
     expect(action(engine, { writes: ["src/a.ts"] })).toBe("allow");
   });
 
   it("deny and ask rules tighten: deny beats ask beats allow for the same subject", () => {
-    const engine = engine_in("bypass", [rule("allow", { command: "npm *" }), rule("ask", { command: "npm publish*" }), rule("deny", { path: "secrets/**", op: "read" })]);
+    const engine = engine_in("bypass", [
+      rule("allow", { command: "npm *" }),
+      rule("ask", { command: "npm publish*" }),
+      rule("deny", { path: "secrets/**", op: "read" }),
+    ]);
     expect(action(engine, { command: "npm test" })).toBe("announce_then_run");
-    expect(engine_in("default", [rule("allow", { command: "npm *" }), rule("ask", { command: "npm publish*" })]).classify(request({ command: "npm publish" })).action).toBe("ask_user");
+    expect(
+      engine_in("default", [rule("allow", { command: "npm *" }), rule("ask", { command: "npm publish*" })]).classify(request({ command: "npm publish" }))
+        .action,
+    ).toBe("ask_user");
     expect(action(engine, { reads: ["secrets/prod.txt"] })).toBe("deny");
     expect(action(engine, { command: "cat secrets/prod.txt" })).toBe("announce_then_run");
   });
@@ -143,8 +163,8 @@ describe("permissions files on disk", () => {
 
   it("the project's file wins over the user's for the mode; both files' rules apply; the flag wins over both", () => {
     fs.mkdirSync(home(), { recursive: true });
-    fs.writeFileSync(path.join(home(), "permissions.yaml"), "mode: bypass\ndeny:\n  - command: \"curl *\"\n");
-    fs.writeFileSync(temp.project.layout.shared_permissions, "version: 1\nmode: plan\nallow:\n  - command: \"make*\"\n");
+    fs.writeFileSync(path.join(home(), "permissions.yaml"), 'mode: bypass\ndeny:\n  - command: "curl *"\n');
+    fs.writeFileSync(temp.project.layout.shared_permissions, 'version: 1\nmode: plan\nallow:\n  - command: "make*"\n');
     const policy = load_permission_policy({ air_home: home(), layout: temp.project.layout });
     expect(policy.mode).toBe("plan");
     expect(policy.rules.map((sourced) => sourced.effect)).toEqual(["allow", "deny"]);
@@ -188,7 +208,13 @@ describe("grants", () => {
 
   it("allow for the project is kept in .air/local and read by the next engine; global in AIR_HOME", async () => {
     const files = { project: grants_file(temp.project.layout.local), global: grants_file(path.join(temp.root, "air-home")) };
-    const engine = new PermissionEngine({ grants: new GrantStore(files), answerer: scripted_answers({ answer: "allow", grant_scope: "project", resolved_by: "user" }, { answer: "allow", grant_scope: "global", resolved_by: "user" }) });
+    const engine = new PermissionEngine({
+      grants: new GrantStore(files),
+      answerer: scripted_answers(
+        { answer: "allow", grant_scope: "project", resolved_by: "user" },
+        { answer: "allow", grant_scope: "global", resolved_by: "user" },
+      ),
+    });
     await engine.evaluate(push(), temp.session);
     await engine.evaluate(request({ command: "rm -rf build" }), temp.session);
     expect(fs.readFileSync(files.project, "utf8")).toContain("git push origin main");
@@ -221,7 +247,11 @@ describe("prompts that outlive their runtime", () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     const { pending, answered } = prompts_of(temp.session);
     expect(pending).toHaveLength(1);
-    expect(pending[0]).toMatchObject({ tool_name: "shell.run", commands: ["git push origin main"], subjects: [{ kind: "command", command: "git push origin main" }] });
+    expect(pending[0]).toMatchObject({
+      tool_name: "shell.run",
+      commands: ["git push origin main"],
+      subjects: [{ kind: "command", command: "git push origin main" }],
+    });
     expect(answered).toEqual([]);
 
     const answers = scripted_answers({ answer: "allow", grant_scope: "once", resolved_by: "user" });

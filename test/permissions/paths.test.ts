@@ -114,7 +114,21 @@ describe("categories", () => {
   });
 
   it("credentials: env files but not their templates, keys, ssh, home credentials", () => {
-    for (const input of [".env", ".env.local", ".env.production", "config/.env", "certs/server.key", "certs/tls.pem", "id_ed25519", "deploy/.ssh/id_rsa", "~/.ssh/id_rsa", "~/.aws/credentials", "~/.netrc", "~/.npmrc", "~/.docker/config.json"]) {
+    for (const input of [
+      ".env",
+      ".env.local",
+      ".env.production",
+      "config/.env",
+      "certs/server.key",
+      "certs/tls.pem",
+      "id_ed25519",
+      "deploy/.ssh/id_rsa",
+      "~/.ssh/id_rsa",
+      "~/.aws/credentials",
+      "~/.netrc",
+      "~/.npmrc",
+      "~/.docker/config.json",
+    ]) {
       expect(classify(input).category, input).toBe("credential_or_secret");
     }
     for (const input of [".env.example", ".env.sample", ".env.template", "id_ed25519.pub", "~/.ssh/known_hosts", "src/environment.ts", "docs/env.md"]) {
@@ -190,7 +204,16 @@ describe("hard links", () => {
 
 describe("/proc and /dev/fd", () => {
   it("paths through /proc are system paths whatever they resolve to here", () => {
-    for (const input of ["/proc/self/root/etc/passwd", `/proc/self/root${root}/src/main.c`, "/proc/self/cwd/x", "/proc/1/root/tmp", "/proc/self/fd/0", "/dev/fd/0", "/dev/stdin", "/proc/thread-self/root/x"]) {
+    for (const input of [
+      "/proc/self/root/etc/passwd",
+      `/proc/self/root${root}/src/main.c`,
+      "/proc/self/cwd/x",
+      "/proc/1/root/tmp",
+      "/proc/self/fd/0",
+      "/dev/fd/0",
+      "/dev/stdin",
+      "/proc/thread-self/root/x",
+    ]) {
       const c = classify(input);
       expect(c.category, input).toBe("system_sensitive");
       expect(c.process_link, input).toBe(true);
@@ -218,7 +241,12 @@ describe("/proc and /dev/fd", () => {
 describe("the lstat/readlink walk", () => {
   it("a dangling symlink whose target is outside classifies a write as landing outside", () => {
     fs.symlinkSync(path.join(outside, "created-by-write.txt"), path.join(root, "src", "out.txt"));
-    expect(classify("src/out.txt")).toMatchObject({ exists: false, inside_project: false, category: "outside_project", real: path.join(outside, "created-by-write.txt") });
+    expect(classify("src/out.txt")).toMatchObject({
+      exists: false,
+      inside_project: false,
+      category: "outside_project",
+      real: path.join(outside, "created-by-write.txt"),
+    });
   });
 
   it("a dangling symlink to a relative target that climbs out is followed from the link's folder", () => {
@@ -262,7 +290,21 @@ describe("the lstat/readlink walk", () => {
 
 describe(".git in every spelling", () => {
   it("case variants, trailing dots and spaces, ignorable code points, NTFS short names and streams", () => {
-    const spellings = [".GIT/config", ".Git/hooks/pre-commit", ".gIt/HEAD", ".git./config", ".git../config", ".git /config", ".g\u200cit/config", ".gi\u200dt/hooks/x", "\ufeff.git/config", ".git\u200e/config", "GIT~1/config", ".git::$INDEX_ALLOCATION/config", "sub/.GIT/config"];
+    const spellings = [
+      ".GIT/config",
+      ".Git/hooks/pre-commit",
+      ".gIt/HEAD",
+      ".git./config",
+      ".git../config",
+      ".git /config",
+      ".g\u200cit/config",
+      ".gi\u200dt/hooks/x",
+      "\ufeff.git/config",
+      ".git\u200e/config",
+      "GIT~1/config",
+      ".git::$INDEX_ALLOCATION/config",
+      "sub/.GIT/config",
+    ];
     for (const input of spellings) expect(classify(input).category, JSON.stringify(input)).toBe("project_git_internal");
   });
 
@@ -272,13 +314,34 @@ describe(".git in every spelling", () => {
   });
 
   it("names that merely contain git are source", () => {
-    for (const input of [".gitignore", ".gitattributes", ".github/workflows/ci.yml", "git/notes.md", "src/.gitkeep"]) expect(classify(input).category, input).toBe("project_source");
+    for (const input of [".gitignore", ".gitattributes", ".github/workflows/ci.yml", "git/notes.md", "src/.gitkeep"])
+      expect(classify(input).category, input).toBe("project_source");
   });
 });
 
 describe("credential files", () => {
   it("env files except templates, keys, ssh/aws/gcloud folders, netrc", () => {
-    const credentials = [".env", ".env.local", ".ENV.Production", "app/.env.test", "tls/server.pem", "tls/server.key", "keys/deploy.p12", "keys/putty.ppk", "id_rsa", "id_ecdsa", "~/.ssh/id_ed25519", "~/.ssh/authorized_keys", "~/.aws/credentials", "~/.aws/config", "~/.config/gcloud/application_default_credentials.json", "~/.netrc", ".netrc", "~/.git-credentials", "~/.kube/config"];
+    const credentials = [
+      ".env",
+      ".env.local",
+      ".ENV.Production",
+      "app/.env.test",
+      "tls/server.pem",
+      "tls/server.key",
+      "keys/deploy.p12",
+      "keys/putty.ppk",
+      "id_rsa",
+      "id_ecdsa",
+      "~/.ssh/id_ed25519",
+      "~/.ssh/authorized_keys",
+      "~/.aws/credentials",
+      "~/.aws/config",
+      "~/.config/gcloud/application_default_credentials.json",
+      "~/.netrc",
+      ".netrc",
+      "~/.git-credentials",
+      "~/.kube/config",
+    ];
     for (const input of credentials) expect(classify(input).category, input).toBe("credential_or_secret");
     const templates = [".env.example", ".env.sample", ".env.template", ".env.dist", ".env.defaults", "~/.ssh/id_rsa.pub", "src/env.ts", "docs/.environment.md"];
     for (const input of templates) expect(classify(input).category, input).not.toBe("credential_or_secret");
@@ -289,7 +352,12 @@ describe("credential files", () => {
     expect(classify(".npmrc").category).toBe("project_source");
     fs.writeFileSync(path.join(root, ".npmrc"), "//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n");
     expect(classify(".npmrc").category, "an environment reference is no secret").toBe("project_source");
-    for (const line of ["//registry.npmjs.org/:_authToken=npm_abc123", "_auth=dXNlcjpwYXNz", "//npm.example.com:8080/:_password = c2VjcmV0", "  _authToken = xyz"]) {
+    for (const line of [
+      "//registry.npmjs.org/:_authToken=npm_abc123",
+      "_auth=dXNlcjpwYXNz",
+      "//npm.example.com:8080/:_password = c2VjcmV0",
+      "  _authToken = xyz",
+    ]) {
       fs.writeFileSync(path.join(root, ".npmrc"), `registry=https://npm.example.com/\n${line}\n`);
       expect(classify(".npmrc").category, line).toBe("credential_or_secret");
     }

@@ -196,7 +196,7 @@ describe("SecretRedactor.redact: hostile input", () => {
     ["JWT-like runs without dots", "eyJhbGciOiJIUzI1NiIsInR5cCI6"],
     ["URL user info that never reaches @", "://a:b"],
     ["assignments without values", "password="],
-    ["quotes that never close", "token: \"abcdefgh"],
+    ["quotes that never close", 'token: "abcdefgh'],
     ["PEM headers without END", "-----BEGIN RSA PRIVATE KEY-----\n"],
     ["bearer with short values", "bearer abc "],
     ["authorization headers", "Authorization: Bearer "],

@@ -221,7 +221,10 @@ describe("BackupStore under concurrency", () => {
     await Promise.all(writers.map((writer) => writer.line((line) => line === "ready")));
     for (const writer of writers) writer.send("go");
     const exits = await Promise.all(writers.map((writer) => writer.exit));
-    expect(exits.map((exit) => exit.code), writers.map((writer) => writer.stderr).join("\n")).toEqual([0, 0]);
+    expect(
+      exits.map((exit) => exit.code),
+      writers.map((writer) => writer.stderr).join("\n"),
+    ).toEqual([0, 0]);
 
     const listed = await store.list();
     expect(listed).toHaveLength(12);

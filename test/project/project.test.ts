@@ -56,7 +56,10 @@ describe("init_project", () => {
     );
 
     const gitignore = fs.readFileSync(path.join(root, ".air", ".gitignore"), "utf8");
-    const patterns = gitignore.split("\n").map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+    const patterns = gitignore
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("#"));
     expect(patterns).toEqual(["/local/"]);
 
     const file = JSON.parse(fs.readFileSync(path.join(root, ".air", "shared", "project.json"), "utf8")) as Record<string, unknown>;
@@ -122,7 +125,10 @@ describe("init_project and read_project on a corrupt project.json", () => {
   const CORRUPT: [string, string][] = [
     ["not JSON", "{ this is not json"],
     ["JSON failing the schema (no project_id)", JSON.stringify({ name: "x", created_at: "2026-01-01T00:00:00.000Z", layout_version: 1 })],
-    ["JSON failing the schema (unknown layout_version)", JSON.stringify({ project_id: "0b5f3c1e-7a0e-4c8a-9b1d-2f6e8a4c3d21", name: "x", created_at: "2026-01-01T00:00:00.000Z", layout_version: 7 })],
+    [
+      "JSON failing the schema (unknown layout_version)",
+      JSON.stringify({ project_id: "0b5f3c1e-7a0e-4c8a-9b1d-2f6e8a4c3d21", name: "x", created_at: "2026-01-01T00:00:00.000Z", layout_version: 7 }),
+    ],
     ["JSON that is not an object", "[1, 2, 3]"],
   ];
 

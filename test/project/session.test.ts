@@ -189,7 +189,7 @@ describe("the session lock", () => {
   });
 
   it("takes over a torn lock file (empty or not JSON)", () => {
-    for (const content of ["", "{\"pid\": 12"]) {
+    for (const content of ["", '{"pid": 12']) {
       const id = existing_session();
       write_lock(id, content);
       const session = open({ session_id: id });
@@ -309,7 +309,13 @@ describe("ArtifactStore (session.artifacts)", () => {
     const session = open();
     const request = JSON.stringify({ purpose: "answer", messages: [{ role: "user", content: "hello" }] });
     const first = session.artifacts.create({ type: "messages", content: request, mime_type: "application/json", extension: ".json" });
-    const again = session.artifacts.create({ type: "messages", content: request, mime_type: "application/json", extension: ".json", original_name: "model-request" });
+    const again = session.artifacts.create({
+      type: "messages",
+      content: request,
+      mime_type: "application/json",
+      extension: ".json",
+      original_name: "model-request",
+    });
     const other = session.artifacts.create({ type: "messages", content: request.replace("hello", "bye"), mime_type: "application/json", extension: ".json" });
     expect(again).toEqual(first);
     expect(other.id).not.toBe(first.id);

@@ -46,7 +46,10 @@ export function usage_steps(): Step[] {
     step("assistant.message.started", { message_id, model_id: "model-large" }),
     step("assistant.message.created", {
       message_id,
-      content: [{ type: "text", text: "The tests pass now." }, { type: "tool_use", id: "toolu_1", name: "fs.read", input: { path: "src/a.ts" } }],
+      content: [
+        { type: "text", text: "The tests pass now." },
+        { type: "tool_use", id: "toolu_1", name: "fs.read", input: { path: "src/a.ts" } },
+      ],
       model_id: "model-large",
       stop_reason: "tool_use",
       usage: { input_tokens: 1000, output_tokens: 200, cache_read_input_tokens: 3000 },

@@ -21,8 +21,7 @@ temp_session_per_test((temp) => {
 });
 
 /** $3 per million input tokens, $15 per million output tokens, cache reads at a tenth. */
-const price: Pricer = (_model, usage) =>
-  (usage.input_tokens * 3 + usage.output_tokens * 15 + (usage.cache_read_input_tokens ?? 0) * 0.3) / 1_000_000;
+const price: Pricer = (_model, usage) => (usage.input_tokens * 3 + usage.output_tokens * 15 + (usage.cache_read_input_tokens ?? 0) * 0.3) / 1_000_000;
 const options = { price, context_window: 200_000 };
 
 function hydrated(with_options: ProjectionStoreOptions = options): ProjectionState {
@@ -38,8 +37,18 @@ describe("ProjectionStore hydration", () => {
     ingest_all(session, [...usage_steps(), ...every_durable_event(case_context(session))]);
     const state = live.snapshot();
     // The comparison covers every part: none of them is empty.
-    for (const part of [state.conversation.messages, state.conversation.drafts, state.tasks, state.agents, state.tool_runs,
-      state.command_runs, state.permission_prompts, state.artifacts, state.evidence, state.blockers]) {
+    for (const part of [
+      state.conversation.messages,
+      state.conversation.drafts,
+      state.tasks,
+      state.agents,
+      state.tool_runs,
+      state.command_runs,
+      state.permission_prompts,
+      state.artifacts,
+      state.evidence,
+      state.blockers,
+    ]) {
       expect(part.length).toBeGreaterThan(0);
     }
     expect(state.session.status).toBe("deleted");
@@ -90,15 +99,28 @@ describe("ProjectionStore hydration", () => {
       step("task.started", { task_id, attempt_id: new_id("attempt") }),
       step("task.blocked", { task_id, reason: "which of the two parsers is meant?" }),
       step("permission.prompt.requested", {
-        prompt_id, question: "Run `git push`?", risk_level: "medium", offered_scopes: ["once", "session"], tool_name: "shell.run",
-        subjects: [{ kind: "command", command: "git push" }], categories: ["git_write", "network"], commands: ["git push"], mode: "default",
+        prompt_id,
+        question: "Run `git push`?",
+        risk_level: "medium",
+        offered_scopes: ["once", "session"],
+        tool_name: "shell.run",
+        subjects: [{ kind: "command", command: "git push" }],
+        categories: ["git_write", "network"],
+        commands: ["git push"],
+        mode: "default",
       }),
     ]);
     const state = live.snapshot();
     expect(state.tasks).toEqual([expect.objectContaining({ id: task_id, title: "Fix the parser", status: "blocked", attempt: 1, priority: 2 })]);
     expect(state.blockers).toEqual([expect.objectContaining({ task_id, title: "Fix the parser", reason: "which of the two parsers is meant?" })]);
     expect(state.permission_prompts).toEqual([
-      expect.objectContaining({ prompt_id, status: "pending", categories: ["git_write", "network"], commands: ["git push"], subjects: [{ kind: "command", command: "git push" }] }),
+      expect.objectContaining({
+        prompt_id,
+        status: "pending",
+        categories: ["git_write", "network"],
+        commands: ["git push"],
+        subjects: [{ kind: "command", command: "git push" }],
+      }),
     ]);
     expect(state.hud).toMatchObject({ pending_prompts: 1, blocked_tasks: 1, permission_mode: "accept-edits", context_used_percent: null, cost_usd: null });
     expect(hydrated({ permission_mode: "accept-edits" })).toEqual(live.snapshot());

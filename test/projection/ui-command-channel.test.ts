@@ -107,19 +107,40 @@ describe("ui_prompt_answerer", () => {
   it("keeps an answer given before the engine asks (a resumed session's prompts)", async () => {
     const prompt_id = new_id("permission_prompt");
     ingest_all(temp.session, [
-      step("permission.prompt.requested", { prompt_id, question: "Read ../notes.txt?", risk_level: "medium", offered_scopes: ["once", "session"], tool_name: "fs.read" }),
+      step("permission.prompt.requested", {
+        prompt_id,
+        question: "Read ../notes.txt?",
+        risk_level: "medium",
+        offered_scopes: ["once", "session"],
+        tool_name: "fs.read",
+      }),
     ]);
     ui.channel.answer_permission(prompt_id, "allow", "session");
     const prompt: PermissionPrompt = {
-      prompt_id, tool_name: "fs.read", question: "Read ../notes.txt?", reason: "outside", risk_level: "medium",
-      offered_scopes: ["once", "session"], subjects: [], categories: [], commands: [],
+      prompt_id,
+      tool_name: "fs.read",
+      question: "Read ../notes.txt?",
+      reason: "outside",
+      risk_level: "medium",
+      offered_scopes: ["once", "session"],
+      subjects: [],
+      categories: [],
+      commands: [],
     };
     await expect(ui.answerer.answer(prompt)).resolves.toEqual({ answer: "allow", grant_scope: "session", resolved_by: "user" });
   });
 
   it("denies by policy when the call is cancelled or the UI closes while waiting", async () => {
     const prompt = (id = new_id("permission_prompt")): PermissionPrompt => ({
-      prompt_id: id, tool_name: "fs.read", question: "q", reason: "r", risk_level: "low", offered_scopes: ["once"], subjects: [], categories: [], commands: [],
+      prompt_id: id,
+      tool_name: "fs.read",
+      question: "q",
+      reason: "r",
+      risk_level: "low",
+      offered_scopes: ["once"],
+      subjects: [],
+      categories: [],
+      commands: [],
     });
     const controller = new AbortController();
     const cancelled = ui.answerer.answer(prompt(), controller.signal);

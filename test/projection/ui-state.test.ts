@@ -80,10 +80,14 @@ describe("ui_state", () => {
     store.hydrate();
     const errors: unknown[] = [];
     let broken = true;
-    const flusher = new UiStateFlusher(session.connection, () => {
-      if (broken) throw new Error("the disk is full");
-      return store.snapshot().ui;
-    }, { interval_ms: 10, on_error: (error) => errors.push(error) }).start();
+    const flusher = new UiStateFlusher(
+      session.connection,
+      () => {
+        if (broken) throw new Error("the disk is full");
+        return store.snapshot().ui;
+      },
+      { interval_ms: 10, on_error: (error) => errors.push(error) },
+    ).start();
     store.set_ui({ hud_preset: "minimal" });
     await sleep(40);
     expect(errors.length).toBeGreaterThan(0);

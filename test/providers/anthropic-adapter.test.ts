@@ -43,7 +43,9 @@ const READ_TOOL = {
 
 describe("a streamed text answer", () => {
   it("arrives as text deltas that add up to the final text, with end_turn", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ reply: { content: [{ type: "text", text: "Hello from the scripted model, in pieces." }] } }] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ reply: { content: [{ type: "text", text: "Hello from the scripted model, in pieces." }] } }] } },
+    });
     const deltas: ModelDelta[] = [];
 
     const response = await adapter_for(server).complete(ask("hi"), { requester: "main", on_delta: (delta) => deltas.push(delta) });
@@ -90,7 +92,21 @@ describe("tool use", () => {
   it("returns the tool call with its input parsed from several input_json_delta pieces, under the registry name", async () => {
     const input = { path: "src/deeply/nested/folder/file-with-a-long-name.ts", encoding: "utf8" };
     const server = await scripted_server({
-      script: { turns: { main: [{ expect: { tools: ["fs.read"] }, reply: { content: [{ type: "text", text: "Let me look." }, { type: "tool_use", name: "fs.read", input }] } }] } },
+      script: {
+        turns: {
+          main: [
+            {
+              expect: { tools: ["fs.read"] },
+              reply: {
+                content: [
+                  { type: "text", text: "Let me look." },
+                  { type: "tool_use", name: "fs.read", input },
+                ],
+              },
+            },
+          ],
+        },
+      },
     });
     const pieces: string[] = [];
 
@@ -154,7 +170,9 @@ describe("usage and stop reasons", () => {
   });
 
   it("leaves cache figures out when the server sends none", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ reply: { content: [{ type: "text", text: "x" }], usage: { input_tokens: 10, output_tokens: 2 } } }] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ reply: { content: [{ type: "text", text: "x" }], usage: { input_tokens: 10, output_tokens: 2 } } }] } },
+    });
 
     const response = await adapter_for(server).complete(ask("hi"), { requester: "main" });
 
@@ -172,7 +190,9 @@ describe("usage and stop reasons", () => {
 
 describe("a request that does not match the script", () => {
   it("fails at once with the server's explanation", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ expect: { last_user_contains: "build the parser" }, reply: { content: [{ type: "text", text: "ok" }] } }] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ expect: { last_user_contains: "build the parser" }, reply: { content: [{ type: "text", text: "ok" }] } }] } },
+    });
 
     const failure = await failure_of(adapter_for(server).complete(ask("write a poem"), { requester: "main" }));
 
@@ -197,7 +217,10 @@ describe("retries", () => {
     expect(response.content).toEqual([{ type: "text", text: "after the wait" }]);
     expect(waits).toEqual([2000]);
     expect(notices.map((notice) => [notice.attempt, notice.delay_ms, notice.error.metadata?.status])).toEqual([[1, 2000, 429]]);
-    expect(server.requests().map((request) => [request.turn_index, request.outcome.kind])).toEqual([[0, "error"], [1, "reply"]]);
+    expect(server.requests().map((request) => [request.turn_index, request.outcome.kind])).toEqual([
+      [0, "error"],
+      [1, "reply"],
+    ]);
   });
 
   it("retries 529 overloaded with exponential backoff", async () => {
@@ -239,7 +262,9 @@ describe("retries", () => {
 
   it("does not retry a 400", async () => {
     const server = await scripted_server({
-      script: { turns: { main: [{ error: { status: 400, message: "messages: roles must alternate" } }, { reply: { content: [{ type: "text", text: "never" }] } }] } },
+      script: {
+        turns: { main: [{ error: { status: 400, message: "messages: roles must alternate" } }, { reply: { content: [{ type: "text", text: "never" }] } }] },
+      },
     });
 
     const failure = await failure_of(adapter_for(server).complete(ask("hi"), { requester: "main" }));
@@ -252,7 +277,9 @@ describe("retries", () => {
   });
 
   it("retries a stream that breaks off, and the listener learns to start over", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ broken_stream: true }, { reply: { content: [{ type: "text", text: "complete answer" }] } }] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ broken_stream: true }, { reply: { content: [{ type: "text", text: "complete answer" }] } }] } },
+    });
     let draft = "";
 
     const response = await adapter_for(server).complete(ask("hi"), {
@@ -273,7 +300,9 @@ describe("retries", () => {
   it("reports a broken stream as a retryable provider_error", async () => {
     const server = await scripted_server({ script: { turns: { main: [{ broken_stream: true }] } } });
 
-    const failure = await failure_of(adapter_for(server, { retry: { ...instant_retries().policy, max_attempts: 1 } }).complete(ask("hi"), { requester: "main" }));
+    const failure = await failure_of(
+      adapter_for(server, { retry: { ...instant_retries().policy, max_attempts: 1 } }).complete(ask("hi"), { requester: "main" }),
+    );
 
     expect(failure.kind).toBe("provider_error");
     expect(failure.error.retryability).toBe("retryable");
@@ -354,7 +383,9 @@ describe("authentication failures", () => {
 
 describe("cancellation", () => {
   it("an aborted signal stops the request, and waiting between retries, without a retry", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ error: { status: 529 } }, { reply: { content: [{ type: "text", text: "too late" }] } }] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ error: { status: 529 } }, { reply: { content: [{ type: "text", text: "too late" }] } }] } },
+    });
     const controller = new AbortController();
     const adapter = adapter_for(server, {
       retry: {
@@ -374,10 +405,18 @@ describe("cancellation", () => {
   });
 
   it("aborting while the answer streams in ends the call as cancelled, without a retry", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ reply: { content: [{ type: "text", text: "a long answer in many pieces" }] } }, { reply: { content: [{ type: "text", text: "x" }] } }] } } });
+    const server = await scripted_server({
+      script: {
+        turns: {
+          main: [{ reply: { content: [{ type: "text", text: "a long answer in many pieces" }] } }, { reply: { content: [{ type: "text", text: "x" }] } }],
+        },
+      },
+    });
     const controller = new AbortController();
 
-    const failure = await failure_of(adapter_for(server).complete(ask("hi"), { requester: "main", signal: controller.signal, on_delta: () => controller.abort() }));
+    const failure = await failure_of(
+      adapter_for(server).complete(ask("hi"), { requester: "main", signal: controller.signal, on_delta: () => controller.abort() }),
+    );
 
     expect(failure.error.metadata).toMatchObject({ cancelled: true });
     expect(server.requests()).toHaveLength(1);
@@ -397,16 +436,16 @@ describe("bad requests from our side", () => {
   it("a tool name the API cannot carry is refused before anything is sent", async () => {
     const server = await scripted_server({ script: { turns: { main: [] } } });
 
-    const failure = await failure_of(
-      adapter_for(server).complete(ask("hi", { tools: [{ ...READ_TOOL, name: "fs read!" }] }), { requester: "main" }),
-    );
+    const failure = await failure_of(adapter_for(server).complete(ask("hi", { tools: [{ ...READ_TOOL, name: "fs read!" }] }), { requester: "main" }));
 
     expect(failure.kind).toBe("model_capability_error");
     expect(server.requests()).toHaveLength(0);
   });
 
   it("an on_delta listener that throws fails the call once, as a system_error", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ reply: { content: [{ type: "text", text: "hello" }] } }, { reply: { content: [{ type: "text", text: "x" }] } }] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ reply: { content: [{ type: "text", text: "hello" }] } }, { reply: { content: [{ type: "text", text: "x" }] } }] } },
+    });
 
     const failure = await failure_of(
       adapter_for(server).complete(ask("hi"), {

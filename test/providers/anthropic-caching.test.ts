@@ -19,7 +19,12 @@ const READ_TOOL = {
   input_schema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
 };
 
-type Body = { system?: Record<string, unknown>[]; messages: { role: string; content: string | Record<string, unknown>[] }[]; max_tokens: number; thinking?: unknown };
+type Body = {
+  system?: Record<string, unknown>[];
+  messages: { role: string; content: string | Record<string, unknown>[] }[];
+  max_tokens: number;
+  thinking?: unknown;
+};
 
 /** Every block of a request body that carries a cache_control breakpoint, as "system[i]" / "messages[m][b]". */
 function breakpoints(body: Body): string[] {
@@ -33,7 +38,10 @@ function breakpoints(body: Body): string[] {
 }
 
 async function failure_of(work: Promise<unknown>): Promise<AirFailure> {
-  const error = await work.then(() => undefined, (thrown: unknown) => thrown);
+  const error = await work.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
   expect(is_air_failure(error), String(error)).toBe(true);
   return error as AirFailure;
 }
@@ -98,14 +106,32 @@ describe("prompt caching", () => {
   it("skips blocks that cannot carry a breakpoint at the tail (empty text)", async () => {
     const server = await scripted_server({ script: { turns: { main: [OK] } } });
 
-    await adapter_for(server).complete({ purpose: "answer", messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "text", text: "" }] }] }, { requester: "main" });
+    await adapter_for(server).complete(
+      {
+        purpose: "answer",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "look" },
+              { type: "text", text: "" },
+            ],
+          },
+        ],
+      },
+      { requester: "main" },
+    );
 
     expect(breakpoints(server.requests()[0]?.body as Body)).toEqual(["messages[0][0]"]);
   });
 
   it("leaves the caller's request untouched", async () => {
     const server = await scripted_server({ script: { turns: { main: [OK] } } });
-    const request: ModelRequest = { purpose: "answer", system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }], messages: structuredClone(conversation) };
+    const request: ModelRequest = {
+      purpose: "answer",
+      system: [{ type: "text", text: "s", cache_control: { type: "ephemeral" } }],
+      messages: structuredClone(conversation),
+    };
     const before = structuredClone(request);
 
     await adapter_for(server).complete(request, { requester: "main" });
@@ -147,7 +173,9 @@ describe("extended thinking", () => {
   it("refuses a budget that leaves no room for an answer, before sending anything", async () => {
     const server = await scripted_server({ script: { turns: { main: [OK] } } });
 
-    const failure = await failure_of(adapter_for(server, { thinking_budget_tokens: 4096, max_output_tokens: 4096 }).complete(ask("think"), { requester: "main" }));
+    const failure = await failure_of(
+      adapter_for(server, { thinking_budget_tokens: 4096, max_output_tokens: 4096 }).complete(ask("think"), { requester: "main" }),
+    );
 
     expect(failure.kind).toBe("user_error");
     expect(failure.error.user_action).toContain("thinking_budget_tokens");
@@ -159,7 +187,14 @@ describe("extended thinking", () => {
       script: {
         turns: {
           main: [
-            { reply: { content: [{ type: "thinking", thinking: "The file will tell me.", signature: "sig-abc" }, { type: "tool_use", name: "fs.read", input: { path: "a.txt" }, id: "toolu_1" }] } },
+            {
+              reply: {
+                content: [
+                  { type: "thinking", thinking: "The file will tell me.", signature: "sig-abc" },
+                  { type: "tool_use", name: "fs.read", input: { path: "a.txt" }, id: "toolu_1" },
+                ],
+              },
+            },
             { expect: { tool_result_contains: "hello" }, reply: { content: [{ type: "text", text: "It says hello." }] } },
           ],
         },
@@ -168,15 +203,18 @@ describe("extended thinking", () => {
     const adapter = adapter_for(server, { thinking_budget_tokens: 1024 });
 
     const first = await adapter.complete(ask("read a.txt", { tools: [READ_TOOL] }), { requester: "main" });
-    await adapter.complete({
-      purpose: "answer",
-      tools: [READ_TOOL],
-      messages: [
-        { role: "user", content: "read a.txt" },
-        { role: "assistant", content: first.content },
-        { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "hello" }] },
-      ],
-    }, { requester: "main" });
+    await adapter.complete(
+      {
+        purpose: "answer",
+        tools: [READ_TOOL],
+        messages: [
+          { role: "user", content: "read a.txt" },
+          { role: "assistant", content: first.content },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "hello" }] },
+        ],
+      },
+      { requester: "main" },
+    );
 
     expect(first.content[0]).toEqual({ type: "thinking", thinking: "The file will tell me.", signature: "sig-abc" });
     const resent = (server.requests()[1]!.body as Body).messages[1]?.content as Record<string, unknown>[];
@@ -194,7 +232,12 @@ describe("count_tokens", () => {
     expect(request?.path).toBe("/v1/messages/count_tokens");
     expect(request?.outcome).toEqual({ kind: "count_tokens", input_tokens: tokens });
     expect(tokens).toBeGreaterThan(0);
-    expect(request?.body).toMatchObject({ model: "claude-sonnet-4-5", system: [{ text: "sys" }], tools: [{ name: "fs-read" }], thinking: { type: "enabled", budget_tokens: 1024 } });
+    expect(request?.body).toMatchObject({
+      model: "claude-sonnet-4-5",
+      system: [{ text: "sys" }],
+      tools: [{ name: "fs-read" }],
+      thinking: { type: "enabled", budget_tokens: 1024 },
+    });
     expect(request?.body).not.toHaveProperty("max_tokens");
   });
 

@@ -51,7 +51,12 @@ describe("built-in capabilities", () => {
 
   it("Claude on the Anthropic API does everything, token counting included", () => {
     expect(builtin.resolve("anthropic", "claude-sonnet-4-5").capabilities.supports).toEqual({
-      tools: true, vision: true, thinking: true, prompt_caching: true, streaming: true, count_tokens: true,
+      tools: true,
+      vision: true,
+      thinking: true,
+      prompt_caching: true,
+      streaming: true,
+      count_tokens: true,
     });
   });
 
@@ -106,7 +111,10 @@ describe("models.yaml corrections", () => {
   });
 
   it("thinking_budget_tokens comes from the user's file, and lists a model under its provider", () => {
-    const config = load_provider_config({ ...setup("models:\n  claude-opus-4-1:\n    thinking_budget_tokens: 8000\n  my-model:\n    provider: openai_compatible\n"), env: {} });
+    const config = load_provider_config({
+      ...setup("models:\n  claude-opus-4-1:\n    thinking_budget_tokens: 8000\n  my-model:\n    provider: openai_compatible\n"),
+      env: {},
+    });
 
     expect(config.matrix.resolve("anthropic", "claude-opus-4-1").thinking_budget_tokens).toBe(8000);
     expect(config.matrix.configured_models("openai_compatible")).toEqual(["my-model"]);

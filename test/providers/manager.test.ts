@@ -27,7 +27,10 @@ function home_with(text?: string): string {
 }
 
 async function failure_of(work: Promise<unknown>): Promise<AirFailure> {
-  const error = await work.then(() => undefined, (thrown: unknown) => thrown);
+  const error = await work.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
   expect(is_air_failure(error), String(error)).toBe(true);
   return error as AirFailure;
 }
@@ -43,7 +46,11 @@ describe("a session's model", () => {
 
     const session = anthropic_manager(server.url).for_session("claude-haiku-4-5");
 
-    expect(session).toMatchObject({ provider_id: "anthropic", model_id: "claude-haiku-4-5", capabilities: { quality_tier: "standard", context_window: 200_000 } });
+    expect(session).toMatchObject({
+      provider_id: "anthropic",
+      model_id: "claude-haiku-4-5",
+      capabilities: { quality_tier: "standard", context_window: 200_000 },
+    });
     expect(await session.count_tokens?.(ask("count me"))).toBeGreaterThan(0);
     expect(server.requests()[0]?.path).toBe("/v1/messages/count_tokens");
   });
@@ -59,7 +66,9 @@ describe("a session's model", () => {
   it("asks for extended thinking when models.yaml gives the model a budget", async () => {
     const server = await scripted_server({ script: { turns: { main: [OK] } } });
 
-    await anthropic_manager(server.url, "models:\n  claude-sonnet-4-5:\n    thinking_budget_tokens: 2048\n").for_session().complete(ask("think", { max_tokens: 1000 }), { requester: "main" });
+    await anthropic_manager(server.url, "models:\n  claude-sonnet-4-5:\n    thinking_budget_tokens: 2048\n")
+      .for_session()
+      .complete(ask("think", { max_tokens: 1000 }), { requester: "main" });
 
     expect(server.requests()[0]?.body).toMatchObject({ thinking: { type: "enabled", budget_tokens: 2048 }, max_tokens: 3048 });
   });
@@ -98,7 +107,9 @@ describe("a request the model cannot take is refused before any network call", (
     expect(failure.kind).toBe("model_capability_error");
     expect(failure.error.retryability).toBe("retryable_after_change");
     expect(failure.message).toBe("model claude-haiku-4-5 (anthropic) cannot take this request: it does not call tools and the request offers 1");
-    expect(failure.error.user_action).toMatch(/^Start a new session with a model that can, e\.g\. claude-sonnet-4-5 or claude-opus-4-5 \(AIR_MODEL, or default_model in .*models\.yaml\)/);
+    expect(failure.error.user_action).toMatch(
+      /^Start a new session with a model that can, e\.g\. claude-sonnet-4-5 or claude-opus-4-5 \(AIR_MODEL, or default_model in .*models\.yaml\)/,
+    );
     expect(failure.error.user_action).toContain('models: { "claude-haiku-4-5": { supports: { tools: true } } }');
     expect(failure.error.metadata).toMatchObject({ capability: "tools", model_id: "claude-haiku-4-5" });
   });
@@ -108,7 +119,15 @@ describe("a request the model cannot take is refused before any network call", (
     const manager = anthropic_manager(server.url, undefined, { AIR_MODEL: "some-text-model" });
     const request: ModelRequest = {
       purpose: "answer",
-      messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }, { type: "text", text: "what is it?" }] }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+            { type: "text", text: "what is it?" },
+          ],
+        },
+      ],
     };
 
     const failure = await failure_of(manager.for_session().complete(request, { requester: "main" }));
@@ -131,9 +150,15 @@ describe("a request the model cannot take is refused before any network call", (
 
   it("a local model without tools, over the OpenAI-compatible API: only the correction to offer", async () => {
     const server = await scripted_server({ script: { turns: { main: [OK] } } });
-    const home = home_with(`providers:\n  openai_compatible:\n    base_url: ${server.url}/v1\n    default_model: tiny-llm\nmodels:\n  tiny-llm:\n    supports: { tools: false }\n`);
+    const home = home_with(
+      `providers:\n  openai_compatible:\n    base_url: ${server.url}/v1\n    default_model: tiny-llm\nmodels:\n  tiny-llm:\n    supports: { tools: false }\n`,
+    );
 
-    const failure = await failure_of(ProviderManager.load({ home, env: {} }).for_session().complete(ask("read", { tools: [READ_TOOL] }), { requester: "main" }));
+    const failure = await failure_of(
+      ProviderManager.load({ home, env: {} })
+        .for_session()
+        .complete(ask("read", { tools: [READ_TOOL] }), { requester: "main" }),
+    );
 
     expect(server.requests()).toHaveLength(0);
     expect(failure.error.user_action).toMatch(/^Start a new session with a model that can \(AIR_MODEL/);
@@ -143,7 +168,9 @@ describe("a request the model cannot take is refused before any network call", (
 describe("the OpenAI-compatible providers", () => {
   it("an openai_compatible server without a key is reached over Chat Completions", async () => {
     const server = await scripted_server({ script: { turns: { main: [{ reply: { content: [{ type: "text", text: "local hello" }] } }] } } });
-    const home = home_with(`providers:\n  openai_compatible:\n    base_url: ${server.url}/v1\n    default_model: qwen2.5-coder:32b\n    headers: { X-Proxy: lab }\n`);
+    const home = home_with(
+      `providers:\n  openai_compatible:\n    base_url: ${server.url}/v1\n    default_model: qwen2.5-coder:32b\n    headers: { X-Proxy: lab }\n`,
+    );
 
     const response = await ProviderManager.load({ home, env: {}, retry: instant_retries().policy }).for_session().complete(ask("hi"), { requester: "main" });
 
@@ -186,9 +213,13 @@ describe("failures name the setting that fixes them", () => {
     const server = await scripted_server({ api_key: "sk-ant-the-right-one-00000", script: { turns: { main: [OK] } } });
     const home = home_with(`providers:\n  anthropic:\n    api_key: ${KEY}\n    base_url: ${server.url}\n`);
 
-    const failure = await failure_of(ProviderManager.load({ home, env: {}, retry: instant_retries().policy }).for_session().complete(ask("hi"), { requester: "main" }));
+    const failure = await failure_of(
+      ProviderManager.load({ home, env: {}, retry: instant_retries().policy }).for_session().complete(ask("hi"), { requester: "main" }),
+    );
 
-    expect(failure.error.user_action).toBe(`Check api_key under providers.anthropic in ${path.join(home, "models.yaml")}: the server at ${server.url} does not accept that key.`);
+    expect(failure.error.user_action).toBe(
+      `Check api_key under providers.anthropic in ${path.join(home, "models.yaml")}: the server at ${server.url} does not accept that key.`,
+    );
   });
 
   it("a server that refuses the connection is an env_error naming the URL and the variable that set it", async () => {
@@ -200,7 +231,9 @@ describe("failures name the setting that fixes them", () => {
 
     expect(failure.kind).toBe("env_error");
     expect(failure.message).toContain(`no model server answers at ${server.url}`);
-    expect(failure.error.user_action).toBe(`Check ANTHROPIC_BASE_URL: nothing answers at ${server.url}. Start the server there, or point the setting at the right one.`);
+    expect(failure.error.user_action).toBe(
+      `Check ANTHROPIC_BASE_URL: nothing answers at ${server.url}. Start the server there, or point the setting at the right one.`,
+    );
   });
 
   it("a local server that is not running names base_url in models.yaml", async () => {

@@ -21,14 +21,17 @@ describe("a multi-turn tool-using conversation", () => {
   ];
   const second_reply: ContentBlock[] = [
     { type: "text", text: "b.ts is missing; writing it." },
-    { type: "tool_use", id: "call_c", name: "fs.write", input: { path: "src/b.ts", content: "export const b = \"ü\";\n" } },
+    { type: "tool_use", id: "call_c", name: "fs.write", input: { path: "src/b.ts", content: 'export const b = "ü";\n' } },
   ];
   const third_reply: ContentBlock[] = [{ type: "text", text: "Done: a.ts read, b.ts written, the screenshot shows the same error." }];
 
   const script = {
     turns: {
       executor: [
-        { expect: { system_contains: "You are the executor.", last_user_contains: "Fix the failing test", tools: ["fs.read", "fs.write"] }, ...reply(first_reply, { usage: { input_tokens: 300, output_tokens: 40, cache_read_input_tokens: 1200 } }) },
+        {
+          expect: { system_contains: "You are the executor.", last_user_contains: "Fix the failing test", tools: ["fs.read", "fs.write"] },
+          ...reply(first_reply, { usage: { input_tokens: 300, output_tokens: 40, cache_read_input_tokens: 1200 } }),
+        },
         { expect: { tool_result_contains: "ENOENT" }, ...reply(second_reply) },
         { expect: { tool_result_contains: "wrote 22 bytes", last_user_contains: "also check the screenshot" }, ...reply(third_reply) },
       ],
@@ -37,7 +40,14 @@ describe("a multi-turn tool-using conversation", () => {
 
   async function converse(server: ScriptedServer) {
     const adapter = adapter_for(server);
-    const base = { purpose: "task_execution" as const, system: [{ type: "text" as const, text: "You are the executor." }, { type: "text" as const, text: "Rules: keep tests green." }], tools: [READ, WRITE] };
+    const base = {
+      purpose: "task_execution" as const,
+      system: [
+        { type: "text" as const, text: "You are the executor." },
+        { type: "text" as const, text: "Rules: keep tests green." },
+      ],
+      tools: [READ, WRITE],
+    };
     const messages: CanonicalMessage[] = [{ role: "user", content: [{ type: "text", text: "Fix the failing test; here is what I see:" }, IMAGE] }];
     const first = await adapter.complete({ ...base, messages }, { requester: "executor" });
     messages.push(
@@ -53,7 +63,10 @@ describe("a multi-turn tool-using conversation", () => {
     const second = await adapter.complete({ ...base, messages }, { requester: "executor" });
     messages.push(
       { role: "assistant", content: second.content },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "call_c", content: "wrote 22 bytes" }, { type: "text", text: "also check the screenshot" }, IMAGE] },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "call_c", content: "wrote 22 bytes" }, { type: "text", text: "also check the screenshot" }, IMAGE],
+      },
     );
     const third = await adapter.complete({ ...base, messages }, { requester: "executor" });
     return { responses: [first, second, third], messages };
@@ -89,10 +102,18 @@ describe("a multi-turn tool-using conversation", () => {
       messages: [
         { role: "system", content: "You are the executor.\n\nRules: keep tests green." },
         { role: "user", content: [{ type: "text", text: "Fix the failing test; here is what I see:" }, image_part] },
-        { role: "assistant", content: "Reading both files at once.", tool_calls: [call("call_a", "fs-read", { path: "src/a.ts" }), call("call_b", "fs-read", { path: "src/b.ts" })] },
+        {
+          role: "assistant",
+          content: "Reading both files at once.",
+          tool_calls: [call("call_a", "fs-read", { path: "src/a.ts" }), call("call_b", "fs-read", { path: "src/b.ts" })],
+        },
         { role: "tool", tool_call_id: "call_a", content: "export const a = 1;" },
         { role: "tool", tool_call_id: "call_b", content: "[tool error] ENOENT: src/b.ts does not exist" },
-        { role: "assistant", content: "b.ts is missing; writing it.", tool_calls: [call("call_c", "fs-write", { path: "src/b.ts", content: "export const b = \"ü\";\n" })] },
+        {
+          role: "assistant",
+          content: "b.ts is missing; writing it.",
+          tool_calls: [call("call_c", "fs-write", { path: "src/b.ts", content: 'export const b = "ü";\n' })],
+        },
         { role: "tool", tool_call_id: "call_c", content: "wrote 22 bytes" },
         { role: "user", content: [{ type: "text", text: "also check the screenshot" }, image_part] },
       ],
@@ -116,7 +137,18 @@ describe("a multi-turn tool-using conversation", () => {
   });
 
   it("streams text and tool arguments as deltas indexed like the final content blocks", async () => {
-    const server = await scripted_server({ script: { turns: { main: [reply([{ type: "text", text: "Two reads, in parallel." }, ...[1, 2].map((n) => ({ type: "tool_use", name: "fs.read", input: { path: `src/deeply/nested/file-${n}.ts` } }))])] } } });
+    const server = await scripted_server({
+      script: {
+        turns: {
+          main: [
+            reply([
+              { type: "text", text: "Two reads, in parallel." },
+              ...[1, 2].map((n) => ({ type: "tool_use", name: "fs.read", input: { path: `src/deeply/nested/file-${n}.ts` } })),
+            ]),
+          ],
+        },
+      },
+    });
     const deltas: ModelDelta[] = [];
 
     const response = await adapter_for(server).complete(ask("read", { tools: [READ] }), { requester: "main", on_delta: (delta) => deltas.push(delta) });
@@ -143,7 +175,12 @@ describe("the request on the wire", () => {
     await adapter.complete(ask("hi", { max_tokens: 300 }), { requester: "worker" });
 
     const [request] = server.requests();
-    expect(request?.headers).toMatchObject({ authorization: `Bearer ${OPENAI_KEY}`, "x-air-requester": "worker", "http-referer": "https://air.example", "x-title": "air" });
+    expect(request?.headers).toMatchObject({
+      authorization: `Bearer ${OPENAI_KEY}`,
+      "x-air-requester": "worker",
+      "http-referer": "https://air.example",
+      "x-title": "air",
+    });
     expect(request?.body).toMatchObject({ max_tokens: 300 });
     expect(JSON.stringify(adapter)).not.toContain(OPENAI_KEY);
   });
@@ -161,7 +198,12 @@ describe("the request on the wire", () => {
   it("sends no Authorization header to a local server configured without a key, nor the OPENAI_* settings of the environment", async () => {
     const server = await scripted_server({ script: { turns: { main: [text_reply("ok")] } } });
     const saved = { ...process.env };
-    Object.assign(process.env, { OPENAI_API_KEY: "sk-from-env-0000000000", OPENAI_ORG_ID: "org-env", OPENAI_PROJECT_ID: "proj-env", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+    Object.assign(process.env, {
+      OPENAI_API_KEY: "sk-from-env-0000000000",
+      OPENAI_ORG_ID: "org-env",
+      OPENAI_PROJECT_ID: "proj-env",
+      OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+    });
     try {
       await adapter_for(server, { provider_id: "ollama", api_key: undefined }).complete(ask("hi"), { requester: "main" });
     } finally {
@@ -262,7 +304,13 @@ describe("failures", () => {
     ["a base URL that is no http(s) URL", "localhost:11434/v1", "is not an http(s) URL"],
   ])("a provider with %s is refused when the adapter is made", (_case, base_url, message) => {
     const failure = expect_air_failure(
-      () => new OpenAICompatibleAdapter({ provider_id: "openai_compatible", api_key: undefined, model_id: "llama3", ...(base_url === undefined ? {} : { base_url }) }),
+      () =>
+        new OpenAICompatibleAdapter({
+          provider_id: "openai_compatible",
+          api_key: undefined,
+          model_id: "llama3",
+          ...(base_url === undefined ? {} : { base_url }),
+        }),
     );
 
     expect(failure.kind).toBe("env_error");
@@ -302,7 +350,9 @@ describe("failures", () => {
   });
 
   it("a 400 is not retried and says what the server rejected", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ error: { status: 400, message: "messages: tool_call_id not found" } }, text_reply("never")] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ error: { status: 400, message: "messages: tool_call_id not found" } }, text_reply("never")] } },
+    });
 
     const failure = await failure_of(adapter_for(server).complete(ask("hi"), { requester: "main" }));
 
@@ -332,7 +382,9 @@ describe("failures", () => {
   it("a stream that keeps breaking off gives up as a retryable broken_stream", async () => {
     const server = await scripted_server({ script: { turns: { main: [{ broken_stream: true }] } } });
 
-    const failure = await failure_of(adapter_for(server, { retry: { ...instant_retries().policy, max_attempts: 1 } }).complete(ask("hi"), { requester: "main" }));
+    const failure = await failure_of(
+      adapter_for(server, { retry: { ...instant_retries().policy, max_attempts: 1 } }).complete(ask("hi"), { requester: "main" }),
+    );
 
     expect(failure.error.retryability).toBe("retryable");
     expect(failure.message).toContain("broke off");
@@ -345,7 +397,9 @@ describe("cancellation and listeners", () => {
     const server = await scripted_server({ script: { turns: { main: [text_reply("a long answer in many pieces"), text_reply("x")] } } });
     const controller = new AbortController();
 
-    const failure = await failure_of(adapter_for(server).complete(ask("hi"), { requester: "main", signal: controller.signal, on_delta: () => controller.abort() }));
+    const failure = await failure_of(
+      adapter_for(server).complete(ask("hi"), { requester: "main", signal: controller.signal, on_delta: () => controller.abort() }),
+    );
 
     expect(failure.error.metadata).toMatchObject({ cancelled: true });
     expect(server.requests()).toHaveLength(1);

@@ -19,9 +19,18 @@ describe("the conversion report", () => {
     const cached = { type: "ephemeral" as const };
     const request: ModelRequest = {
       purpose: "answer",
-      system: [{ type: "text", text: "stable layers", cache_control: cached }, { type: "text", text: "volatile layer" }],
+      system: [
+        { type: "text", text: "stable layers", cache_control: cached },
+        { type: "text", text: "volatile layer" },
+      ],
       messages: [
-        { role: "user", content: [{ type: "text", text: "look at this", cache_control: cached }, { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "look at this", cache_control: cached },
+            { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" } },
+          ],
+        },
         {
           role: "assistant",
           content: [
@@ -73,13 +82,27 @@ describe("the conversion report", () => {
 
     const response = await adapter_for(server).complete({ purpose: "answer", tools: [READ], messages }, { requester: "main" });
 
-    expect(response.conversion?.losses).toEqual([{ feature: "image", direction: "request", count: 1, detail: expect.stringContaining("inside a tool result") }]);
+    expect(response.conversion?.losses).toEqual([
+      { feature: "image", direction: "request", count: 1, detail: expect.stringContaining("inside a tool result") },
+    ]);
     expect((server.requests()[0]!.body as { messages: unknown[] }).messages[2]).toEqual({ role: "tool", tool_call_id: "call_1", content: "shot.png, 2 KiB" });
   });
 
   it("lists what the response could not carry: reasoning, a finish_reason of the server's own, missing usage", async () => {
     const server = await scripted_server({
-      script: { turns: { main: [reply([{ type: "thinking", thinking: "Let me think about it." }, { type: "text", text: "42" }], { openai: { finish_reason: "eos", omit_usage: true } })] } },
+      script: {
+        turns: {
+          main: [
+            reply(
+              [
+                { type: "thinking", thinking: "Let me think about it." },
+                { type: "text", text: "42" },
+              ],
+              { openai: { finish_reason: "eos", omit_usage: true } },
+            ),
+          ],
+        },
+      },
     });
 
     const response = await adapter_for(server).complete(ask("the answer?"), { requester: "main" });
@@ -113,7 +136,9 @@ describe("stop reasons and usage", () => {
   });
 
   it("reads a turn that calls tools as tool_use even when the server finishes it with stop", async () => {
-    const server = await scripted_server({ script: { turns: { main: [reply([{ type: "tool_use", name: "fs.read", input: { path: "a" } }], { openai: { finish_reason: "stop" } })] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [reply([{ type: "tool_use", name: "fs.read", input: { path: "a" } }], { openai: { finish_reason: "stop" } })] } },
+    });
 
     const response = await adapter_for(server).complete(ask("read a", { tools: [READ] }), { requester: "main" });
 
@@ -167,8 +192,12 @@ describe("the stream reader, on what a misbehaving server may send", () => {
   });
 
   it("arguments that are JSON but not an object, and a call without a name, are refused", () => {
-    expect(expect_air_failure(read([chunk(call({ id: "c1", function: { name: "fs-read", arguments: "[1]" } })), chunk({}, "tool_calls")])).message).toContain("not a JSON object");
-    expect(expect_air_failure(read([chunk(call({ id: "c1", function: { arguments: "{}" } })), chunk({}, "tool_calls")])).message).toContain("without a function name");
+    expect(expect_air_failure(read([chunk(call({ id: "c1", function: { name: "fs-read", arguments: "[1]" } })), chunk({}, "tool_calls")])).message).toContain(
+      "not a JSON object",
+    );
+    expect(expect_air_failure(read([chunk(call({ id: "c1", function: { arguments: "{}" } })), chunk({}, "tool_calls")])).message).toContain(
+      "without a function name",
+    );
   });
 
   it("a call without arguments gets an empty input, a call without an id gets a unique one", () => {

@@ -6,7 +6,9 @@ describe("request_cost_usd", () => {
   it("prices input, output and Anthropic cache writes and reads", () => {
     expect(request_cost_usd("claude-sonnet-4-5", { input_tokens: 1_000_000, output_tokens: 0 })).toBeCloseTo(3);
     expect(request_cost_usd("claude-sonnet-4-5", { input_tokens: 0, output_tokens: 1_000_000 })).toBeCloseTo(15);
-    expect(request_cost_usd("claude-sonnet-4-5", { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 1_000_000, cache_read_input_tokens: 1_000_000 })).toBeCloseTo(3.75 + 0.3);
+    expect(
+      request_cost_usd("claude-sonnet-4-5", { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 1_000_000, cache_read_input_tokens: 1_000_000 }),
+    ).toBeCloseTo(3.75 + 0.3);
   });
 
   it("matches a family without its vendor prefix, the most specific first", () => {

@@ -54,7 +54,10 @@ describe("selecting the provider", () => {
 describe("each provider's settings", () => {
   it("OpenAI: OPENAI_API_KEY and OPENAI_BASE_URL, else its own API and gpt-4.1", () => {
     const home = home_with();
-    const from_env = load_provider_settings({ home, env: { AIR_PROVIDER: "openai", OPENAI_API_KEY: "sk-openai-123456", OPENAI_BASE_URL: "http://127.0.0.1:9000/v1" } });
+    const from_env = load_provider_settings({
+      home,
+      env: { AIR_PROVIDER: "openai", OPENAI_API_KEY: "sk-openai-123456", OPENAI_BASE_URL: "http://127.0.0.1:9000/v1" },
+    });
     const plain = load_provider_config({ home, env: { OPENAI_API_KEY: "sk-openai-123456" } }).settings("openai");
 
     expect(from_env.api_key?.reveal()).toBe("sk-openai-123456");
@@ -65,12 +68,9 @@ describe("each provider's settings", () => {
   });
 
   it("OpenRouter: OPENROUTER_API_KEY, headers and a model of its own from models.yaml", () => {
-    const home = home_with([
-      "providers:",
-      "  openrouter:",
-      "    default_model: openai/gpt-4o",
-      "    headers: { HTTP-Referer: https://example.com, X-Title: air }",
-    ].join("\n"));
+    const home = home_with(
+      ["providers:", "  openrouter:", "    default_model: openai/gpt-4o", "    headers: { HTTP-Referer: https://example.com, X-Title: air }"].join("\n"),
+    );
 
     const settings = load_provider_settings({ home, env: { OPENROUTER_API_KEY: "sk-or-123456789" } });
 
@@ -82,9 +82,17 @@ describe("each provider's settings", () => {
 
   it("an OpenAI-compatible server needs no key, and takes one from the variable api_key_env names before api_key", () => {
     const keyless = load_provider_settings({ home: home_with(OLLAMA), env: {} });
-    const keyed = load_provider_settings({ home: home_with(`${OLLAMA}    api_key_env: VLLM_TOKEN\n    api_key: from-the-file-0000\n`), env: { VLLM_TOKEN: "vllm-secret-0123456" } });
+    const keyed = load_provider_settings({
+      home: home_with(`${OLLAMA}    api_key_env: VLLM_TOKEN\n    api_key: from-the-file-0000\n`),
+      env: { VLLM_TOKEN: "vllm-secret-0123456" },
+    });
 
-    expect(keyless).toMatchObject({ provider_id: "openai_compatible", base_url: "http://127.0.0.1:11434/v1", model_id: "qwen2.5-coder:32b", key_required: false });
+    expect(keyless).toMatchObject({
+      provider_id: "openai_compatible",
+      base_url: "http://127.0.0.1:11434/v1",
+      model_id: "qwen2.5-coder:32b",
+      key_required: false,
+    });
     expect(keyless.api_key).toBeUndefined();
     expect(keyed.api_key?.reveal()).toBe("vllm-secret-0123456");
     expect(keyed.sources.api_key).toBe("env:VLLM_TOKEN");
@@ -135,7 +143,9 @@ describe("a wrong configuration", () => {
 
   it("an openai_compatible server without base_url, or with a base_url that is no http(s) URL, is refused", () => {
     const missing = expect_air_failure(() => load_provider_config({ home: home_with("providers:\n  openai_compatible:\n    default_model: m\n"), env: {} }));
-    const scheme = expect_air_failure(() => load_provider_config({ home: home_with("providers:\n  openai_compatible:\n    base_url: localhost:11434\n"), env: {} }));
+    const scheme = expect_air_failure(() =>
+      load_provider_config({ home: home_with("providers:\n  openai_compatible:\n    base_url: localhost:11434\n"), env: {} }),
+    );
 
     expect(missing.message).toContain("providers.openai_compatible.base_url");
     expect(scheme.message).toContain("providers.openai_compatible.base_url: expected an http:// or https:// URL");
@@ -197,6 +207,10 @@ describe("a missing key names the exact place for that provider", () => {
     const manager = ProviderManager.load({ home: home_with(OLLAMA), env: {} });
 
     expect(manager.is_configured()).toBe(true);
-    expect(manager.require_configured()).toMatchObject({ provider_id: "openai_compatible", model_id: "qwen2.5-coder:32b", base_url: "http://127.0.0.1:11434/v1" });
+    expect(manager.require_configured()).toMatchObject({
+      provider_id: "openai_compatible",
+      model_id: "qwen2.5-coder:32b",
+      base_url: "http://127.0.0.1:11434/v1",
+    });
   });
 });

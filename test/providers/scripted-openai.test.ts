@@ -26,10 +26,13 @@ const READ_TOOL = { type: "function" as const, function: { name: "fs-read", para
 /** The `data:` payloads of an SSE response, in order. */
 async function sse_data(response: Response): Promise<string[]> {
   const text = await response.text();
-  return text.split("\n\n").filter((event) => event !== "").map((event) => {
-    expect(event.startsWith("data: "), event).toBe(true);
-    return event.slice("data: ".length);
-  });
+  return text
+    .split("\n\n")
+    .filter((event) => event !== "")
+    .map((event) => {
+      expect(event.startsWith("data: "), event).toBe(true);
+      return event.slice("data: ".length);
+    });
 }
 
 async function post(server: ScriptedServer, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
@@ -47,7 +50,10 @@ describe("one script, both APIs", () => {
 
     const planned = await client_for(server, "main").chat.completions.create({
       ...hello,
-      messages: [{ role: "system", content: "You are the Main Agent." }, { role: "user", content: "please add a --verbose flag" }],
+      messages: [
+        { role: "system", content: "You are the Main Agent." },
+        { role: "user", content: "please add a --verbose flag" },
+      ],
     });
     const call = await executor.chat.completions.create({ ...hello, tools: [READ_TOOL] });
     const tool_call = call.choices[0]!.message.tool_calls![0]!;
@@ -89,7 +95,14 @@ describe("one script, both APIs", () => {
   });
 
   it("sends a scripted thinking block as a thinking block over Messages and as reasoning_content over Chat Completions", async () => {
-    const thinking = { reply: { content: [{ type: "thinking" as const, thinking: "Weighing it up." }, { type: "text" as const, text: "Yes." }] } };
+    const thinking = {
+      reply: {
+        content: [
+          { type: "thinking" as const, thinking: "Weighing it up." },
+          { type: "text" as const, text: "Yes." },
+        ],
+      },
+    };
     const server = await scripted_server({ script: { turns: { main: [thinking, thinking] } } });
 
     const message = await new Anthropic({ apiKey: TEST_KEY, baseURL: server.url, maxRetries: 0 }).messages.stream({ ...hello, max_tokens: 100 }).finalMessage();
@@ -103,7 +116,9 @@ describe("one script, both APIs", () => {
 
 describe("streaming", () => {
   it("streams text in several content deltas, then finish_reason, then usage, then [DONE]", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ reply: { content: [{ type: "text", text: "Hello in several pieces." }], usage: { input_tokens: 7, output_tokens: 5 } } }] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ reply: { content: [{ type: "text", text: "Hello in several pieces." }], usage: { input_tokens: 7, output_tokens: 5 } } }] } },
+    });
 
     const response = await post(server, { ...hello, stream: true, stream_options: { include_usage: true } });
     const data = await sse_data(response);
@@ -130,7 +145,9 @@ describe("streaming", () => {
 
   it("streams parallel tool calls: each opened with index, id and name, its arguments in fragments", async () => {
     const inputs = [{ path: "src/a-long-file-name.ts" }, { path: "src/another-long-file-name.ts" }];
-    const server = await scripted_server({ script: { turns: { main: [{ reply: { content: inputs.map((input, n) => ({ type: "tool_use" as const, name: "fs.read", input, id: `call_${n}` })) } }] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ reply: { content: inputs.map((input, n) => ({ type: "tool_use" as const, name: "fs.read", input, id: `call_${n}` })) } }] } },
+    });
 
     const stream = await client_for(server).chat.completions.create({ ...hello, tools: [READ_TOOL], stream: true });
     const calls = new Map<number, { id?: string; name?: string; fragments: string[] }>();
@@ -176,7 +193,9 @@ describe("errors and refusals", () => {
   it("answers an error turn with OpenAI's error body and retry-after", async () => {
     const server = await scripted_server({ script: { turns: { main: [{ error: { status: 429, retry_after_s: 7 } }] } } });
 
-    const error = await client_for(server).chat.completions.create(hello).catch((thrown: unknown) => thrown);
+    const error = await client_for(server)
+      .chat.completions.create(hello)
+      .catch((thrown: unknown) => thrown);
 
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     const limited = error as InstanceType<typeof OpenAI.RateLimitError>;
@@ -198,7 +217,16 @@ describe("errors and refusals", () => {
 
   it("matches expectations against the Chat Completions form of the request", async () => {
     const server = await scripted_server({
-      script: { turns: { main: [{ expect: { system_contains: "Main Agent", last_user_contains: "and go", tools: ["fs.read"], tool_result_contains: "exit code 0" }, ...one_reply("matched") }] } },
+      script: {
+        turns: {
+          main: [
+            {
+              expect: { system_contains: "Main Agent", last_user_contains: "and go", tools: ["fs.read"], tool_result_contains: "exit code 0" },
+              ...one_reply("matched"),
+            },
+          ],
+        },
+      },
     });
 
     const completion = await client_for(server).chat.completions.create({
@@ -217,13 +245,17 @@ describe("errors and refusals", () => {
   });
 
   it("refuses a request that misses its turn's expectations with an OpenAI-shaped 400 listing each miss", async () => {
-    const server = await scripted_server({ script: { turns: { main: [{ expect: { system_contains: "Main Agent", tools: ["shell.run"] }, ...one_reply("x") }] } } });
+    const server = await scripted_server({
+      script: { turns: { main: [{ expect: { system_contains: "Main Agent", tools: ["shell.run"] }, ...one_reply("x") }] } },
+    });
 
-    const error = await client_for(server).chat.completions.create({ ...hello, tools: [READ_TOOL] }).catch((thrown: unknown) => thrown);
+    const error = await client_for(server)
+      .chat.completions.create({ ...hello, tools: [READ_TOOL] })
+      .catch((thrown: unknown) => thrown);
 
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     const message = (error as InstanceType<typeof OpenAI.BadRequestError>).message;
-    expect(message).toContain("the system prompt does not contain \"Main Agent\"");
+    expect(message).toContain('the system prompt does not contain "Main Agent"');
     expect(message).toContain("does not offer the tools shell.run (it offers fs-read)");
   });
 
@@ -231,8 +263,21 @@ describe("errors and refusals", () => {
     const server = await scripted_server({ script: { turns: { main: [one_reply("x"), one_reply("y")] } } });
     const call = { id: "c1", type: "function", function: { name: "fs-read", arguments: "{}" } };
 
-    const unanswered = await post(server, { ...hello, messages: [{ role: "user", content: "go" }, { role: "assistant", content: null, tool_calls: [call] }, { role: "user", content: "next" }] });
-    const stray = await post(server, { ...hello, messages: [{ role: "user", content: "go" }, { role: "tool", tool_call_id: "c9", content: "?" }] });
+    const unanswered = await post(server, {
+      ...hello,
+      messages: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: null, tool_calls: [call] },
+        { role: "user", content: "next" },
+      ],
+    });
+    const stray = await post(server, {
+      ...hello,
+      messages: [
+        { role: "user", content: "go" },
+        { role: "tool", tool_call_id: "c9", content: "?" },
+      ],
+    });
 
     expect(unanswered.status).toBe(400);
     expect(JSON.stringify(await unanswered.json())).toContain("the tool calls c1 were not answered by tool messages");

@@ -50,7 +50,11 @@ describe("playing a script", () => {
     const executor = client_for(server, "executor");
     const tools = [{ name: "fs-read", description: "Read a file", input_schema: { type: "object" as const } }];
 
-    const planned = await main.messages.create({ ...hello, system: "You are the Main Agent.", messages: [{ role: "user", content: "please add a --verbose flag" }] });
+    const planned = await main.messages.create({
+      ...hello,
+      system: "You are the Main Agent.",
+      messages: [{ role: "user", content: "please add a --verbose flag" }],
+    });
     const call = await executor.messages.create({ ...hello, tools });
     const done = await executor.messages.create({
       ...hello,
@@ -111,7 +115,9 @@ describe("playing a script", () => {
   it("answers an error turn with the API's error body and retry-after", async () => {
     const server = await scripted_server({ script: { turns: { main: [{ error: { status: 429, retry_after_s: 7 } }] } } });
 
-    const error = await client_for(server).messages.create(hello).catch((thrown: unknown) => thrown);
+    const error = await client_for(server)
+      .messages.create(hello)
+      .catch((thrown: unknown) => thrown);
 
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
     const rate_limited = error as InstanceType<typeof Anthropic.RateLimitError>;
@@ -211,7 +217,11 @@ describe("recording", () => {
     await client.messages.create(hello);
     await client.messages.create(hello).catch(() => undefined);
 
-    const lines = fs.readFileSync(record_file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { headers: Record<string, string>; outcome: { kind: string } });
+    const lines = fs
+      .readFileSync(record_file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { headers: Record<string, string>; outcome: { kind: string } });
     expect(lines.map((line) => line.outcome.kind)).toEqual(["reply", "rejected"]);
     expect(lines[0]?.headers["x-api-key"]).toBe("[redacted]");
     expect(fs.readFileSync(record_file, "utf8")).not.toContain(TEST_KEY);
@@ -270,7 +280,10 @@ describe("a bad script", () => {
   it("is not among the e2e fixtures' scripts (fixtures/*/script.yaml): each of them loads", () => {
     const root = path.join(REPO_ROOT, "fixtures");
     const files = fs.existsSync(root)
-      ? fs.readdirSync(root).map((name) => path.join(root, name, "script.yaml")).filter((file) => fs.existsSync(file))
+      ? fs
+          .readdirSync(root)
+          .map((name) => path.join(root, name, "script.yaml"))
+          .filter((file) => fs.existsSync(file))
       : [];
 
     for (const file of files) expect(() => load_script(file), file).not.toThrow();

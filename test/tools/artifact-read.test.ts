@@ -47,7 +47,18 @@ describe("artifact.read", () => {
   it("returns a whole small artifact with its description", async () => {
     const id = artifact("alpha\nbeta\n");
     const output = output_of<ReadOutput>(await h.call("artifact.read", { id }));
-    expect(output).toMatchObject({ id, type: "command_log", size_bytes: 11, unit: "lines", content: "alpha\nbeta\n", encoding: "utf8", start: 1, end: 2, total_lines: 2, truncated: false });
+    expect(output).toMatchObject({
+      id,
+      type: "command_log",
+      size_bytes: 11,
+      unit: "lines",
+      content: "alpha\nbeta\n",
+      encoding: "utf8",
+      start: 1,
+      end: 2,
+      total_lines: 2,
+      truncated: false,
+    });
   });
 
   it("returns a window of lines from offset, with the total, marked truncated", async () => {
@@ -57,7 +68,12 @@ describe("artifact.read", () => {
     const past = output_of<ReadOutput>(await h.call("artifact.read", { id, offset: 50 }));
     expect(past).toMatchObject({ content: "", start: 0, end: 0, total_lines: 10, truncated: true });
     const unterminated = artifact("a\nlast without newline");
-    expect(output_of<ReadOutput>(await h.call("artifact.read", { id: unterminated, offset: 2 }))).toMatchObject({ content: "last without newline", start: 2, end: 2, total_lines: 2 });
+    expect(output_of<ReadOutput>(await h.call("artifact.read", { id: unterminated, offset: 2 }))).toMatchObject({
+      content: "last without newline",
+      start: 2,
+      end: 2,
+      total_lines: 2,
+    });
   });
 
   it("reads the end of a large artifact without holding it whole, and caps the characters returned", async () => {
@@ -87,7 +103,11 @@ describe("artifact.read", () => {
       truncated: true,
     });
     const binary = artifact(Buffer.from([0, 1, 2, 255]));
-    expect(output_of<ReadOutput>(await h.call("artifact.read", { id: binary, unit: "bytes" }))).toMatchObject({ content: "AAEC/w==", encoding: "base64", truncated: false });
+    expect(output_of<ReadOutput>(await h.call("artifact.read", { id: binary, unit: "bytes" }))).toMatchObject({
+      content: "AAEC/w==",
+      encoding: "base64",
+      truncated: false,
+    });
     const error = error_of(await h.call("artifact.read", { id: binary }));
     expect(error.message).toContain("is binary");
     expect(error.user_action).toContain('unit: "bytes"');

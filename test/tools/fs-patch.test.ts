@@ -170,10 +170,32 @@ rename to src/new-name.txt
     expect(exists("src/old-name.txt")).toBe(false);
     expect(read("src/new-name.txt")).toBe("keep\nchanged\n");
     expect(output.files).toEqual([
-      { path: "src/numbers.txt", operation: "modified", sha256: sha256(expected_numbers), size_bytes: expected_numbers.length, hunks_applied: 2, diff_artifact_id: expect.any(String) },
-      { path: "src/new/created.txt", operation: "created", sha256: sha256("fresh\nfile\n"), size_bytes: 11, hunks_applied: 1, diff_artifact_id: expect.any(String) },
+      {
+        path: "src/numbers.txt",
+        operation: "modified",
+        sha256: sha256(expected_numbers),
+        size_bytes: expected_numbers.length,
+        hunks_applied: 2,
+        diff_artifact_id: expect.any(String),
+      },
+      {
+        path: "src/new/created.txt",
+        operation: "created",
+        sha256: sha256("fresh\nfile\n"),
+        size_bytes: 11,
+        hunks_applied: 1,
+        diff_artifact_id: expect.any(String),
+      },
       { path: "src/gone.txt", operation: "deleted", hunks_applied: 1, diff_artifact_id: expect.any(String) },
-      { path: "src/new-name.txt", operation: "renamed", from: "src/old-name.txt", sha256: sha256("keep\nchanged\n"), size_bytes: 13, hunks_applied: 1, diff_artifact_id: expect.any(String) },
+      {
+        path: "src/new-name.txt",
+        operation: "renamed",
+        from: "src/old-name.txt",
+        sha256: sha256("keep\nchanged\n"),
+        size_bytes: 13,
+        hunks_applied: 1,
+        diff_artifact_id: expect.any(String),
+      },
     ]);
     // The effects: every file changed (a rename removes one and writes another) and a diff per file.
     const effects = effects_of(outcome);

@@ -72,17 +72,37 @@ describe("fs.glob", () => {
     write(h.root, "src/.gitignore", "!keep.tmp\n!build/\nvendor/**/*.js\n/anchored.txt\n");
     write(h.root, "src/deeper/.gitignore", "*.md\n!README.md\n");
     const files = [
-      "top-only.txt", "src/top-only.txt", "a.tmp", "src/keep.tmp", "src/other.tmp", "build/out.js", "src/build/kept.js",
-      "src/vendor/lib/x.js", "src/vendor/lib/x.ts", "src/anchored.txt", "src/deeper/anchored.txt", "src/deeper/notes.md",
-      "src/deeper/README.md", "cache/file.txt", "src/cache", "local-notes.txt", "src/local-x.txt", "src/main.ts",
+      "top-only.txt",
+      "src/top-only.txt",
+      "a.tmp",
+      "src/keep.tmp",
+      "src/other.tmp",
+      "build/out.js",
+      "src/build/kept.js",
+      "src/vendor/lib/x.js",
+      "src/vendor/lib/x.ts",
+      "src/anchored.txt",
+      "src/deeper/anchored.txt",
+      "src/deeper/notes.md",
+      "src/deeper/README.md",
+      "cache/file.txt",
+      "src/cache",
+      "local-notes.txt",
+      "src/local-x.txt",
+      "src/main.ts",
     ];
     for (const file of files) write(h.root, file, "x\n");
     const env = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
     const listed = execFileSync("git", ["ls-files", "--others", "--exclude-standard", "-z"], { cwd: h.root, env, encoding: "utf8" });
-    const by_git = listed.split("\0").filter((file) => file !== "" && !file.startsWith(".air/")).sort();
+    const by_git = listed
+      .split("\0")
+      .filter((file) => file !== "" && !file.startsWith(".air/"))
+      .sort();
     const by_glob = (await glob({ pattern: "**/*" })).paths.filter((file) => !file.startsWith(".air/"));
     expect(by_glob).toEqual(by_git);
-    expect(by_glob).toEqual(expect.arrayContaining(["src/keep.tmp", "src/top-only.txt", "src/deeper/anchored.txt", "src/deeper/README.md", "src/vendor/lib/x.ts"]));
+    expect(by_glob).toEqual(
+      expect.arrayContaining(["src/keep.tmp", "src/top-only.txt", "src/deeper/anchored.txt", "src/deeper/README.md", "src/vendor/lib/x.ts"]),
+    );
   });
 
   it("lists a symlink but never walks through one (a folder outside stays unseen)", async () => {
@@ -133,7 +153,10 @@ describe("fs.grep", () => {
     expect(paths_of(await grep({ pattern: "needle", path: "src" }))).toEqual(["src/a.test.ts:1", "src/b.js:1"]);
     expect(paths_of(await grep({ pattern: "needle", path: "src", case_insensitive: true }))).toEqual(["src/a.test.ts:1", "src/a.ts:1", "src/b.js:1"]);
     expect(paths_of(await grep({ pattern: "needle", path: "src/b.js" }))).toEqual(["src/b.js:1"]);
-    expect(paths_of(await grep({ pattern: "needle", include: ["*.ts"], exclude: ["*.test.ts"], case_insensitive: true }))).toEqual(["docs/a.ts:1", "src/a.ts:1"]);
+    expect(paths_of(await grep({ pattern: "needle", include: ["*.ts"], exclude: ["*.test.ts"], case_insensitive: true }))).toEqual([
+      "docs/a.ts:1",
+      "src/a.ts:1",
+    ]);
     expect(paths_of(await grep({ pattern: "needle", exclude: ["src"] }))).toEqual(["docs/a.ts:1"]);
   });
 
@@ -147,9 +170,15 @@ describe("fs.grep", () => {
   it("respects .gitignore at every level and .git/info/exclude, never searches .git; include_ignored and an explicit ignored path lift it", async () => {
     ignored_tree();
     expect(paths_of(await grep({ pattern: "needle" })).sort()).toEqual(["lib/generated.ts:1", "src/keep.log:1", "src/main.ts:1"]);
-    expect(paths_of(await grep({ pattern: "needle", include_ignored: true })).sort()).toEqual(
-      ["dist/bundle.ts:1", "lib/generated.ts:1", "notes.txt:1", "src/debug.log:1", "src/generated.ts:1", "src/keep.log:1", "src/main.ts:1"],
-    );
+    expect(paths_of(await grep({ pattern: "needle", include_ignored: true })).sort()).toEqual([
+      "dist/bundle.ts:1",
+      "lib/generated.ts:1",
+      "notes.txt:1",
+      "src/debug.log:1",
+      "src/generated.ts:1",
+      "src/keep.log:1",
+      "src/main.ts:1",
+    ]);
     expect(paths_of(await grep({ pattern: "needle", path: "dist" }))).toEqual(["dist/bundle.ts:1"]);
     expect(paths_of(await grep({ pattern: "repositoryformatversion", include_ignored: true }))).toEqual([]);
   });

@@ -28,7 +28,15 @@ describe("fs.read", () => {
   it("returns the content, its sha256 and line counts", async () => {
     write(h.root, "src/a.txt", "one\ntwo\nthree\n");
     const output = output_of<ReadOutput>(await h.call("fs.read", { path: "src/a.txt" }));
-    expect(output).toMatchObject({ path: "src/a.txt", content: "one\ntwo\nthree\n", start_line: 1, end_line: 3, total_lines: 3, truncated: false, sha256: sha256("one\ntwo\nthree\n") });
+    expect(output).toMatchObject({
+      path: "src/a.txt",
+      content: "one\ntwo\nthree\n",
+      start_line: 1,
+      end_line: 3,
+      total_lines: 3,
+      truncated: false,
+      sha256: sha256("one\ntwo\nthree\n"),
+    });
     const [run] = h.tool_runs();
     expect(run).toMatchObject({ tool_name: "fs.read", status: "ok" });
   });
@@ -49,7 +57,11 @@ describe("fs.read", () => {
   it("a missing file, a folder and a binary file are tool errors recorded as failed runs", async () => {
     write(h.root, "bin.dat", "\0\x01\x02");
     fs.mkdirSync(path.join(h.root, "folder"));
-    for (const [target, pattern] of [["missing.txt", /does not exist/], ["folder", /is a folder/], ["bin.dat", /binary/]] as const) {
+    for (const [target, pattern] of [
+      ["missing.txt", /does not exist/],
+      ["folder", /is a folder/],
+      ["bin.dat", /binary/],
+    ] as const) {
       const error = error_of(await h.call("fs.read", { path: target }));
       expect(error.kind).toBe("tool_error");
       expect(error.message).toMatch(pattern);
@@ -108,7 +120,10 @@ describe("fs.edit refusals (nothing written, run ended as error)", () => {
     const reader = new_id("agent");
     const editor = new_id("agent");
     output_of(await h.call("fs.read", { path: "src/code.ts" }, { agent_id: reader }));
-    expect_refused(await h.call("fs.edit", { path: "src/code.ts", old_string: "const a = 1;", new_string: "const a = 2;" }, { agent_id: editor }), /has not been read/);
+    expect_refused(
+      await h.call("fs.edit", { path: "src/code.ts", old_string: "const a = 1;", new_string: "const a = 2;" }, { agent_id: editor }),
+      /has not been read/,
+    );
     output_of(await h.call("fs.edit", { path: "src/code.ts", old_string: "const a = 1;", new_string: "const a = 2;" }, { agent_id: reader }));
   });
 
@@ -152,7 +167,13 @@ describe("fs.edit success", () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o755);
 
     const [artifact] = h.artifacts();
-    expect(artifact).toMatchObject({ id: output.diff_artifact_id, type: "diff", tool_run_id: outcome.tool_run_id, entity_type: "file", entity_id: "src/run.sh" });
+    expect(artifact).toMatchObject({
+      id: output.diff_artifact_id,
+      type: "diff",
+      tool_run_id: outcome.tool_run_id,
+      entity_type: "file",
+      entity_id: "src/run.sh",
+    });
     const diff = h.artifact_text(output.diff_artifact_id);
     expect(diff).toContain("--- a/src/run.sh");
     expect(diff).toContain("+++ b/src/run.sh");
@@ -165,13 +186,12 @@ describe("fs.edit success", () => {
     expect(completed!.payload.artifact_ids).toEqual([output.diff_artifact_id]);
     expect(completed!.payload.evidence_ids).toHaveLength(1);
     expect(h.tool_runs().find((run) => run.id === outcome.tool_run_id)).toMatchObject({ status: "ok", artifact_ids_json: [output.diff_artifact_id] });
-    expect(h.events().map((event) => event.type).slice(-5)).toEqual([
-      "permission.decision.recorded",
-      "tool.started",
-      "artifact.created",
-      "evidence.created",
-      "tool.completed",
-    ]);
+    expect(
+      h
+        .events()
+        .map((event) => event.type)
+        .slice(-5),
+    ).toEqual(["permission.decision.recorded", "tool.started", "artifact.created", "evidence.created", "tool.completed"]);
   });
 
   it("replace_all replaces every occurrence; a following edit needs no new read (the observation moves on)", async () => {

@@ -106,7 +106,10 @@ describe("git.status", () => {
     const output = output_of<StatusOutput & { artifact_id?: string }>(await h.call("git.status", { untracked: "all" }));
     expect(output.entries).toHaveLength(2000);
     expect(output.truncated).toBe(true);
-    const listed = h.artifact_text(output.artifact_id!).split("\n").filter((line) => line.startsWith("? many/"));
+    const listed = h
+      .artifact_text(output.artifact_id!)
+      .split("\n")
+      .filter((line) => line.startsWith("? many/"));
     expect(listed).toHaveLength(2100);
   });
 
@@ -138,7 +141,13 @@ describe("git.diff", () => {
     write(h.root, "a.txt", "one\ntwo\nthree\n");
 
     const worktree = output_of<DiffOutput>(await h.call("git.diff", {}));
-    expect(worktree).toMatchObject({ files: [{ path: "a.txt", added: 1, deleted: 0, binary: false }], files_changed: 1, insertions: 1, deletions: 0, truncated: false });
+    expect(worktree).toMatchObject({
+      files: [{ path: "a.txt", added: 1, deleted: 0, binary: false }],
+      files_changed: 1,
+      insertions: 1,
+      deletions: 0,
+      truncated: false,
+    });
     expect(worktree.diff).toContain("+three");
 
     expect(output_of<DiffOutput>(await h.call("git.diff", { staged: true })).files).toEqual([]);
@@ -303,7 +312,10 @@ describe("git.commit", () => {
     const command = equivalent_command({ message: "it's $(rm -rf ~) `x`\nsecond line", paths: ["a b.txt", "c.txt"], all: false });
     expect(command).toBe(`git add -- 'a b.txt' c.txt && git commit '--message=it'\\''s $(rm -rf ~) \`x\`\nsecond line'`);
     const analysis = analyze_command(command, { cwd_real: "/p", root_real: "/p" });
-    expect(analysis.commands.map((c) => c.argv.slice(0, 2))).toEqual([["git", "add"], ["git", "commit"]]);
+    expect(analysis.commands.map((c) => c.argv.slice(0, 2))).toEqual([
+      ["git", "add"],
+      ["git", "commit"],
+    ]);
     expect(analysis.findings.map((finding) => finding.category)).toEqual(expect.arrayContaining(["git_write"]));
     expect(analysis.findings.map((finding) => finding.category)).not.toContain("destructive");
     expect(equivalent_command({ message: "m", all: true })).toBe("git commit --all --message=m");

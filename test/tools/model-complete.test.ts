@@ -16,7 +16,10 @@ const KEY = "sk-model-complete-test";
 let h: ToolHarness;
 let server: ScriptedServer;
 beforeEach(async () => {
-  server = await start_scripted_server({ script: { turns: { main: [{ reply: { content: [{ type: "text", text: "ok" }] } }, { reply: { content: [{ type: "text", text: "ok" }] } }] } }, api_key: KEY });
+  server = await start_scripted_server({
+    script: { turns: { main: [{ reply: { content: [{ type: "text", text: "ok" }] } }, { reply: { content: [{ type: "text", text: "ok" }] } }] } },
+    api_key: KEY,
+  });
   h = tool_harness();
   h.registry.register(model_complete_tool(new AnthropicAdapter({ api_key: new Secret(KEY), base_url: server.url, model_id: "claude-sonnet-4-5" })));
 });

@@ -69,7 +69,17 @@ describe("project.scan", () => {
     ]);
     expect(output.test_frameworks).toEqual([{ framework: "vitest", path: "vitest.config.ts" }]);
     expect(output.test_files).toBe(1);
-    expect(output.top_level.map((entry) => entry.name)).toEqual([".air", "CMakeLists.txt", "build", "include", "node_modules", "package.json", "src", "vitest.config.ts", "web"]);
+    expect(output.top_level.map((entry) => entry.name)).toEqual([
+      ".air",
+      "CMakeLists.txt",
+      "build",
+      "include",
+      "node_modules",
+      "package.json",
+      "src",
+      "vitest.config.ts",
+      "web",
+    ]);
     expect(output.truncated).toBe(false);
     expect(output.non_source_files).toBeGreaterThanOrEqual(3);
   });
@@ -161,13 +171,17 @@ describe("project.scan", () => {
     for (let index = 0; index < 3000; index += 1) write(h.root, `tree/d${index % 30}/f${index}.txt`, "");
     const controller = new AbortController();
     const chunks: unknown[] = [];
-    const outcome = await h.call("project.scan", {}, {
-      signal: controller.signal,
-      on_stream: (chunk) => {
-        chunks.push(chunk);
-        controller.abort();
+    const outcome = await h.call(
+      "project.scan",
+      {},
+      {
+        signal: controller.signal,
+        on_stream: (chunk) => {
+          chunks.push(chunk);
+          controller.abort();
+        },
       },
-    });
+    );
     expect(error_of(outcome).message).toContain("cancelled");
     expect(chunks).toHaveLength(1);
     expect(h.events("tool.cancelled")).toHaveLength(1);

@@ -25,7 +25,10 @@ const echo = define_tool({
   version: 2,
   description: "Echoes its text, or misbehaves on request.",
   category: "internal",
-  input: v.strictObject({ text: v.string(), mode: v.optional(v.picklist(["ok", "bad_output", "throw", "air_failure", "wait", "stream", "stream_then_wait"]), "ok") }),
+  input: v.strictObject({
+    text: v.string(),
+    mode: v.optional(v.picklist(["ok", "bad_output", "throw", "air_failure", "wait", "stream", "stream_then_wait"]), "ok"),
+  }),
   output: v.strictObject({ text: v.string() }),
   permissions: {},
   async execute(input, execution) {
@@ -173,13 +176,15 @@ describe("the run", () => {
     const task_id = new_id("task");
     const agent_id = new_id("agent");
     const origin_message_id = new_id("message");
-    const outcome = await registry.call(
-      { tool_name: "test.echo", input: { text: "hi" } },
-      { session: h.temp.session, task_id, agent_id, origin_message_id },
-    );
+    const outcome = await registry.call({ tool_name: "test.echo", input: { text: "hi" } }, { session: h.temp.session, task_id, agent_id, origin_message_id });
     expect(() => v.parse(ToolOutcome, outcome)).not.toThrow();
     expect(output_of(outcome)).toEqual({ text: "hi" });
-    expect(h.events().slice(1).map((event) => event.type)).toEqual(["permission.decision.recorded", "tool.started", "tool.completed"]);
+    expect(
+      h
+        .events()
+        .slice(1)
+        .map((event) => event.type),
+    ).toEqual(["permission.decision.recorded", "tool.started", "tool.completed"]);
     expect(h.events("tool.started")[0]!.payload).toMatchObject({
       tool_run_id: outcome.tool_run_id,
       tool_name: "test.echo",
@@ -223,23 +228,30 @@ describe("the run", () => {
     const chunks: unknown[] = [];
     output_of(await call({ text: "x", mode: "stream" }, undefined, (chunk) => chunks.push(chunk)));
     expect(chunks).toEqual([{ n: 1 }, { n: 2 }]);
-    output_of(await call({ text: "x", mode: "stream" }, undefined, () => {
-      throw new Error("listener bug");
-    }));
+    output_of(
+      await call({ text: "x", mode: "stream" }, undefined, () => {
+        throw new Error("listener bug");
+      }),
+    );
   });
 
   it("call_streaming yields every chunk as progress, then exactly one result", async () => {
     const items = [];
-    for await (const item of registry.call_streaming({ tool_name: "test.echo", input: { text: "x", mode: "stream" } }, { session: h.temp.session })) items.push(item);
+    for await (const item of registry.call_streaming({ tool_name: "test.echo", input: { text: "x", mode: "stream" } }, { session: h.temp.session }))
+      items.push(item);
     expect(items.map((item) => item.type)).toEqual(["progress", "progress", "result"]);
-    expect(items.slice(0, 2)).toEqual([{ type: "progress", chunk: { n: 1 } }, { type: "progress", chunk: { n: 2 } }]);
+    expect(items.slice(0, 2)).toEqual([
+      { type: "progress", chunk: { n: 1 } },
+      { type: "progress", chunk: { n: 2 } },
+    ]);
     const last = items.at(-1)!;
     expect(last.type === "result" && output_of(last.outcome)).toEqual({ text: "x" });
   });
 
   it("call_streaming ends with one result for a refused call too, and a consumer that stops early cancels the run", async () => {
     const refused = [];
-    for await (const item of registry.call_streaming({ tool_name: "test.fetch", input: { url: "https://example.com" } }, { session: h.temp.session })) refused.push(item);
+    for await (const item of registry.call_streaming({ tool_name: "test.fetch", input: { url: "https://example.com" } }, { session: h.temp.session }))
+      refused.push(item);
     expect(refused).toHaveLength(1);
     expect(refused[0]!.type === "result" && refused[0]!.outcome.ok).toBe(false);
     for await (const item of registry.call_streaming({ tool_name: "test.echo", input: { text: "x", mode: "stream_then_wait" } }, { session: h.temp.session })) {
@@ -277,7 +289,8 @@ const toucher = define_tool({
 });
 
 describe("effects", () => {
-  const call = (input: Record<string, unknown>, signal?: AbortSignal) => h.registry.call({ tool_name: "test.touch", input }, { session: h.temp.session, signal });
+  const call = (input: Record<string, unknown>, signal?: AbortSignal) =>
+    h.registry.call({ tool_name: "test.touch", input }, { session: h.temp.session, signal });
   beforeEach(() => h.registry.register(toucher));
 
   it("lifts the declared effects out of the output into the outcome; the recorded output keeps them", async () => {

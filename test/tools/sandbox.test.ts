@@ -240,7 +240,9 @@ describe("without the sandbox (AIR_SANDBOX=off)", () => {
   it("runs the command unsandboxed and says so: the permission engine is the only guard", async () => {
     process.env.AIR_SANDBOX = "off";
     const target = path.join(host_folder, "outside.txt");
-    const output = output_of<{ sandbox: string; exit_code: number }>(await h.call("shell.run", { command: `p=${target.slice(0, 6)}; echo x > "\${p}${target.slice(6)}"` }));
+    const output = output_of<{ sandbox: string; exit_code: number }>(
+      await h.call("shell.run", { command: `p=${target.slice(0, 6)}; echo x > "\${p}${target.slice(6)}"` }),
+    );
     expect(output).toMatchObject({ sandbox: "none", exit_code: 0 });
     expect(fs.readFileSync(target, "utf8")).toBe("x\n");
   });
@@ -262,11 +264,19 @@ describe("choosing the sandbox", () => {
   });
 
   it("bwrap is required when asked for: a failing probe makes commands unrunnable, with the reason", async () => {
-    expect(choose_sandbox({ AIR_SANDBOX: "bwrap" }, broken)).toMatchObject({ mode: "none", usable: false, reason: expect.stringMatching(/^AIR_SANDBOX=bwrap but bwrap cannot be used/) });
+    expect(choose_sandbox({ AIR_SANDBOX: "bwrap" }, broken)).toMatchObject({
+      mode: "none",
+      usable: false,
+      reason: expect.stringMatching(/^AIR_SANDBOX=bwrap but bwrap cannot be used/),
+    });
   });
 
   it("off never probes", () => {
-    expect(choose_sandbox({ AIR_SANDBOX: "off" }, () => { throw new Error("probed"); })).toMatchObject({ mode: "none", usable: true, probe: undefined });
+    expect(
+      choose_sandbox({ AIR_SANDBOX: "off" }, () => {
+        throw new Error("probed");
+      }),
+    ).toMatchObject({ mode: "none", usable: true, probe: undefined });
   });
 
   it("any other AIR_SANDBOX value is an env_error naming the choices", () => {

@@ -74,7 +74,12 @@ describe("a command that exits", () => {
     expect(started).toMatchObject({ command_run_id: output.command_run_id, command: "echo out; echo err >&2", tool_run_id: outcome.tool_run_id });
     expect(started.cwd).toBe(fs.realpathSync(h.root));
     const completed = h.events("command.completed")[0]!.payload;
-    expect(completed).toMatchObject({ command_run_id: output.command_run_id, exit_code: 0, stdout_artifact_id: output.stdout_artifact_id, stderr_artifact_id: output.stderr_artifact_id });
+    expect(completed).toMatchObject({
+      command_run_id: output.command_run_id,
+      exit_code: 0,
+      stdout_artifact_id: output.stdout_artifact_id,
+      stderr_artifact_id: output.stderr_artifact_id,
+    });
 
     expect(h.artifact_text(output.stdout_artifact_id)).toBe("out\n");
     expect(h.artifact_text(output.stderr_artifact_id)).toBe("err\n");
@@ -103,7 +108,12 @@ describe("a command that exits", () => {
     const tool_completed = h.events("tool.completed")[0]!.payload;
     expect(tool_completed.artifact_ids).toEqual([output.stdout_artifact_id, output.stderr_artifact_id]);
     expect(tool_completed.evidence_ids).toHaveLength(1);
-    expect(h.events().map((event) => event.type).slice(1)).toEqual([
+    expect(
+      h
+        .events()
+        .map((event) => event.type)
+        .slice(1),
+    ).toEqual([
       "permission.decision.recorded",
       "tool.started",
       "command.started",
@@ -153,21 +163,35 @@ describe("output", () => {
   it("deltas go to the bus and to on_stream, together the whole output, before command.completed", async () => {
     const chunks: unknown[] = [];
     const output = output_of<RunOutput>(
-      await h.call("shell.run", { command: "for i in $(seq 1 50); do echo line $i; echo warn $i >&2; sleep 0.005; done" }, { on_stream: (chunk) => chunks.push(chunk) }),
+      await h.call(
+        "shell.run",
+        { command: "for i in $(seq 1 50); do echo line $i; echo warn $i >&2; sleep 0.005; done" },
+        { on_stream: (chunk) => chunks.push(chunk) },
+      ),
     );
     const lines = (prefix: string) => Array.from({ length: 50 }, (_, index) => `${prefix} ${index + 1}\n`).join("");
     const joined = (type: string, events: RuntimeEvent[]) =>
       events
         .filter((event) => event.type === type)
-        .map((event) => (event.payload as { command_run_id: string; chunk: string }))
+        .map((event) => event.payload as { command_run_id: string; chunk: string })
         .filter((payload) => payload.command_run_id === output.command_run_id)
         .map((payload) => payload.chunk)
         .join("");
     expect(joined("command.stdout.delta", h.bus_events)).toBe(lines("line"));
     expect(joined("command.stderr.delta", h.bus_events)).toBe(lines("warn"));
     const streamed = chunks as { type: string; command_run_id: string; chunk: string }[];
-    expect(streamed.filter((chunk) => chunk.type === "command.stdout").map((chunk) => chunk.chunk).join("")).toBe(lines("line"));
-    expect(streamed.filter((chunk) => chunk.type === "command.stderr").map((chunk) => chunk.chunk).join("")).toBe(lines("warn"));
+    expect(
+      streamed
+        .filter((chunk) => chunk.type === "command.stdout")
+        .map((chunk) => chunk.chunk)
+        .join(""),
+    ).toBe(lines("line"));
+    expect(
+      streamed
+        .filter((chunk) => chunk.type === "command.stderr")
+        .map((chunk) => chunk.chunk)
+        .join(""),
+    ).toBe(lines("warn"));
     const types = h.bus_events.map((event) => event.type);
     expect(types.lastIndexOf("command.stdout.delta")).toBeLessThan(types.indexOf("command.completed"));
     // ephemeral: nothing of the deltas is in the database
@@ -226,7 +250,9 @@ function stopping_specs(mode: "off" | "bwrap"): void {
     expect(h.tool_runs()[0]).toMatchObject({ status: "error" });
     expect(command_row(String(failed.command_run_id)).completed_at).toBeTruthy();
     // The command ran though the call failed: its run is among the call's effects, without an exit code.
-    expect(effects_of(outcome).command_runs).toEqual([expect.objectContaining({ command_run_id: failed.command_run_id, exit_code: null, stdout_artifact_id: failed.stdout_artifact_id })]);
+    expect(effects_of(outcome).command_runs).toEqual([
+      expect.objectContaining({ command_run_id: failed.command_run_id, exit_code: null, stdout_artifact_id: failed.stdout_artifact_id }),
+    ]);
   });
 
   it("a command that ignores SIGTERM gets SIGKILL after the grace period", async () => {
@@ -254,7 +280,11 @@ function stopping_specs(mode: "off" | "bwrap"): void {
     const controller = new AbortController();
     const sleep = unique_sleep();
     const chunks: string[] = [];
-    const pending = h.call("shell.run", { command: `echo started; sleep ${sleep}` }, { signal: controller.signal, on_stream: (chunk) => chunks.push((chunk as { chunk: string }).chunk) });
+    const pending = h.call(
+      "shell.run",
+      { command: `echo started; sleep ${sleep}` },
+      { signal: controller.signal, on_stream: (chunk) => chunks.push((chunk as { chunk: string }).chunk) },
+    );
     await until(() => chunks.join("").includes("started") && processes_with(sleep).length > 0);
     controller.abort("user pressed escape");
     const outcome = await pending;
@@ -378,7 +408,20 @@ describe("environment", () => {
     for (const name of dropped) {
       expect(is_dropped_variable(name), name).toBe(true);
     }
-    for (const name of ["PATH", "HOME", "LANG", "TERM", "USER", "TOKENIZERS_PARALLELISM", "SECRETARY", "PYTHONPATH", "OLD_PRELOAD", "CC", "CXX", "CMAKE_BUILD_TYPE"]) {
+    for (const name of [
+      "PATH",
+      "HOME",
+      "LANG",
+      "TERM",
+      "USER",
+      "TOKENIZERS_PARALLELISM",
+      "SECRETARY",
+      "PYTHONPATH",
+      "OLD_PRELOAD",
+      "CC",
+      "CXX",
+      "CMAKE_BUILD_TYPE",
+    ]) {
       expect(is_dropped_variable(name), name).toBe(false);
     }
     expect(scrub_env({ PATH: "/bin", OPENAI_API_KEY: "x", EMPTY: undefined })).toEqual({ PATH: "/bin" });
@@ -440,7 +483,10 @@ describe("git inside a command", () => {
       else process.env.AIR_SANDBOX = saved;
     });
     hostile_repository([]);
-    for (const hook of [write(h.root, ".git/hooks/pre-commit", `#!/bin/sh\necho hook >> ${marker}\n`), write(h.outside, "hooks/pre-commit", `#!/bin/sh\necho hooks-path >> ${marker}\n`)]) {
+    for (const hook of [
+      write(h.root, ".git/hooks/pre-commit", `#!/bin/sh\necho hook >> ${marker}\n`),
+      write(h.outside, "hooks/pre-commit", `#!/bin/sh\necho hooks-path >> ${marker}\n`),
+    ]) {
       fs.chmodSync(hook, 0o755);
     }
     execFileSync("git", ["config", "core.hooksPath", path.join(h.outside, "hooks")], { cwd: h.root, env: scrub_env(process.env) });
@@ -457,7 +503,13 @@ describe("git inside a command", () => {
     const evil = write(h.outside, "fsmonitor.sh", `#!/bin/sh\necho fsmonitor >> ${marker}\n`);
     fs.chmodSync(evil, 0o755);
     const saved = { ...process.env };
-    Object.assign(process.env, { GIT_DIR: elsewhere, GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "core.fsmonitor", GIT_CONFIG_VALUE_0: evil, GIT_CONFIG_PARAMETERS: `'core.fsmonitor=${evil}'` });
+    Object.assign(process.env, {
+      GIT_DIR: elsewhere,
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "core.fsmonitor",
+      GIT_CONFIG_VALUE_0: evil,
+      GIT_CONFIG_PARAMETERS: `'core.fsmonitor=${evil}'`,
+    });
     try {
       write(h.root, "file.txt", "two\n");
       const output = output_of<RunOutput>(await h.call("shell.run", { command: "git status --porcelain; git rev-parse --git-dir" }));

@@ -23,11 +23,17 @@ describe("the App", () => {
     const rendered = render_app(state_with(base_state(), { conversation: { messages: [], drafts: [reply] } }));
     expect(frame(rendered)).toContain("Reading the");
     rendered.holder.update({ conversation: { messages: [], drafts: [{ ...reply, text: "Reading the **build** files" }] } });
-    await until(() => frame(rendered).includes("Reading the build files"), () => frame(rendered));
+    await until(
+      () => frame(rendered).includes("Reading the build files"),
+      () => frame(rendered),
+    );
     expect(frame(rendered)).toContain("writing…");
     const final = { ...message("assistant", "Reading the **build** files. Done."), id: reply.message_id };
     rendered.holder.update({ conversation: { messages: [final], drafts: [] } });
-    await until(() => frame(rendered).includes("Done."), () => frame(rendered));
+    await until(
+      () => frame(rendered).includes("Done."),
+      () => frame(rendered),
+    );
     expect(frame(rendered)).not.toContain("writing…");
   });
 
@@ -73,7 +79,10 @@ describe("the App", () => {
   it("exits on the second Ctrl+C only, after saying so", async () => {
     const rendered = render_app(base_state());
     await type_keys(rendered, CTRL_C);
-    await until(() => frame(rendered).includes("Press Ctrl+C again to exit"), () => frame(rendered));
+    await until(
+      () => frame(rendered).includes("Press Ctrl+C again to exit"),
+      () => frame(rendered),
+    );
     expect(rendered.exits()).toBe(0);
     await type_keys(rendered, CTRL_C);
     expect(rendered.exits()).toBe(1);
@@ -89,7 +98,10 @@ describe("the App", () => {
   it("forgets a first Ctrl+C once another key is pressed", async () => {
     const rendered = render_app(base_state());
     await type_keys(rendered, CTRL_C, "a");
-    await until(() => !frame(rendered).includes("Press Ctrl+C again"), () => frame(rendered));
+    await until(
+      () => !frame(rendered).includes("Press Ctrl+C again"),
+      () => frame(rendered),
+    );
     await type_keys(rendered, CTRL_C);
     expect(rendered.exits()).toBe(0);
   });
@@ -99,7 +111,10 @@ describe("slash commands", () => {
   it("/help lists the commands", async () => {
     const rendered = render_app(base_state());
     await submit(rendered, "/help");
-    await until(() => frame(rendered).includes("/sessions"), () => frame(rendered));
+    await until(
+      () => frame(rendered).includes("/sessions"),
+      () => frame(rendered),
+    );
     for (const name of ["/compact", "/direct", "/done", "/hud", "/exit", "Esc", "Ctrl+C"]) expect(frame(rendered)).toContain(name);
     expect(rendered.commands).toEqual([]);
   });
@@ -113,10 +128,16 @@ describe("slash commands", () => {
   it("/direct … /done: messages in between are sent as direct messages", async () => {
     const rendered = render_app(base_state());
     await submit(rendered, "/direct");
-    await until(() => frame(rendered).includes("direct ›"), () => frame(rendered));
+    await until(
+      () => frame(rendered).includes("direct ›"),
+      () => frame(rendered),
+    );
     await submit(rendered, "use the other header");
     await submit(rendered, "/done");
-    await until(() => !frame(rendered).includes("direct ›"), () => frame(rendered));
+    await until(
+      () => !frame(rendered).includes("direct ›"),
+      () => frame(rendered),
+    );
     await submit(rendered, "thanks");
     expect(rendered.commands).toEqual([
       { type: "direct_mode", enabled: true },
@@ -138,10 +159,20 @@ describe("slash commands", () => {
   });
 
   it("/sessions lists the sessions it is given", async () => {
-    const session = { id: new_id("session") as SessionId, title: "fix the build", status: "active" as const, model_provider_id: null, model_id: null, created_at: "2026-01-01T00:00:00.000Z" };
+    const session = {
+      id: new_id("session") as SessionId,
+      title: "fix the build",
+      status: "active" as const,
+      model_provider_id: null,
+      model_id: null,
+      created_at: "2026-01-01T00:00:00.000Z",
+    };
     const rendered = render_app(base_state(), { list_sessions: async () => [session] });
     await submit(rendered, "/sessions");
-    await until(() => frame(rendered).includes(session.id), () => frame(rendered));
+    await until(
+      () => frame(rendered).includes(session.id),
+      () => frame(rendered),
+    );
     expect(frame(rendered)).toContain("fix the build");
   });
 
@@ -154,7 +185,10 @@ describe("slash commands", () => {
   it("an unknown command is not sent as a message", async () => {
     const rendered = render_app(base_state());
     await submit(rendered, "/frobnicate now");
-    await until(() => frame(rendered).includes("Unknown command /frobnicate"), () => frame(rendered));
+    await until(
+      () => frame(rendered).includes("Unknown command /frobnicate"),
+      () => frame(rendered),
+    );
     expect(rendered.commands).toEqual([]);
   });
 
@@ -168,7 +202,10 @@ describe("slash commands", () => {
     const rendered = render_app(base_state());
     rendered.channel.close();
     await submit(rendered, "are you there?");
-    await until(() => frame(rendered).includes("the session has ended"), () => frame(rendered));
+    await until(
+      () => frame(rendered).includes("the session has ended"),
+      () => frame(rendered),
+    );
     expect(frame(rendered)).toContain("› are you there?");
   });
 });

@@ -52,7 +52,9 @@ describe("escape sequences in untrusted text", () => {
   });
 
   it("renders Markdown of a hostile reply without a live sequence", () => {
-    const text = Object.values(ATTACKS).map((attack) => `# head ${attack}\n- item ${attack}\n\`code ${attack}\`\n\`\`\`\n${attack}\n\`\`\``).join("\n");
+    const text = Object.values(ATTACKS)
+      .map((attack) => `# head ${attack}\n- item ${attack}\n\`code ${attack}\`\n\`\`\`\n${attack}\n\`\`\``)
+      .join("\n");
     const rendered = render(createElement(Markdown, { text }));
     assert_inert(rendered.lastFrame() ?? "");
   });

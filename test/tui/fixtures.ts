@@ -44,48 +44,142 @@ export function state_with(state: ProjectionState, changes: Partial<Omit<Project
 }
 
 export function message(role: "user" | "assistant", text: string): MessageView {
-  return { id: new_id("message"), role, text, tool_uses: [], tool_results: [], task_id: null, agent_id: null, model_id: null, stop_reason: null, usage: null, created_at: at() };
+  return {
+    id: new_id("message"),
+    role,
+    text,
+    tool_uses: [],
+    tool_results: [],
+    task_id: null,
+    agent_id: null,
+    model_id: null,
+    stop_reason: null,
+    usage: null,
+    created_at: at(),
+  };
 }
 
 export function draft(text: string, extra: Partial<DraftView> = {}): DraftView {
-  return { message_id: new_id("message"), status: "streaming", text, task_id: null, agent_id: null, model_id: "model-large", error: null, started_at: at(), ...extra };
+  return {
+    message_id: new_id("message"),
+    status: "streaming",
+    text,
+    task_id: null,
+    agent_id: null,
+    model_id: "model-large",
+    error: null,
+    started_at: at(),
+    ...extra,
+  };
 }
 
 export function tool_run(tool_name: string, input_summary: string, extra: Partial<ToolRunView> = {}): ToolRunView {
   return {
-    id: new_id("tool_run"), tool_name, status: "running", task_id: null, agent_id: null, input_summary, progress: null, error: null,
-    cancel_reason: null, artifact_ids: [], evidence_ids: [], started_at: at(), completed_at: null, duration_ms: null, ...extra,
+    id: new_id("tool_run"),
+    tool_name,
+    status: "running",
+    task_id: null,
+    agent_id: null,
+    input_summary,
+    progress: null,
+    error: null,
+    cancel_reason: null,
+    artifact_ids: [],
+    evidence_ids: [],
+    started_at: at(),
+    completed_at: null,
+    duration_ms: null,
+    ...extra,
   };
 }
 
 export function command_run(command: string, extra: Partial<CommandRunView> = {}): CommandRunView {
   return {
-    id: new_id("command_run"), command, cwd: "/project", tool_run_id: null, task_id: null, agent_id: null, status: "running", exit_code: null,
-    signal: null, cancelled: false, error: null, stdout_tail: "", stderr_tail: "", stdout_artifact_id: null, stderr_artifact_id: null,
-    diagnostic_ids: [], started_at: at(), completed_at: null, duration_ms: null, ...extra,
+    id: new_id("command_run"),
+    command,
+    cwd: "/project",
+    tool_run_id: null,
+    task_id: null,
+    agent_id: null,
+    status: "running",
+    exit_code: null,
+    signal: null,
+    cancelled: false,
+    error: null,
+    stdout_tail: "",
+    stderr_tail: "",
+    stdout_artifact_id: null,
+    stderr_artifact_id: null,
+    diagnostic_ids: [],
+    started_at: at(),
+    completed_at: null,
+    duration_ms: null,
+    ...extra,
   };
 }
 
 export function task(title: string, extra: Partial<TaskView> = {}): TaskView {
   return {
-    id: new_id("task"), type: "execute", title, status: "running", attempt: 1, priority: 0, agent_id: null, status_reason: null,
-    error: null, summary: null, progress: null, created_at: at(), started_at: null, completed_at: null, ...extra,
+    id: new_id("task"),
+    type: "execute",
+    title,
+    status: "running",
+    attempt: 1,
+    priority: 0,
+    agent_id: null,
+    status_reason: null,
+    error: null,
+    summary: null,
+    progress: null,
+    created_at: at(),
+    started_at: null,
+    completed_at: null,
+    ...extra,
   };
 }
 
 export function agent(extra: Partial<AgentView> = {}): AgentView {
   return {
-    id: new_id("agent"), agent_type: "executor", status: "running", task_id: null, model_id: "model-small", pid: 4242, exit_code: null,
-    status_reason: null, started_at: at(), ended_at: null, last_heartbeat_at: null, stream_tail: "", ...extra,
+    id: new_id("agent"),
+    agent_type: "executor",
+    status: "running",
+    task_id: null,
+    model_id: "model-small",
+    pid: 4242,
+    exit_code: null,
+    status_reason: null,
+    started_at: at(),
+    ended_at: null,
+    last_heartbeat_at: null,
+    stream_tail: "",
+    ...extra,
   };
 }
 
 export function prompt(extra: Partial<PermissionPromptView> = {}): PermissionPromptView {
   return {
-    prompt_id: new_id("permission_prompt"), tool_name: "shell.run", question: "Run `make test && rm -rf build`?", risk_level: "high",
-    offered_scopes: ["once", "session", "project"], subjects: [{ kind: "command", command: "make test" }, { kind: "command", command: "rm -rf build" }],
-    categories: ["build", "destructive"], commands: ["make test", "rm -rf build"], mode: "default", tool_run_id: null, task_id: null,
-    agent_id: null, requested_at: at(), status: "pending", answer: null, grant_scope: null, resolved_by: null, note: null, resolved_at: null,
+    prompt_id: new_id("permission_prompt"),
+    tool_name: "shell.run",
+    question: "Run `make test && rm -rf build`?",
+    risk_level: "high",
+    offered_scopes: ["once", "session", "project"],
+    subjects: [
+      { kind: "command", command: "make test" },
+      { kind: "command", command: "rm -rf build" },
+    ],
+    categories: ["build", "destructive"],
+    commands: ["make test", "rm -rf build"],
+    mode: "default",
+    tool_run_id: null,
+    task_id: null,
+    agent_id: null,
+    requested_at: at(),
+    status: "pending",
+    answer: null,
+    grant_scope: null,
+    resolved_by: null,
+    note: null,
+    resolved_at: null,
     ...extra,
   };
 }

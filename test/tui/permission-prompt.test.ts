@@ -26,7 +26,10 @@ describe("permission prompt dialog", () => {
     const rendered = render_app(state_with(base_state(), { permission_prompts: [asked] }));
     await type_keys(rendered, "s");
     expect(answers(rendered)).toEqual([{ type: "answer_permission", prompt_id: asked.prompt_id, answer: "allow", grant_scope: "session" }]);
-    await until(() => !(rendered.lastFrame() ?? "").includes("Permission needed"), () => rendered.lastFrame() ?? "");
+    await until(
+      () => !(rendered.lastFrame() ?? "").includes("Permission needed"),
+      () => rendered.lastFrame() ?? "",
+    );
   });
 
   it("denies once with n, and picks with the arrows and Enter", async () => {
@@ -34,7 +37,10 @@ describe("permission prompt dialog", () => {
     const second = prompt();
     const rendered = render_app(state_with(base_state(), { permission_prompts: [first, second] }));
     await type_keys(rendered, "n");
-    await until(() => (rendered.lastFrame() ?? "").includes("› [y] Allow once"), () => rendered.lastFrame() ?? "");
+    await until(
+      () => (rendered.lastFrame() ?? "").includes("› [y] Allow once"),
+      () => rendered.lastFrame() ?? "",
+    );
     await type_keys(rendered, "\u001b[B", "\u001b[B", "\r");
     expect(answers(rendered)).toEqual([
       { type: "answer_permission", prompt_id: first.prompt_id, answer: "deny", grant_scope: "once" },
@@ -58,7 +64,10 @@ describe("permission prompt dialog", () => {
     });
     const rendered = render_app(state_with(base_state(), { permission_prompts: [prompt()] }), { sender: channel });
     await type_keys(rendered, "y");
-    await until(() => (rendered.lastFrame() ?? "").includes("no permission prompt is waiting"), () => rendered.lastFrame() ?? "");
+    await until(
+      () => (rendered.lastFrame() ?? "").includes("no permission prompt is waiting"),
+      () => rendered.lastFrame() ?? "",
+    );
     expect(rendered.lastFrame()).toContain("Permission needed");
   });
 

@@ -24,7 +24,10 @@ class Terminal extends EventEmitter {
   // biome-ignore lint/style/useNamingConvention: the tty.WriteStream member ink reads
   readonly isTTY = true;
   readonly writes: string[] = [];
-  constructor(readonly columns: number, readonly rows: number) {
+  constructor(
+    readonly columns: number,
+    readonly rows: number,
+  ) {
     super();
   }
   write(chunk: string): boolean {
@@ -138,11 +141,13 @@ describe("the screen", () => {
 
   it("gives a streaming reply only the rows that progress and a permission dialog leave", () => {
     const lines = Array.from({ length: 300 }, (_, index) => `line ${index}`).join("\n");
-    const rendered = render_app(state_with(base_state(), {
-      conversation: { messages: [], drafts: [draft(lines)] },
-      command_runs: [command_run("make", { stdout_tail: "a\nb\nc\nd\n", stderr_tail: "e\nf\n" })],
-      permission_prompts: [prompt()],
-    }));
+    const rendered = render_app(
+      state_with(base_state(), {
+        conversation: { messages: [], drafts: [draft(lines)] },
+        command_runs: [command_run("make", { stdout_tail: "a\nb\nc\nd\n", stderr_tail: "e\nf\n" })],
+        permission_prompts: [prompt()],
+      }),
+    );
     const frame = rendered.lastFrame() ?? "";
     expect(frame).toContain("line 299");
     expect(frame).toContain("$ rm -rf build");
@@ -160,7 +165,10 @@ describe("the screen", () => {
       rendered.holder.update({ conversation: { messages: [], drafts: [{ ...reply, text }] } });
       if (index % 20 === 19) await sleep(5);
     }
-    await until(() => (rendered.lastFrame() ?? "").includes("1999"), () => rendered.lastFrame() ?? "");
+    await until(
+      () => (rendered.lastFrame() ?? "").includes("1999"),
+      () => rendered.lastFrame() ?? "",
+    );
     const seconds = (Date.now() - started) / 1000;
     const frames = rendered.frames.length - before;
     // Spinner ticks go through the same throttle, so they count within the 30.

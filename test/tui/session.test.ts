@@ -58,7 +58,13 @@ describe("the TUI over a real session", () => {
     expect(frame()).toContain("writing…");
 
     ingest_all(session, [
-      step("assistant.message.created", { message_id, content: [{ type: "text", text: "I'll run the **tests** first." }], model_id: "model-large", stop_reason: "end_turn", usage: { input_tokens: 900, output_tokens: 12 } }),
+      step("assistant.message.created", {
+        message_id,
+        content: [{ type: "text", text: "I'll run the **tests** first." }],
+        model_id: "model-large",
+        stop_reason: "end_turn",
+        usage: { input_tokens: 900, output_tokens: 12 },
+      }),
     ]);
     await until(() => !frame().includes("writing…"), frame);
 
@@ -70,7 +76,10 @@ describe("the TUI over a real session", () => {
       reason: "destructive command",
       risk_level: "high" as const,
       offered_scopes: ["once", "session"] as const,
-      subjects: [{ kind: "command" as const, command: "npm test" }, { kind: "command" as const, command: "rm -rf dist" }],
+      subjects: [
+        { kind: "command" as const, command: "npm test" },
+        { kind: "command" as const, command: "rm -rf dist" },
+      ],
       categories: ["test", "destructive"],
       commands: ["npm test", "rm -rf dist"],
     };
@@ -99,11 +108,16 @@ describe("the TUI over a real session", () => {
 
   it("takes a paste longer than ui_state holds without stalling or failing", async () => {
     const { projection } = open();
-    const rendered = render(createElement(App, { client: projection.store, sender: projection.channel, read_artifact: () => "", list_sessions: () => [], on_exit: () => {} }));
+    const rendered = render(
+      createElement(App, { client: projection.store, sender: projection.channel, read_artifact: () => "", list_sessions: () => [], on_exit: () => {} }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 20));
     rendered.stdin.write("x".repeat(150_000));
     await until(() => projection.store.snapshot().ui.input_draft.length === 100_000);
-    await until(() => (rendered.lastFrame() ?? "").includes("…(150000 characters)"), () => rendered.lastFrame() ?? "");
+    await until(
+      () => (rendered.lastFrame() ?? "").includes("…(150000 characters)"),
+      () => rendered.lastFrame() ?? "",
+    );
   });
 
   it("opens a resumed session with its history already printed", async () => {
@@ -114,7 +128,9 @@ describe("the TUI over a real session", () => {
     ]);
     projection?.close();
     projection = open_session_projection(temp.session);
-    const rendered = render(createElement(App, { client: projection.store, sender: projection.channel, read_artifact: () => "", list_sessions: () => [], on_exit: () => {} }));
+    const rendered = render(
+      createElement(App, { client: projection.store, sender: projection.channel, read_artifact: () => "", list_sessions: () => [], on_exit: () => {} }),
+    );
     expect(rendered.lastFrame()).toContain("› add a --verbose flag");
   });
 });

@@ -16,16 +16,38 @@ const DIFF = ["--- a/src/add.cpp", "+++ b/src/add.cpp", "@@ -1,3 +1,3 @@", " int
 
 function artifact(extra: Partial<ArtifactView> = {}): ArtifactView {
   return {
-    id: new_id("artifact"), type: "diff", uri: "artifact://project/p/session/s/art_x", path: "diffs/add.diff", original_name: "add.diff",
-    mime_type: "text/x-diff", size_bytes: DIFF.length, task_id: null, agent_id: null, tool_run_id: null, command_run_id: null,
-    created_at: "2026-01-01T00:00:00.000Z", ...extra,
+    id: new_id("artifact"),
+    type: "diff",
+    uri: "artifact://project/p/session/s/art_x",
+    path: "diffs/add.diff",
+    original_name: "add.diff",
+    mime_type: "text/x-diff",
+    size_bytes: DIFF.length,
+    task_id: null,
+    agent_id: null,
+    tool_run_id: null,
+    command_run_id: null,
+    created_at: "2026-01-01T00:00:00.000Z",
+    ...extra,
   };
 }
 
 function evidence(extra: Partial<EvidenceView> = {}): EvidenceView {
   return {
-    id: new_id("evidence"), kind: "command_run", ref: "ctest", claim: "all 3 tests pass", location: null, task_id: null, agent_id: null,
-    message_id: null, tool_run_id: null, command_run_id: null, artifact_id: null, diagnostic_id: null, created_at: "2026-01-01T00:00:00.000Z", ...extra,
+    id: new_id("evidence"),
+    kind: "command_run",
+    ref: "ctest",
+    claim: "all 3 tests pass",
+    location: null,
+    task_id: null,
+    agent_id: null,
+    message_id: null,
+    tool_run_id: null,
+    command_run_id: null,
+    artifact_id: null,
+    diagnostic_id: null,
+    created_at: "2026-01-01T00:00:00.000Z",
+    ...extra,
   };
 }
 
@@ -40,9 +62,17 @@ describe("Markdown", () => {
 
   it("parses bold, italic, inline code and links", () => {
     expect(parse_inline("a **b** *c* `d` [e](https://f) _g_")).toEqual([
-      { text: "a ", style: "plain" }, { text: "b", style: "bold" }, { text: " ", style: "plain" }, { text: "c", style: "italic" },
-      { text: " ", style: "plain" }, { text: "d", style: "code" }, { text: " ", style: "plain" }, { text: "e", style: "link" },
-      { text: " (https://f)", style: "url" }, { text: " ", style: "plain" }, { text: "g", style: "italic" },
+      { text: "a ", style: "plain" },
+      { text: "b", style: "bold" },
+      { text: " ", style: "plain" },
+      { text: "c", style: "italic" },
+      { text: " ", style: "plain" },
+      { text: "d", style: "code" },
+      { text: " ", style: "plain" },
+      { text: "e", style: "link" },
+      { text: " (https://f)", style: "url" },
+      { text: " ", style: "plain" },
+      { text: "g", style: "italic" },
     ]);
   });
 
@@ -83,8 +113,18 @@ describe("slash parsing", () => {
 
 describe("HUD", () => {
   const hud: HudSummary = {
-    ...base_state().hud, model_id: "claude-x", context_window: 200_000, context_tokens: 50_000, context_used_percent: 25,
-    input_tokens: 41_000, output_tokens: 2_500, total_tokens: 43_500, cost_usd: 0.1234, permission_mode: "accept-edits", running_agents: 2, running_tasks: 1,
+    ...base_state().hud,
+    model_id: "claude-x",
+    context_window: 200_000,
+    context_tokens: 50_000,
+    context_used_percent: 25,
+    input_tokens: 41_000,
+    output_tokens: 2_500,
+    total_tokens: 43_500,
+    cost_usd: 0.1234,
+    permission_mode: "accept-edits",
+    running_agents: 2,
+    running_tasks: 1,
   };
 
   it("Minimal shows the model and context used", () => {
@@ -106,7 +146,10 @@ describe("HUD", () => {
     const rendered = render_app(base_state());
     expect(rendered.lastFrame()).toContain("session ");
     rendered.holder.set_ui({ hud_preset: "minimal" });
-    await until(() => !(rendered.lastFrame() ?? "").includes("session "), () => rendered.lastFrame() ?? "");
+    await until(
+      () => !(rendered.lastFrame() ?? "").includes("session "),
+      () => rendered.lastFrame() ?? "",
+    );
   });
 });
 
@@ -126,7 +169,13 @@ describe("diff and evidence views", () => {
 
   it("lists evidence with its reference, location and claim, and artifacts by id", () => {
     const log = artifact({ type: "test_log", original_name: "ctest.log", size_bytes: 120 });
-    const frame = render(createElement(EvidenceList, { evidence: [evidence({ kind: "artifact_excerpt", ref: log.id, location: { line_start: 4, line_end: 9 } })], artifacts: [log] })).lastFrame() ?? "";
+    const frame =
+      render(
+        createElement(EvidenceList, {
+          evidence: [evidence({ kind: "artifact_excerpt", ref: log.id, location: { line_start: 4, line_end: 9 } })],
+          artifacts: [log],
+        }),
+      ).lastFrame() ?? "";
     expect(frame).toContain(`artifact_excerpt ${log.id} L4-9 — all 3 tests pass`);
     expect(frame).toContain(`test_log ${log.id} ctest.log (120 B)`);
   });
@@ -141,7 +190,10 @@ describe("diff and evidence views", () => {
         return id === diff.id ? DIFF : "";
       },
     });
-    await until(() => (rendered.lastFrame() ?? "").includes("+  return a + b;"), () => rendered.lastFrame() ?? "");
+    await until(
+      () => (rendered.lastFrame() ?? "").includes("+  return a + b;"),
+      () => rendered.lastFrame() ?? "",
+    );
     expect(rendered.lastFrame()).toContain("✓ fs.edit src/add.cpp 14 ms");
     rendered.holder.update({ tasks: [task("another")] });
     await until(() => (rendered.lastFrame() ?? "").includes("another"));
@@ -158,11 +210,15 @@ describe("diff and evidence views", () => {
 
 describe("progress, results and blockers", () => {
   it("shows running tasks, tools and commands with their latest progress and output tail", () => {
-    const rendered = render_app(state_with(base_state(), {
-      tasks: [task("Fix the failing test", { progress: { message: "building", percent: 40 } })],
-      tool_runs: [tool_run("shell.run", "cmake --build build", { progress: "compiling 3/7" })],
-      command_runs: [command_run("cmake --build build", { stdout_tail: "[1/7] a.o\n[2/7] b.o\n[3/7] c.o\n[4/7] d.o\n[5/7] e.o\n", stderr_tail: "warning: unused\n" })],
-    }));
+    const rendered = render_app(
+      state_with(base_state(), {
+        tasks: [task("Fix the failing test", { progress: { message: "building", percent: 40 } })],
+        tool_runs: [tool_run("shell.run", "cmake --build build", { progress: "compiling 3/7" })],
+        command_runs: [
+          command_run("cmake --build build", { stdout_tail: "[1/7] a.o\n[2/7] b.o\n[3/7] c.o\n[4/7] d.o\n[5/7] e.o\n", stderr_tail: "warning: unused\n" }),
+        ],
+      }),
+    );
     const frame = rendered.lastFrame() ?? "";
     expect(frame).toContain("Fix the failing test — building 40%");
     expect(frame).toContain("shell.run cmake --build build — compiling 3/7");
@@ -173,11 +229,13 @@ describe("progress, results and blockers", () => {
 
   it("prints finished tasks with their summary and evidence, failed commands with their stderr", () => {
     const done = task("Fix add()", { status: "completed", summary: "Changed `-` to `+`; **ctest** passes.", completed_at: "2026-01-01T00:10:00.000Z" });
-    const rendered = render_app(state_with(base_state(), {
-      tasks: [done],
-      evidence: [evidence({ task_id: done.id })],
-      command_runs: [command_run("ctest", { status: "error", exit_code: 8, stderr_tail: "1 test failed\n", duration_ms: 2500 })],
-    }));
+    const rendered = render_app(
+      state_with(base_state(), {
+        tasks: [done],
+        evidence: [evidence({ task_id: done.id })],
+        command_runs: [command_run("ctest", { status: "error", exit_code: 8, stderr_tail: "1 test failed\n", duration_ms: 2500 })],
+      }),
+    );
     const frame = rendered.lastFrame() ?? "";
     expect(frame).toContain("✓ Task completed: Fix add()");
     expect(frame).toContain("Changed - to +; ctest passes.");
@@ -187,9 +245,16 @@ describe("progress, results and blockers", () => {
   });
 
   it("leaves a worker's model turns (model.complete runs) to its agent line", () => {
-    const frame = render_app(state_with(base_state(), {
-      tool_runs: [tool_run("model.complete", "task_execution"), tool_run("model.complete", "task_execution", { status: "ok" }), tool_run("fs.read", "src/add.cpp")],
-    })).lastFrame() ?? "";
+    const frame =
+      render_app(
+        state_with(base_state(), {
+          tool_runs: [
+            tool_run("model.complete", "task_execution"),
+            tool_run("model.complete", "task_execution", { status: "ok" }),
+            tool_run("fs.read", "src/add.cpp"),
+          ],
+        }),
+      ).lastFrame() ?? "";
     expect(frame).not.toContain("model.complete");
     expect(frame).toContain("fs.read src/add.cpp");
   });
@@ -209,7 +274,11 @@ describe("progress, results and blockers", () => {
   });
 
   it("reports a blocked task with its reason and what the user can do", () => {
-    const blocked = task("Update the schema", { status: "blocked", status_reason: "needs a decision on the migration", error: { kind: "user_error", message: "ambiguous", user_action: "Say which column to keep." } });
+    const blocked = task("Update the schema", {
+      status: "blocked",
+      status_reason: "needs a decision on the migration",
+      error: { kind: "user_error", message: "ambiguous", user_action: "Say which column to keep." },
+    });
     const frame = render_app(state_with(base_state(), { tasks: [blocked] })).lastFrame() ?? "";
     expect(frame).toContain("⏸ Blocked: Update the schema");
     expect(frame).toContain("needs a decision on the migration");

@@ -133,7 +133,11 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
   it("a code change whose verification fails is failed", async () => {
     const report = await h.run({ task: { verification: { commands: ["exit 3"], required: true, fallback_allowed: false } }, script: writes });
     expect(report.output.status).toBe("completed");
-    expect(report.output.result).toMatchObject({ status: "failed", changed_files: ["a.txt"], verification: [{ command: "exit 3", exit_code: 3, passed: false }] });
+    expect(report.output.result).toMatchObject({
+      status: "failed",
+      changed_files: ["a.txt"],
+      verification: [{ command: "exit 3", exit_code: 3, passed: false }],
+    });
     expect(report.output.result!.risks[0]!.description).toContain("exit 3");
     expect(report.agent.status).toBe("completed");
   });
@@ -149,7 +153,10 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
   });
 
   it("work that changes no code is completed without verification", async () => {
-    const report = await h.run({ task: { type: "docs", verification: { required: false, fallback_allowed: false } }, script: [() => says("nothing to change")] });
+    const report = await h.run({
+      task: { type: "docs", verification: { required: false, fallback_allowed: false } },
+      script: [() => says("nothing to change")],
+    });
     expect(report.output.result).toMatchObject({ status: "completed", agent_type: "executor", changed_files: [], evidence_refs: [] });
   });
 
@@ -210,7 +217,11 @@ describe("an fs.patch task through the runtime (real tools, scripted model serve
     fs.writeFileSync(path.join(h.root, "src/greet.txt"), "hello\n");
     fs.writeFileSync(path.join(h.root, "src/count.txt"), "one\ntwo\n");
     const server = await start_scripted_server({ script: fixture_path("scripts/patch-two-files.yaml"), api_key: KEY });
-    const providers = ProviderManager.load({ home: h.temp.root, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url }, retry: { sleep: async () => undefined } });
+    const providers = ProviderManager.load({
+      home: h.temp.root,
+      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
+      retry: { sleep: async () => undefined },
+    });
     const runtime = start_runtime(h.session, {
       provider: providers.for_session(),
       permissions: permissions_for_project(h.temp.project.layout, { mode: "accept-edits" }),
@@ -238,9 +249,7 @@ describe("an fs.patch task through the runtime (real tools, scripted model serve
         ["command_run", expect.stringMatching(/^cmr_/)],
       ]);
       expect(result.evidence_refs[0]!.claim).toBe("fs.patch changed src/greet.txt, src/count.txt");
-      expect(result.verification).toEqual([
-        expect.objectContaining({ exit_code: 0, passed: true, artifact_id: expect.stringMatching(/^art_/) }),
-      ]);
+      expect(result.verification).toEqual([expect.objectContaining({ exit_code: 0, passed: true, artifact_id: expect.stringMatching(/^art_/) })]);
     } finally {
       runtime.stop();
       await server.close();

@@ -120,7 +120,12 @@ export function test_tools(root: string, script: readonly ModelTurn[], log: Tool
           (error: { code?: number }) => (typeof error.code === "number" ? error.code : 1),
         );
         const command_run = { command_run_id: new_id("command_run"), command, exit_code, duration_ms: Date.now() - started };
-        return { ok: true, tool_run_id, output: { exit_code, duration_ms: command_run.duration_ms }, effects: { changed_files: [], diff_artifact_ids: [], command_runs: [command_run], commits: [] } };
+        return {
+          ok: true,
+          tool_run_id,
+          output: { exit_code, duration_ms: command_run.duration_ms },
+          effects: { changed_files: [], diff_artifact_ids: [], command_runs: [command_run], commits: [] },
+        };
       }
       default:
         return { ok: false, tool_run_id, error: make_air_error({ kind: "tool_error", message: `no tool ${call.tool_name}` }) };

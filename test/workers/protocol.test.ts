@@ -61,9 +61,7 @@ describe("IPC contract", () => {
   it("assigns every kind exactly one direction", () => {
     for (const kind of PARENT_TO_WORKER_KINDS) expect(direction_of(kind)).toBe("parent_to_worker");
     for (const kind of WORKER_TO_PARENT_KINDS) expect(direction_of(kind)).toBe("worker_to_parent");
-    expect(IpcMessage.options.map((option) => option.entries.kind.literal).sort()).toEqual(
-      [...PARENT_TO_WORKER_KINDS, ...WORKER_TO_PARENT_KINDS].sort(),
-    );
+    expect(IpcMessage.options.map((option) => option.entries.kind.literal).sort()).toEqual([...PARENT_TO_WORKER_KINDS, ...WORKER_TO_PARENT_KINDS].sort());
   });
 
   it("builds envelopes at the current protocol version with fresh ids", () => {

@@ -128,7 +128,12 @@ describe("the worker entry", () => {
         outcome: {
           ok: true,
           tool_run_id: new_id("tool_run"),
-          output: { model_id: "scripted", content: [{ type: "text", text: "Nothing to do." }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } },
+          output: {
+            model_id: "scripted",
+            content: [{ type: "text", text: "Nothing to do." }],
+            stop_reason: "end_turn",
+            usage: { input_tokens: 1, output_tokens: 1 },
+          },
         },
       },
       call.correlation_id,
@@ -173,8 +178,19 @@ describe("the worker entry", () => {
   for (const [name, breach] of [
     ["garbage", (w: WorkerUnderTest) => w.write("{not json")],
     ["an over-long line", (w: WorkerUnderTest) => w.write("y".repeat(MAX_LINE_BYTES + 10))],
-    ["a worker kind on the parent channel", (w: WorkerUnderTest) => w.write(JSON.stringify(make_ipc_message("log", { level: "info", message: "hi" }, w.address)))],
-    ["an answer to no call", (w: WorkerUnderTest) => w.send("tool.result", { outcome: { ok: true, tool_run_id: new_id("tool_run"), output: 1 } }, make_ipc_message("log", { level: "info", message: "x" }, w.address).id)],
+    [
+      "a worker kind on the parent channel",
+      (w: WorkerUnderTest) => w.write(JSON.stringify(make_ipc_message("log", { level: "info", message: "hi" }, w.address))),
+    ],
+    [
+      "an answer to no call",
+      (w: WorkerUnderTest) =>
+        w.send(
+          "tool.result",
+          { outcome: { ok: true, tool_run_id: new_id("tool_run"), output: 1 } },
+          make_ipc_message("log", { level: "info", message: "x" }, w.address).id,
+        ),
+    ],
     ["a second agent.start", (w: WorkerUnderTest) => w.start()],
   ] as const) {
     it(`sends protocol.error and exits 2 on ${name} after the handshake`, async () => {

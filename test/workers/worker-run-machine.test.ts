@@ -90,7 +90,11 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
     const known = by_state.get(key);
     if (known === undefined || path.steps.length < known.steps.length) by_state.set(key, path);
   }
-  const steps = (state: string) => by_state.get(state)?.steps.map((step) => step.event.type).slice(1);
+  const steps = (state: string) =>
+    by_state
+      .get(state)
+      ?.steps.map((step) => step.event.type)
+      .slice(1);
   const ending = (state: string, exit_code: number | null) =>
     paths.find((path) => JSON.stringify(path.state.value) === state && path.state.output?.exit_code === exit_code)?.state;
 
@@ -123,7 +127,11 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
   it("runs only after the start is recorded and the handshake is done, and completes only from a result", () => {
     expect(steps('{"working":"running"}')).toEqual(["worker.spawned", "xstate.done.actor.announce", "worker.ready"]);
     expect(steps('"completed"')).toEqual(["worker.spawned", "xstate.done.actor.announce", "worker.ready", "worker.result", "worker.exited"]);
-    expect(steps('{"cancelling":"killing"}')).toEqual(["run.cancel", "xstate.after.cancel_grace.worker-run.cancelling.asking", "xstate.after.kill_grace.worker-run.cancelling.terminating"]);
+    expect(steps('{"cancelling":"killing"}')).toEqual([
+      "run.cancel",
+      "xstate.after.cancel_grace.worker-run.cancelling.asking",
+      "xstate.after.kill_grace.worker-run.cancelling.terminating",
+    ]);
     expect(steps('"cancelled"')).toEqual(["run.cancel", "worker.exited"]);
   });
 
@@ -209,7 +217,11 @@ describe("worker_run_logic with a real worker", () => {
   it("handshake at another protocol version: the worker is stopped at once and the agent fails without ever running", async () => {
     const report = await h.run({ services: { entry: fixture_entry("wrong-version") } });
     expect(report.states.slice(-3)).toEqual(['{"working":{"starting":"handshaking"}}', '{"stopping":"terminating"}', '"failed"']);
-    expect(report.output).toMatchObject({ status: "failed", exit_code: null, error: { metadata: { protocol_error: "version_mismatch", received: 2, expected: 1 } } });
+    expect(report.output).toMatchObject({
+      status: "failed",
+      exit_code: null,
+      error: { metadata: { protocol_error: "version_mismatch", received: 2, expected: 1 } },
+    });
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.failed"]);
     expect(report.agent.status).toBe("failed");
   });
@@ -228,7 +240,9 @@ describe("worker_run_logic with a real worker", () => {
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.failed"]);
     expect(payload_of(report.agent_events.at(-1))).toMatchObject({ exit_code: WORKER_EXIT.hard_timeout, error: { metadata: { timeout: true } } });
     expect(report.agent).toMatchObject({ status: "failed", exit_code: WORKER_EXIT.hard_timeout });
-    expect(report.logs).toContainEqual(expect.objectContaining({ source: "bridge", level: "info", message: expect.stringContaining("soft timeout of 100 ms passed") }));
+    expect(report.logs).toContainEqual(
+      expect.objectContaining({ source: "bridge", level: "info", message: expect.stringContaining("soft timeout of 100 ms passed") }),
+    );
   });
 
   it("cancel: the cancel control, SIGTERM after the cancel grace, SIGKILL after the kill grace, for a worker that ignores both", async () => {
@@ -253,7 +267,11 @@ describe("worker_run_logic with a real worker", () => {
       '{"cancelling":"killing"}',
       '"cancelled"',
     ]);
-    expect(report.output).toMatchObject({ status: "cancelled", exit_code: null, error: { message: "worker cancelled: stop now", metadata: { cancelled: true } } });
+    expect(report.output).toMatchObject({
+      status: "cancelled",
+      exit_code: null,
+      error: { message: "worker cancelled: stop now", metadata: { cancelled: true } },
+    });
     expect(report.output.result).toBeUndefined();
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.cancelled"]);
     expect(payload_of(report.agent_events.at(-1))).toEqual({ agent_id: report.agent_id, reason: "stop now" });
@@ -302,7 +320,11 @@ describe("worker_run_logic with a real worker", () => {
   it("a second result is a protocol error: the agent fails, and the first result stays with the outcome", async () => {
     const report = await h.run({ services: { entry: fixture_entry("two-results") } });
     expect(report.states.slice(-4)).toEqual(['{"working":"running"}', '{"lingering":"waiting"}', '{"stopping":"terminating"}', '"failed"']);
-    expect(report.output).toMatchObject({ status: "failed", error: { message: expect.stringContaining("a second worker.result") }, result: { summary: "Done." } });
+    expect(report.output).toMatchObject({
+      status: "failed",
+      error: { message: expect.stringContaining("a second worker.result") },
+      result: { summary: "Done." },
+    });
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.failed"]);
   });
 

@@ -83,7 +83,12 @@ export class DirectSession {
     const opening = this.#conversation.length === 0;
     this.#conversation.append(request.message_id, {
       role: "user",
-      content: opening ? [{ type: "text", text: DIRECT_MODE_NOTE }, { type: "text", text: request.text }] : request.text,
+      content: opening
+        ? [
+            { type: "text", text: DIRECT_MODE_NOTE },
+            { type: "text", text: request.text },
+          ]
+        : request.text,
     });
     const limit = this.dependencies.max_model_calls ?? DIRECT_MAX_MODEL_CALLS;
     for (let call = 1; call <= limit; call += 1) {

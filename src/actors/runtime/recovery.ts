@@ -21,8 +21,16 @@ const RUNTIME_STOPPED = "the runtime that ran it stopped before it finished";
 export function recover_session(session: Session): RecoveryReport {
   const origin = { ...session.origin, source: { kind: "scheduler" as const }, route: ["runtime", "recovery"] };
   const db = session.connection.db;
-  const live_agents = db.select({ id: agents.id }).from(agents).where(inArray(agents.status, ["starting", "running"])).all();
-  const running_rows = db.select({ id: tasks.id, type: tasks.type }).from(tasks).where(inArray(tasks.status, ["running"])).all();
+  const live_agents = db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(inArray(agents.status, ["starting", "running"]))
+    .all();
+  const running_rows = db
+    .select({ id: tasks.id, type: tasks.type })
+    .from(tasks)
+    .where(inArray(tasks.status, ["running"]))
+    .all();
   // A compaction cut off by the crash failed (its originals are untouched); only real work is run again.
   const running = running_rows.filter((row) => row.type !== "compact");
   const compactions = running_rows.filter((row) => row.type === "compact");
@@ -34,11 +42,21 @@ export function recover_session(session: Session): RecoveryReport {
     ...open_tools.map(({ id }) => make_event("tool.cancelled", { tool_run_id: id, reason: RUNTIME_STOPPED }, origin)),
     ...live_agents.map(({ id }) => make_event("agent.lost", { agent_id: id, reason: RUNTIME_STOPPED }, origin)),
     ...running.map(({ id }) => make_event("task.interrupted", { task_id: id, reason: RUNTIME_STOPPED }, origin)),
-    ...compactions.map(({ id }) => make_event("context.compaction.failed", { task_id: id, error: make_air_error({ kind: "context_error", message: RUNTIME_STOPPED, retryability: "retryable" }) }, origin)),
+    ...compactions.map(({ id }) =>
+      make_event(
+        "context.compaction.failed",
+        { task_id: id, error: make_air_error({ kind: "context_error", message: RUNTIME_STOPPED, retryability: "retryable" }) },
+        origin,
+      ),
+    ),
   ];
   if (events.length > 0) session.store.append_many(events);
 
-  const interrupted = db.select({ id: tasks.id }).from(tasks).where(inArray(tasks.status, ["interrupted"])).all();
+  const interrupted = db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(inArray(tasks.status, ["interrupted"]))
+    .all();
   const resumes = interrupted.map(({ id }) => make_event("task.resumed", { task_id: id, reason: "resumed after restart" }, origin));
   if (resumes.length > 0) session.store.append_many(resumes);
   return {

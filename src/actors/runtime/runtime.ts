@@ -47,7 +47,10 @@ function model_visible(registry: ToolRegistry): ToolSchema[] {
 }
 
 function internal_tools(registry: ToolRegistry): string[] {
-  return registry.list().filter((tool) => tool.category === "internal").map((tool) => tool.name);
+  return registry
+    .list()
+    .filter((tool) => tool.category === "internal")
+    .map((tool) => tool.name);
 }
 
 /**

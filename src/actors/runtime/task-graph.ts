@@ -13,11 +13,7 @@ import type { TaskGraphSnapshot } from "../../machines/scheduler.js";
  */
 export function read_task_graph(connection: Connection): TaskGraphSnapshot {
   // Compact tasks run inline where the context asks for them (seeds 000 §10.3); they are not the Scheduler's work.
-  const rows = connection.db
-    .select({ id: tasks.id, status: tasks.status, priority: tasks.priority })
-    .from(tasks)
-    .where(ne(tasks.type, "compact"))
-    .all();
+  const rows = connection.db.select({ id: tasks.id, status: tasks.status, priority: tasks.priority }).from(tasks).where(ne(tasks.type, "compact")).all();
   const status_of = new Map(rows.map((row) => [row.id, row.status]));
   const counts: Record<TaskStatus, number> = { pending: 0, running: 0, completed: 0, failed: 0, blocked: 0, cancelled: 0, interrupted: 0 };
   for (const row of rows) counts[row.status] += 1;
@@ -39,7 +35,11 @@ export function read_task_graph(connection: Connection): TaskGraphSnapshot {
 export type TaskRow = typeof tasks.$inferSelect;
 
 export function read_task(connection: Connection, task_id: string): TaskRow {
-  const row = connection.db.select().from(tasks).where(and(eq(tasks.id, task_id))).get();
+  const row = connection.db
+    .select()
+    .from(tasks)
+    .where(and(eq(tasks.id, task_id)))
+    .get();
   if (row === undefined) {
     throw air_failure({ kind: "scheduler_error", message: `no task ${task_id} in this session`, retryability: "not_retryable" });
   }

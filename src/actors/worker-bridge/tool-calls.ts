@@ -20,7 +20,14 @@ function run_tool_call(
       (outcome) => {
         const checked = v.safeParse(ToolOutcome, outcome);
         if (checked.success) return checked.output;
-        return { ok: false as const, error: make_air_error({ kind: "tool_error", message: `${call.tool_name} returned an invalid outcome: ${v.summarize(checked.issues)}`, retryability: "not_retryable" }) };
+        return {
+          ok: false as const,
+          error: make_air_error({
+            kind: "tool_error",
+            message: `${call.tool_name} returned an invalid outcome: ${v.summarize(checked.issues)}`,
+            retryability: "not_retryable",
+          }),
+        };
       },
       (error: unknown): ToolOutcome => ({ ok: false, error: to_air_error(error, "tool_error") }),
     );

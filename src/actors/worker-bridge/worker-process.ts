@@ -83,7 +83,8 @@ class WorkerChannel {
       case "process.ingest":
         return this.#ingest(command.event.type, command.event.payload);
       case "process.call_tool":
-        if (this.#tool_calls.has(command.correlation_id)) return this.#broken(protocol_error("unexpected_message", `an unexpected tool.call (${command.correlation_id})`));
+        if (this.#tool_calls.has(command.correlation_id))
+          return this.#broken(protocol_error("unexpected_message", `an unexpected tool.call (${command.correlation_id})`));
         return this.#tool_calls.start(command.call, command.correlation_id, command.aborted);
       case "process.abort_tools":
         return this.#tool_calls.abort_all();

@@ -42,13 +42,23 @@ function check_node(): DoctorCheck {
   const [major = 0, minor = 0] = version.split(".").map(Number);
   const needed = `${MIN_NODE[0]}.${MIN_NODE[1]}`;
   if (major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1])) return { id: "node", status: "ok", summary: `v${version}`, detail: { version } };
-  return failed("node", `v${version}, older than ${needed}`, `Node ${version} is older than ${needed}, the oldest air runs on`, `Install Node ${needed} or newer (e.g. with nvm).`);
+  return failed(
+    "node",
+    `v${version}, older than ${needed}`,
+    `Node ${version} is older than ${needed}, the oldest air runs on`,
+    `Install Node ${needed} or newer (e.g. with nvm).`,
+  );
 }
 
 function check_git(): DoctorCheck {
   const version = version_of("git");
   if (version !== undefined) return { id: "git", status: "ok", summary: version, detail: { version } };
-  return failed("git", "not found", "git is not installed (no `git` on PATH); air's git tools and change tracking need it", "Install git (e.g. `apt-get install git`) and make sure it is on PATH.");
+  return failed(
+    "git",
+    "not found",
+    "git is not installed (no `git` on PATH); air's git tools and change tracking need it",
+    "Install git (e.g. `apt-get install git`) and make sure it is on PATH.",
+  );
 }
 
 /** cmake and ctest build and test C++ projects (and `air e2e cpp-fix-fixture`); other projects do without. */
@@ -99,7 +109,15 @@ function check_air_home(env: NodeJS.ProcessEnv): DoctorCheck {
   }
   const folder = detail.exists ? home : path.dirname(home);
   if (!writable(folder)) {
-    return { ...failed("air_home", `${home} is not writable`, `the air home ${home} cannot be written`, "Fix its permissions, or point AIR_HOME at a writable folder."), detail };
+    return {
+      ...failed(
+        "air_home",
+        `${home} is not writable`,
+        `the air home ${home} cannot be written`,
+        "Fix its permissions, or point AIR_HOME at a writable folder.",
+      ),
+      detail,
+    };
   }
   return { id: "air_home", status: "ok", summary: detail.exists ? home : `${home} (created on first use)`, detail };
 }
@@ -122,7 +140,12 @@ function check_provider(env: NodeJS.ProcessEnv): DoctorCheck {
   if (settings.api_key === undefined && settings.key_required) {
     const places = `${settings.key_variables.join(", ") || "the environment"} or ${settings.models_file}`;
     return {
-      ...failed("provider", "no API key configured", `no model provider is configured: no key for ${settings.provider_id} in ${places}`, no_provider_action(settings.models_file, settings.provider_id, settings.key_variables)),
+      ...failed(
+        "provider",
+        "no API key configured",
+        `no model provider is configured: no key for ${settings.provider_id} in ${places}`,
+        no_provider_action(settings.models_file, settings.provider_id, settings.key_variables),
+      ),
       detail,
     };
   }

@@ -9,9 +9,7 @@ export function e2e_timing(layout: ProjectLayout, session_id: string, wall_ms: n
   const client = open_client(session_db_path(layout, session_id));
   try {
     const commands = client.prepare("SELECT coalesce(sum(duration_ms), 0) AS ms FROM command_runs").get() as { ms: number };
-    const model = client
-      .prepare("SELECT coalesce(sum(duration_ms), 0) AS ms FROM tool_runs WHERE tool_name = 'model.complete'")
-      .get() as { ms: number };
+    const model = client.prepare("SELECT coalesce(sum(duration_ms), 0) AS ms FROM tool_runs WHERE tool_name = 'model.complete'").get() as { ms: number };
     const overhead = wall_ms - Number(commands.ms) - Number(model.ms);
     return [
       `  wall time ${wall_ms.toFixed(0)} ms = commands ${Number(commands.ms).toFixed(0)} ms`,

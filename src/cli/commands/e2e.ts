@@ -61,7 +61,12 @@ export async function run_e2e(io: Io, fixture_name: string | undefined, options:
   const fixture = v.parse(Fixture, JSON.parse(fs.readFileSync(path.join(folder, "fixture.json"), "utf8")));
   for (const tool of fixture.needs) {
     if (shell(`command -v ${tool}`, os.tmpdir()).status !== 0) {
-      throw air_failure({ kind: "dependency_error", message: `fixture ${name} needs ${tool}`, retryability: "not_retryable", user_action: `Install ${tool} (Debian: apt-get install cmake g++).` });
+      throw air_failure({
+        kind: "dependency_error",
+        message: `fixture ${name} needs ${tool}`,
+        retryability: "not_retryable",
+        user_action: `Install ${tool} (Debian: apt-get install cmake g++).`,
+      });
     }
   }
 
@@ -76,7 +81,11 @@ export async function run_e2e(io: Io, fixture_name: string | undefined, options:
       env: { ANTHROPIC_API_KEY: "scripted-e2e-key", ANTHROPIC_BASE_URL: server.url },
       home: path.join(work, "air-home"),
     });
-    const report = await run_requirement({ ...io, cwd: root }, { requirement: fixture.requirement, format: "text", permissions: { mode: "accept-edits", prompts: "policy" } }, providers);
+    const report = await run_requirement(
+      { ...io, cwd: root },
+      { requirement: fixture.requirement, format: "text", permissions: { mode: "accept-edits", prompts: "policy" } },
+      providers,
+    );
     const wall_ms = performance.now() - started;
     const layout = init_project(root).project.layout;
     const types = new Set<string>((await read_history(layout, report.session_id)).map((entry) => entry.type));

@@ -7,7 +7,21 @@ import type { ProjectionState } from "../../projection/types.js";
 import type { Io } from "../output.js";
 import { artifact_reader } from "../tui-session.js";
 
-const KEY_FIELDS = ["title", "status", "tool_name", "command", "exit_code", "reason", "message", "summary", "action", "accepted", "token_estimate", "tokens_before", "tokens_after"];
+const KEY_FIELDS = [
+  "title",
+  "status",
+  "tool_name",
+  "command",
+  "exit_code",
+  "reason",
+  "message",
+  "summary",
+  "action",
+  "accepted",
+  "token_estimate",
+  "tokens_before",
+  "tokens_after",
+];
 const ID_FIELDS = ["task_id", "agent_id", "tool_run_id", "command_run_id", "message_id", "workspace_id", "summary_id"];
 
 /** One readable line per event: the ids it concerns and its most telling fields. */
@@ -78,7 +92,12 @@ export type HistoryView = (typeof HISTORY_VIEWS)[number];
 export async function run_history(io: Io, options: { session?: string; json: boolean; view?: string; columns?: number }): Promise<number> {
   const view = options.view ?? (process.stdout.isTTY === true ? "tui" : "events");
   if (!(HISTORY_VIEWS as readonly string[]).includes(view)) {
-    throw air_failure({ kind: "user_error", message: `unknown history view "${view}"`, retryability: "not_retryable", user_action: `Use one of: ${HISTORY_VIEWS.join(", ")}.` });
+    throw air_failure({
+      kind: "user_error",
+      message: `unknown history view "${view}"`,
+      retryability: "not_retryable",
+      user_action: `Use one of: ${HISTORY_VIEWS.join(", ")}.`,
+    });
   }
   const { layout } = open_project(io.cwd);
   const session_id = options.session ?? latest_session_id(layout);
@@ -92,7 +111,11 @@ export async function run_history(io: Io, options: { session?: string; json: boo
   }
   if (!options.json && view === "tui") {
     const state = await read_projection(session_db_path(layout, session_id), session_id);
-    const text = await render_like_the_tui(state, artifact_reader(layout, session_id, { snapshot: () => state }), options.columns ?? process.stdout.columns ?? 100);
+    const text = await render_like_the_tui(
+      state,
+      artifact_reader(layout, session_id, { snapshot: () => state }),
+      options.columns ?? process.stdout.columns ?? 100,
+    );
     io.out(`Session ${session_id} — ${state.session.title}\n\n${text}\n`);
     return 0;
   }

@@ -63,7 +63,12 @@ function report_of(decision: PermissionDecision) {
     risk_level: decision.risk_level,
     reason: decision.reason,
     categories: [...new Set(analysis?.commands.flatMap((run) => run.categories) ?? [])],
-    commands: analysis?.commands.map((run) => ({ argv: run.argv, categories: run.categories, ...(run.executes_via === undefined ? {} : { executes_via: run.executes_via }) })) ?? [],
+    commands:
+      analysis?.commands.map((run) => ({
+        argv: run.argv,
+        categories: run.categories,
+        ...(run.executes_via === undefined ? {} : { executes_via: run.executes_via }),
+      })) ?? [],
     writes: analysis?.writes ?? [],
     paths: decision.paths.map((c) => ({ input: c.input, real: c.real, category: c.category, inside_project: c.inside_project })),
     findings: decision.findings.map(({ layer, action, risk_level, reason }) => ({ layer, action, risk_level, reason })),
@@ -75,7 +80,10 @@ function render_text(report: ReturnType<typeof report_of>): string {
   if (report.categories.length > 0) lines.push(`categories: ${report.categories.join(", ")}`);
   if (report.commands.length > 0) {
     lines.push("commands the shell would run:");
-    for (const run of report.commands) lines.push(`  ${run.argv.join(" ")}   [${run.categories.join(", ") || "uncategorised"}]${run.executes_via === undefined ? "" : ` via ${run.executes_via}`}`);
+    for (const run of report.commands)
+      lines.push(
+        `  ${run.argv.join(" ")}   [${run.categories.join(", ") || "uncategorised"}]${run.executes_via === undefined ? "" : ` via ${run.executes_via}`}`,
+      );
   }
   for (const written of report.writes) lines.push(`writes:   ${written}`);
   for (const c of report.paths) lines.push(`path:     ${c.input} → ${c.real} (${c.category})`);

@@ -142,7 +142,8 @@ function key_text(provider: ProviderListing): string {
 function render_provider(provider: ProviderListing): string {
   const mark = provider.default ? "* " : "  ";
   if (provider.error !== undefined) return `${mark}${provider.provider_id}: broken settings\n${render_error(provider.error).replace(/^/gm, "    ")}`;
-  if (provider.sources === undefined) return `${mark}${provider.provider_id}: not configured${provider.user_action === undefined ? "" : ` — ${provider.user_action.split("\n")[0]}`}\n`;
+  if (provider.sources === undefined)
+    return `${mark}${provider.provider_id}: not configured${provider.user_action === undefined ? "" : ` — ${provider.user_action.split("\n")[0]}`}\n`;
   const lines = [
     `${mark}${provider.provider_id}: ${provider.configured ? "configured" : "no key"}` +
       `, ${key_text(provider)}` +
@@ -184,7 +185,9 @@ async function session_model(file: string): Promise<{ provider_id: string | null
   const { open_client } = await import("../../db/sqlite.js");
   const client = open_client(file);
   try {
-    const row = client.prepare("SELECT model_provider_id, model_id FROM sessions LIMIT 1").get() as { model_provider_id: string | null; model_id: string | null } | undefined;
+    const row = client.prepare("SELECT model_provider_id, model_id FROM sessions LIMIT 1").get() as
+      | { model_provider_id: string | null; model_id: string | null }
+      | undefined;
     return { provider_id: row?.model_provider_id ?? null, model_id: row?.model_id ?? null };
   } finally {
     client.close();
@@ -202,7 +205,12 @@ function session_of(io: Io, session?: string): { id: string; file: string } | un
   }
   const { layout } = open_project(io.cwd);
   if (!has_session(layout, session)) {
-    throw air_failure({ kind: "user_error", message: `no session ${session} in this project`, retryability: "not_retryable", user_action: "List the sessions with `air session list`." });
+    throw air_failure({
+      kind: "user_error",
+      message: `no session ${session} in this project`,
+      retryability: "not_retryable",
+      user_action: "List the sessions with `air session list`.",
+    });
   }
   return { id: session, file: session_db_path(layout, session) };
 }
@@ -248,8 +256,13 @@ export async function run_provider_current(io: Io, options: ProviderCommandOptio
   }
   const c = current.capabilities;
   if (c !== undefined) {
-    const supports = Object.entries(c.supports).filter(([, on]) => on).map(([name]) => name).join(", ");
-    io.out(`  ${c.quality_tier} quality, ${c.cost_tier} cost, context ${c.context_window}, output ${c.max_output_tokens}; supports ${supports || "nothing listed"}\n`);
+    const supports = Object.entries(c.supports)
+      .filter(([, on]) => on)
+      .map(([name]) => name)
+      .join(", ");
+    io.out(
+      `  ${c.quality_tier} quality, ${c.cost_tier} cost, context ${c.context_window}, output ${c.max_output_tokens}; supports ${supports || "nothing listed"}\n`,
+    );
   }
   return 0;
 }

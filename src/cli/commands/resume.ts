@@ -42,7 +42,10 @@ export async function run_resume(io: Io, options: { session?: string; permission
   const prompts = prompt_answerer(permission_options.prompts);
   let permissions: PermissionEngine;
   try {
-    permissions = permissions_for_project(layout, { answerer: prompts.answerer, ...(permission_options.mode === undefined ? {} : { mode: permission_options.mode }) });
+    permissions = permissions_for_project(layout, {
+      answerer: prompts.answerer,
+      ...(permission_options.mode === undefined ? {} : { mode: permission_options.mode }),
+    });
   } catch (error) {
     prompts.close();
     throw error;

@@ -77,7 +77,12 @@ export async function run_run(io: Io, options: RunOptions): Promise<number> {
   }
   const format = (options.output_format ?? "text") as OutputFormat;
   if (!FORMATS.includes(format)) {
-    throw air_failure({ kind: "user_error", message: `unknown output format "${format}"`, retryability: "not_retryable", user_action: `Use one of: ${FORMATS.join(", ")}.` });
+    throw air_failure({
+      kind: "user_error",
+      message: `unknown output format "${format}"`,
+      retryability: "not_retryable",
+      user_action: `Use one of: ${FORMATS.join(", ")}.`,
+    });
   }
   const max_turns = parse_max_turns(options.max_turns);
   const permissions = parse_permission_options(options);
@@ -95,7 +100,12 @@ export async function run_run(io: Io, options: RunOptions): Promise<number> {
 function parse_max_turns(raw: string | undefined): number | undefined {
   const max_turns = raw === undefined ? undefined : Number(raw);
   if (max_turns !== undefined && (!Number.isInteger(max_turns) || max_turns < 1)) {
-    throw air_failure({ kind: "user_error", message: `--max-turns must be a positive integer, not "${raw}"`, retryability: "not_retryable", user_action: "Pass e.g. --max-turns 20." });
+    throw air_failure({
+      kind: "user_error",
+      message: `--max-turns must be a positive integer, not "${raw}"`,
+      retryability: "not_retryable",
+      user_action: "Pass e.g. --max-turns 20.",
+    });
   }
   return max_turns;
 }

@@ -22,7 +22,12 @@ export const AirConfigFile = v.strictObject({
 });
 export type AirConfigFile = v.InferOutput<typeof AirConfigFile>;
 
-const EXAMPLE = ["version: 1", "provider: anthropic      # anthropic | openai | openrouter | openai_compatible | scripted_demo", "model: claude-sonnet-4-5", "permission_mode: default"].join("\n");
+const EXAMPLE = [
+  "version: 1",
+  "provider: anthropic      # anthropic | openai | openrouter | openai_compatible | scripted_demo",
+  "model: claude-sonnet-4-5",
+  "permission_mode: default",
+].join("\n");
 
 export function air_config_path(home: string): string {
   return path.join(home, "config.yaml");

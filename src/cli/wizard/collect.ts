@@ -29,7 +29,7 @@ function key_value(key: KeyChoice, env: NodeJS.ProcessEnv): string | undefined {
 function base_url_for(provider: ProviderId, typed: string | undefined, env: NodeJS.ProcessEnv): string {
   const variable = PROVIDER_ENV[provider].base_url;
   const from_env = variable === undefined ? undefined : env[variable]?.trim();
-  return typed ?? (from_env !== undefined && from_env !== "" ? from_env : PROVIDER_ENV[provider].default_base_url ?? "");
+  return typed ?? (from_env !== undefined && from_env !== "" ? from_env : (PROVIDER_ENV[provider].default_base_url ?? ""));
 }
 
 type Connected = { readonly key: KeyChoice; readonly models: readonly string[] };
@@ -43,18 +43,24 @@ async function connect(provider: ProviderId, typed_url: string | undefined, env:
     // Known to the redactor before the first request: an error message quoting it is redacted too.
     if (api_key !== undefined) default_redactor().add({ label: `${provider}_api_key`, value: api_key });
     try {
-      const models = await with_spinner(`Connecting to ${base_url}`, (signal) => list_models({ provider_id: provider, base_url, api_key }, signal), (ids) => `Connected: ${ids.length} model${ids.length === 1 ? "" : "s"}`);
+      const models = await with_spinner(
+        `Connecting to ${base_url}`,
+        (signal) => list_models({ provider_id: provider, base_url, api_key }, signal),
+        (ids) => `Connected: ${ids.length} model${ids.length === 1 ? "" : "s"}`,
+      );
       return { key, models };
     } catch (error) {
       if (!is_air_failure(error)) throw error;
-      const next = answered(await clack.select({
-        message: "The connection test failed. What now?",
-        options: [
-          { value: "retry", label: "Enter the key again" },
-          { value: "save", label: "Save anyway", hint: "type the model id; check later with `air doctor`" },
-          { value: "cancel", label: "Cancel", hint: "write nothing" },
-        ],
-      }));
+      const next = answered(
+        await clack.select({
+          message: "The connection test failed. What now?",
+          options: [
+            { value: "retry", label: "Enter the key again" },
+            { value: "save", label: "Save anyway", hint: "type the model id; check later with `air doctor`" },
+            { value: "cancel", label: "Cancel", hint: "write nothing" },
+          ],
+        }),
+      );
       if (next === "cancel") throw new WizardCancelled();
       if (next === "save") return { key, models: [] };
     }

@@ -62,9 +62,12 @@ export async function list_models(target: ModelListTarget, signal?: AbortSignal)
     return [...new Set(ids)].sort();
   } catch (error) {
     const status = status_of(error);
-    const why = status === 401 || status === 403 ? "the server does not accept this key"
-      : status !== undefined ? `the server answered ${status}`
-      : "nothing answers there";
+    const why =
+      status === 401 || status === 403
+        ? "the server does not accept this key"
+        : status !== undefined
+          ? `the server answered ${status}`
+          : "nothing answers there";
     // An SDK message may quote the request; the key must not reach the screen through it.
     const detail = default_redactor().redact(error instanceof Error ? error.message : String(error));
     throw air_failure({

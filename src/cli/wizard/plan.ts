@@ -8,7 +8,10 @@ import { models_file_path, type ModelsFile, type ProviderEntry, type ProviderId 
 import { air_config_path, DEMO_PROVIDER, type AirConfigFile, type WizardProvider } from "./air-config.js";
 
 /** Where the key comes from: a variable the runtime reads each time, one typed in (stored), or none (a local server). */
-export type KeyChoice = { readonly source: "env"; readonly variable: string } | { readonly source: "typed"; readonly value: string } | { readonly source: "none" };
+export type KeyChoice =
+  | { readonly source: "env"; readonly variable: string }
+  | { readonly source: "typed"; readonly value: string }
+  | { readonly source: "none" };
 
 /** Everything the wizard asked, before anything is written. */
 export type WizardChoices = {

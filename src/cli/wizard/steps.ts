@@ -26,10 +26,25 @@ const CHOICES: ReadonlyArray<{ value: string; label: string; hint?: string; choi
   { value: "anthropic", label: "Anthropic", hint: "Claude", choice: { provider: "anthropic" } },
   { value: "openai", label: "OpenAI", choice: { provider: "openai" } },
   { value: "openrouter", label: "OpenRouter", hint: "many models, one key", choice: { provider: "openrouter" } },
-  { value: "ollama", label: "Ollama", hint: "local, http://127.0.0.1:11434/v1", choice: { provider: "openai_compatible", base_url: "http://127.0.0.1:11434/v1" } },
-  { value: "lmstudio", label: "LM Studio", hint: "local, http://127.0.0.1:1234/v1", choice: { provider: "openai_compatible", base_url: "http://127.0.0.1:1234/v1" } },
+  {
+    value: "ollama",
+    label: "Ollama",
+    hint: "local, http://127.0.0.1:11434/v1",
+    choice: { provider: "openai_compatible", base_url: "http://127.0.0.1:11434/v1" },
+  },
+  {
+    value: "lmstudio",
+    label: "LM Studio",
+    hint: "local, http://127.0.0.1:1234/v1",
+    choice: { provider: "openai_compatible", base_url: "http://127.0.0.1:1234/v1" },
+  },
   { value: "vllm", label: "vLLM", hint: "http://127.0.0.1:8000/v1", choice: { provider: "openai_compatible", base_url: "http://127.0.0.1:8000/v1" } },
-  { value: "custom", label: "Another OpenAI-compatible server", hint: "you give the URL", choice: { provider: "openai_compatible", base_url: "http://127.0.0.1:8080/v1" } },
+  {
+    value: "custom",
+    label: "Another OpenAI-compatible server",
+    hint: "you give the URL",
+    choice: { provider: "openai_compatible", base_url: "http://127.0.0.1:8080/v1" },
+  },
   { value: "demo", label: "Offline demo", hint: "a scripted model, no key, nothing leaves the machine", choice: { provider: DEMO_PROVIDER } },
 ];
 
@@ -38,11 +53,13 @@ export async function ask_provider(): Promise<ProviderChoice> {
   // biome-ignore lint/style/noNonNullAssertion: the select offered only CHOICES' values
   const picked = CHOICES.find((choice) => choice.value === value)!.choice;
   if (picked.provider !== "openai_compatible") return picked;
-  const base_url = answered(await clack.text({
-    message: "The server's base URL",
-    initialValue: picked.base_url,
-    validate: (text) => (v.is(HttpUrl, (text ?? "").trim()) ? undefined : "an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1"),
-  }));
+  const base_url = answered(
+    await clack.text({
+      message: "The server's base URL",
+      initialValue: picked.base_url,
+      validate: (text) => (v.is(HttpUrl, (text ?? "").trim()) ? undefined : "an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1"),
+    }),
+  );
   return { provider: "openai_compatible", base_url: base_url.trim().replace(/\/+$/, "") };
 }
 
@@ -50,20 +67,24 @@ export async function ask_provider(): Promise<ProviderChoice> {
 export async function ask_key(provider: ProviderId, env: NodeJS.ProcessEnv): Promise<KeyChoice> {
   const variable = PROVIDER_ENV[provider].key;
   if (variable !== undefined && (env[variable]?.trim() ?? "") !== "") {
-    const use_env = answered(await clack.select({
-      message: `${variable} is set. Use it?`,
-      options: [
-        { value: true, label: `Use ${variable}`, hint: "read from the environment each run; nothing stored" },
-        { value: false, label: "Enter another key", hint: "stored in ~/.air/credentials.yaml (mode 0600)" },
-      ],
-    }));
+    const use_env = answered(
+      await clack.select({
+        message: `${variable} is set. Use it?`,
+        options: [
+          { value: true, label: `Use ${variable}`, hint: "read from the environment each run; nothing stored" },
+          { value: false, label: "Enter another key", hint: "stored in ~/.air/credentials.yaml (mode 0600)" },
+        ],
+      }),
+    );
     if (use_env) return { source: "env", variable };
   }
   const optional = provider === "openai_compatible";
-  const typed = answered(await clack.password({
-    message: optional ? "API key (leave empty if the server takes none)" : "API key (stored in ~/.air/credentials.yaml, mode 0600)",
-    validate: (text) => (optional || (text ?? "").trim() !== "" ? undefined : "a key is needed"),
-  }));
+  const typed = answered(
+    await clack.password({
+      message: optional ? "API key (leave empty if the server takes none)" : "API key (stored in ~/.air/credentials.yaml, mode 0600)",
+      validate: (text) => (optional || (text ?? "").trim() !== "" ? undefined : "a key is needed"),
+    }),
+  );
   return typed.trim() === "" ? { source: "none" } : { source: "typed", value: typed.trim() };
 }
 
@@ -72,12 +93,14 @@ const OTHER = "\u0000other";
 /** A model of the provider's list, or any id typed in (a list may be long, or lack a new model). */
 export async function ask_model(models: readonly string[], preferred: string | undefined): Promise<string> {
   if (models.length > 0) {
-    const picked = answered(await clack.select({
-      message: "Which model?",
-      options: [...models.map((id) => ({ value: id, label: id })), { value: OTHER, label: "Another model id…" }],
-      initialValue: preferred !== undefined && models.includes(preferred) ? preferred : models[0],
-      maxItems: 12,
-    }));
+    const picked = answered(
+      await clack.select({
+        message: "Which model?",
+        options: [...models.map((id) => ({ value: id, label: id })), { value: OTHER, label: "Another model id…" }],
+        initialValue: preferred !== undefined && models.includes(preferred) ? preferred : models[0],
+        maxItems: 12,
+      }),
+    );
     if (picked !== OTHER) return picked;
   }
   const typed = answered(await clack.text({ message: "Model id", validate: (text) => ((text ?? "").trim() === "" ? "a model id" : undefined) }));
@@ -85,16 +108,18 @@ export async function ask_model(models: readonly string[], preferred: string | u
 }
 
 export async function ask_permission_mode(): Promise<PermissionMode> {
-  return answered(await clack.select<PermissionMode>({
-    message: "Default permission mode",
-    options: [
-      { value: "default", label: "default", hint: "ask before edits and commands that change things" },
-      { value: "accept-edits", label: "accept-edits", hint: "edit project files freely, ask for the rest" },
-      { value: "plan", label: "plan", hint: "read and plan only, change nothing" },
-      { value: "bypass", label: "bypass", hint: "ask nothing (still never touches credentials or the system)" },
-    ],
-    initialValue: "default",
-  }));
+  return answered(
+    await clack.select<PermissionMode>({
+      message: "Default permission mode",
+      options: [
+        { value: "default", label: "default", hint: "ask before edits and commands that change things" },
+        { value: "accept-edits", label: "accept-edits", hint: "edit project files freely, ask for the rest" },
+        { value: "plan", label: "plan", hint: "read and plan only, change nothing" },
+        { value: "bypass", label: "bypass", hint: "ask nothing (still never touches credentials or the system)" },
+      ],
+      initialValue: "default",
+    }),
+  );
 }
 
 /**

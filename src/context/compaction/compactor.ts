@@ -125,10 +125,21 @@ export async function compact_conversation(input: CompactInput): Promise<Compact
   if ("skip" in plan) {
     const reason = `${input.reason} — not compacted: ${plan.skip}`.slice(0, 4000);
     input.emit("context.compaction.requested", { accepted: false, reason, token_estimate: plan.token_estimate, threshold_tokens });
-    throw air_failure({ kind: "context_error", message: `nothing to compact: ${plan.skip}`, retryability: "not_retryable", user_action: "Compact once the conversation is longer." });
+    throw air_failure({
+      kind: "context_error",
+      message: `nothing to compact: ${plan.skip}`,
+      retryability: "not_retryable",
+      user_action: "Compact once the conversation is longer.",
+    });
   }
   const task_id = new_id("task");
-  input.emit("context.compaction.requested", { accepted: true, task_id, reason: input.reason.slice(0, 4000), token_estimate: plan.tokens_before, threshold_tokens });
+  input.emit("context.compaction.requested", {
+    accepted: true,
+    task_id,
+    reason: input.reason.slice(0, 4000),
+    token_estimate: plan.tokens_before,
+    threshold_tokens,
+  });
   input.emit("context.compaction.started", { task_id, attempt_id: new_id("attempt") });
   try {
     const { narrative, usage } = await summarise(input, plan);
@@ -150,6 +161,8 @@ export async function compact_conversation(input: CompactInput): Promise<Compact
     return { summary_id, summary, covered_message_ids, tokens_before: plan.tokens_before, tokens_after, task_id, usage };
   } catch (error) {
     input.emit("context.compaction.failed", { task_id, error: to_air_error(error, "context_error") });
-    throw error instanceof AirFailure ? error : air_failure({ kind: "context_error", message: `compaction failed: ${to_air_error(error).message}`, retryability: "unknown" }, error);
+    throw error instanceof AirFailure
+      ? error
+      : air_failure({ kind: "context_error", message: `compaction failed: ${to_air_error(error).message}`, retryability: "unknown" }, error);
   }
 }

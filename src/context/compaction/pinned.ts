@@ -21,10 +21,7 @@ export type PinnedTask = { readonly id: string; readonly title: string; readonly
 
 /** Runs recorded before tools declared their effects: these tools' outputs named the files they wrote. */
 const PRE_EFFECTS_WRITERS = ["fs.write", "fs.edit", "fs.patch"];
-const PreEffectsOutput = v.union([
-  v.object({ files: v.array(v.object({ path: v.string(), from: v.optional(v.string()) })) }),
-  v.object({ path: v.string() }),
-]);
+const PreEffectsOutput = v.union([v.object({ files: v.array(v.object({ path: v.string(), from: v.optional(v.string()) })) }), v.object({ path: v.string() })]);
 const RecordedEffects = v.object({ effects: ToolEffects });
 
 /** Every task but the compaction bookkeeping, oldest first. */

@@ -5,7 +5,10 @@ import type { Connection } from "../../db/connection.js";
 import { agents, messages, summaries, tasks } from "../../db/schema.js";
 
 /** Whose conversation is compacted: a worker agent's, a task's current one, or the user ↔ Main Agent one. */
-export type CompactionScope = { readonly kind: "agent"; readonly agent_id: string } | { readonly kind: "task"; readonly task_id: string } | { readonly kind: "main" };
+export type CompactionScope =
+  | { readonly kind: "agent"; readonly agent_id: string }
+  | { readonly kind: "task"; readonly task_id: string }
+  | { readonly kind: "main" };
 
 export type StoredMessage = { readonly id: string; readonly role: "user" | "assistant"; readonly content: string | ContentBlock[] };
 
@@ -85,7 +88,13 @@ function blocks_of(message: StoredMessage): ContentBlock[] {
 
 function ids_of(messages: readonly StoredMessage[], type: "tool_use" | "tool_result"): Set<string> {
   const key = type === "tool_use" ? "id" : "tool_use_id";
-  return new Set(messages.flatMap((message) => blocks_of(message).filter((block) => block.type === type).map((block) => String(block[key]))));
+  return new Set(
+    messages.flatMap((message) =>
+      blocks_of(message)
+        .filter((block) => block.type === type)
+        .map((block) => String(block[key])),
+    ),
+  );
 }
 
 /** A cut that leaves no tool_use on one side and its tool_result on the other. */

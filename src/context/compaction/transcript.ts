@@ -9,9 +9,7 @@ type Piece = { readonly message_id: string; readonly kind: MessageKind; text: st
 function text_of_result(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return JSON.stringify(content ?? "");
-  return content
-    .map((block: ContentBlock) => (block.type === "text" && typeof block.text === "string" ? block.text : `[${block.type} block]`))
-    .join("\n");
+  return content.map((block: ContentBlock) => (block.type === "text" && typeof block.text === "string" ? block.text : `[${block.type} block]`)).join("\n");
 }
 
 /** The ContextClassifier of seeds 001 D-047: what kind of content each block is. */
@@ -27,7 +25,10 @@ function classify(message: StoredMessage): Piece[] {
         return piece("tool_use", `[tool_use ${String(block.id)}: ${String(block.name)} ${JSON.stringify(block.input ?? {})}]`);
       case "tool_result": {
         const error = block.is_error === true;
-        return piece(error ? "tool_error" : "tool_result", `[tool_result ${String(block.tool_use_id)}${error ? ", error" : ""}]\n${text_of_result(block.content)}`);
+        return piece(
+          error ? "tool_error" : "tool_result",
+          `[tool_result ${String(block.tool_use_id)}${error ? ", error" : ""}]\n${text_of_result(block.content)}`,
+        );
       }
       default:
         return piece(user ? "user_text" : "assistant_text", `[${block.type} block]`);

@@ -17,14 +17,8 @@ export const agent_events = {
     }),
     "Inserts the agents row as starting (before the worker handshake) or running (after it); re-emitted with running to move a starting agent on.",
   ),
-  "agent.completed": durable(
-    v.strictObject({ agent_id: AgentId, exit_code: v.optional(ExitCode) }),
-    "agents.status = completed.",
-  ),
-  "agent.failed": durable(
-    v.strictObject({ agent_id: AgentId, error: AirError, exit_code: v.optional(ExitCode) }),
-    "agents.status = failed.",
-  ),
+  "agent.completed": durable(v.strictObject({ agent_id: AgentId, exit_code: v.optional(ExitCode) }), "agents.status = completed."),
+  "agent.failed": durable(v.strictObject({ agent_id: AgentId, error: AirError, exit_code: v.optional(ExitCode) }), "agents.status = failed."),
   "agent.lost": durable(
     v.strictObject({ agent_id: AgentId, reason: Reason, last_heartbeat_at: v.optional(Timestamp) }),
     "The worker vanished without a result; agents.status = lost.",

@@ -21,7 +21,10 @@ export const artifact_events = {
   "artifact.created": durable(
     v.strictObject({
       artifact: ArtifactRef,
-      path: v.pipe(NonEmpty, v.check((p) => !p.startsWith("/") && !p.split("/").includes(".."), "path must stay inside the session's artifacts folder")),
+      path: v.pipe(
+        NonEmpty,
+        v.check((p) => !p.startsWith("/") && !p.split("/").includes(".."), "path must stay inside the session's artifacts folder"),
+      ),
       original_name: v.optional(NonEmpty),
       mime_type: v.optional(NonEmpty),
       entity: v.optional(EntityRef),

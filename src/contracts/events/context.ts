@@ -26,10 +26,7 @@ export const context_events = {
     v.strictObject({ task_id: TaskId, summary_id: SummaryId }),
     "The compact task completed; references the summary that summary.created inserted (never a second row).",
   ),
-  "context.compaction.failed": durable(
-    v.strictObject({ task_id: TaskId, error: AirError }),
-    "The compact task failed; originals are untouched.",
-  ),
+  "context.compaction.failed": durable(v.strictObject({ task_id: TaskId, error: AirError }), "The compact task failed; originals are untouched."),
   "summary.created": durable(
     v.strictObject({
       summary_id: SummaryId,

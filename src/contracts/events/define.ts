@@ -6,9 +6,7 @@ export type PayloadSchema = v.GenericSchema<unknown, unknown>;
  * How the bus folds bursts of an ephemeral event: `latest` keeps the newest payload per key
  * (heartbeats, progress); `append` concatenates a text field per key (stream deltas), so nothing is lost.
  */
-export type Coalescing =
-  | { readonly mode: "latest"; readonly key: string }
-  | { readonly mode: "append"; readonly key: string; readonly text: string };
+export type Coalescing = { readonly mode: "latest"; readonly key: string } | { readonly mode: "append"; readonly key: string; readonly text: string };
 
 type Common<P extends PayloadSchema> = {
   readonly version: number;
@@ -31,12 +29,7 @@ export function durable<P extends PayloadSchema>(payload: P, summary: string, ve
   return { persistence: "durable", version, payload, summary };
 }
 
-export function ephemeral<P extends PayloadSchema>(
-  payload: P,
-  summary: string,
-  coalescing?: Coalescing,
-  version = 1,
-): EphemeralDefinition<P> {
+export function ephemeral<P extends PayloadSchema>(payload: P, summary: string, coalescing?: Coalescing, version = 1): EphemeralDefinition<P> {
   return coalescing === undefined
     ? { persistence: "ephemeral", version, payload, summary }
     : { persistence: "ephemeral", version, payload, summary, coalescing };

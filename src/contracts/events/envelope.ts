@@ -2,15 +2,7 @@ import * as v from "valibot";
 import { AgentType } from "../worker-result.js";
 import { EventId, ProjectId, SessionId, Timestamp } from "../ids.js";
 
-export const EventSourceKind = v.picklist([
-  "main",
-  "architecture_designer",
-  "scheduler",
-  "agent",
-  "tool",
-  "system",
-  "user",
-]);
+export const EventSourceKind = v.picklist(["main", "architecture_designer", "scheduler", "agent", "tool", "system", "user"]);
 export type EventSourceKind = v.InferOutput<typeof EventSourceKind>;
 
 export const EventSource = v.strictObject({

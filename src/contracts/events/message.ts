@@ -50,11 +50,11 @@ export const message_events = {
     }),
     "Streaming failed; marks the draft error and keeps what had arrived.",
   ),
-  "assistant.message.delta": ephemeral(
-    v.strictObject({ message_id: MessageId, text: v.string() }),
-    "Streamed assistant text.",
-    { mode: "append", key: "message_id", text: "text" },
-  ),
+  "assistant.message.delta": ephemeral(v.strictObject({ message_id: MessageId, text: v.string() }), "Streamed assistant text.", {
+    mode: "append",
+    key: "message_id",
+    text: "text",
+  }),
   "token.delta": ephemeral(
     v.strictObject({ request_id: NonEmpty, agent_id: v.optional(AgentId), text: v.string() }),
     "Raw model tokens of one provider request (a worker's model call), before they form a message.",

@@ -37,10 +37,7 @@ export const task_events = {
     "tasks.status = completed with its worker result; closes the attempt.",
   ),
   "task.failed": durable(
-    v.pipe(
-      v.strictObject({ task_id: TaskId, error: AirError, worker_result: v.optional(WorkerResult) }),
-      v.check(result_of_task, WORKER_RESULT_MISMATCH),
-    ),
+    v.pipe(v.strictObject({ task_id: TaskId, error: AirError, worker_result: v.optional(WorkerResult) }), v.check(result_of_task, WORKER_RESULT_MISMATCH)),
     "tasks.status = failed; records the failure on the attempt.",
   ),
   "task.blocked": durable(
@@ -56,10 +53,7 @@ export const task_events = {
     "tasks.status = blocked: a decision is needed before more attempts are useful.",
   ),
   "task.cancelled": durable(v.strictObject({ task_id: TaskId, reason: Reason }), "tasks.status = cancelled."),
-  "task.interrupted": durable(
-    v.strictObject({ task_id: TaskId, reason: Reason }),
-    "tasks.status = interrupted (runtime stopped, requirement changed).",
-  ),
+  "task.interrupted": durable(v.strictObject({ task_id: TaskId, reason: Reason }), "tasks.status = interrupted (runtime stopped, requirement changed)."),
   "task.retried": durable(
     v.strictObject({ task_id: TaskId, reason: Reason }),
     "Not in the seeds' event list: puts a failed task back to pending for a new attempt (seeds 000 §20.3 'retry').",

@@ -34,16 +34,12 @@ export const tool_events = {
     }),
     "tool_runs.status = ok with output, artifacts, evidence and duration.",
   ),
-  "tool.failed": durable(
-    v.strictObject({ tool_run_id: ToolRunId, error: AirError, duration_ms: v.optional(Duration) }),
-    "tool_runs.status = error.",
-  ),
+  "tool.failed": durable(v.strictObject({ tool_run_id: ToolRunId, error: AirError, duration_ms: v.optional(Duration) }), "tool_runs.status = error."),
   "tool.cancelled": durable(v.strictObject({ tool_run_id: ToolRunId, reason: Reason }), "tool_runs.status = cancelled."),
-  "tool.progress": ephemeral(
-    v.strictObject({ tool_run_id: ToolRunId, message: NonEmpty }),
-    "Live progress of a long tool call.",
-    { mode: "latest", key: "tool_run_id" },
-  ),
+  "tool.progress": ephemeral(v.strictObject({ tool_run_id: ToolRunId, message: NonEmpty }), "Live progress of a long tool call.", {
+    mode: "latest",
+    key: "tool_run_id",
+  }),
 } as const;
 
 export const command_events = {

@@ -21,10 +21,7 @@ export const workspace_events = {
     "Inserts workspaces (active).",
   ),
   "workspace.merge.started": durable(v.strictObject(Subject), "Marks a merge in progress (metadata, not a status)."),
-  "workspace.merge.completed": durable(
-    v.strictObject({ ...Subject, merged_ref: v.optional(NonEmpty) }),
-    "workspaces.status = merged.",
-  ),
+  "workspace.merge.completed": durable(v.strictObject({ ...Subject, merged_ref: v.optional(NonEmpty) }), "workspaces.status = merged."),
   "workspace.merge.conflicted": durable(
     v.strictObject({ ...Subject, conflicting_files: v.pipe(v.array(NonEmpty), v.minLength(1)), detail: v.optional(Reason) }),
     "workspaces.status = conflicted.",

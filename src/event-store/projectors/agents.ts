@@ -21,13 +21,18 @@ export const agent_started: Projection<"agent.started"> = (event, target) => {
 };
 
 function end_agent(target: ProjectionTarget, agent_id: string, at: string, details: { exit_code?: number; reason?: string; error?: unknown }) {
-  update_rows(target.connection, agents, { id: agent_id }, {
-    status: moved_status<AgentStatus>(target),
-    ended_at: at,
-    exit_code: details.exit_code,
-    status_reason: details.reason,
-    error_json: json(details.error),
-  });
+  update_rows(
+    target.connection,
+    agents,
+    { id: agent_id },
+    {
+      status: moved_status<AgentStatus>(target),
+      ended_at: at,
+      exit_code: details.exit_code,
+      status_reason: details.reason,
+      error_json: json(details.error),
+    },
+  );
 }
 
 export const agent_completed: Projection<"agent.completed"> = (event, target) => {

@@ -6,14 +6,19 @@ import { moved_status, type Projection, type ProjectionTarget } from "./projecti
 export const capability_discovered: Projection<"capability.discovered"> = (event, target) => {
   const { capability_id, name, version, trust_level } = event.payload;
   const status = moved_status<CapabilityStatus>(target);
-  const rediscovered = update_rows(target.connection, capabilities, { id: capability_id }, {
-    status,
-    name,
-    version,
-    trust_level,
-    error_json: null,
-    updated_at: event.timestamp,
-  });
+  const rediscovered = update_rows(
+    target.connection,
+    capabilities,
+    { id: capability_id },
+    {
+      status,
+      name,
+      version,
+      trust_level,
+      error_json: null,
+      updated_at: event.timestamp,
+    },
+  );
   if (rediscovered === 1) return;
   insert_row(target.connection, capabilities, {
     id: capability_id,
@@ -31,13 +36,7 @@ function move_capability(target: ProjectionTarget, id: string, at: string, set: 
   update_rows(target.connection, capabilities, { id }, { ...set, status: moved_status<CapabilityStatus>(target), updated_at: at });
 }
 
-type SimpleMove = Projection<
-  | "capability.validated"
-  | "capability.doctor_checked"
-  | "capability.enabled"
-  | "capability.activated"
-  | "capability.disabled"
->;
+type SimpleMove = Projection<"capability.validated" | "capability.doctor_checked" | "capability.enabled" | "capability.activated" | "capability.disabled">;
 
 export const capability_moved: SimpleMove = (event, target) => {
   move_capability(target, event.payload.capability_id, event.timestamp);

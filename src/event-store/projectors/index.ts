@@ -1,12 +1,6 @@
 import type { DurableEventType } from "../../contracts/events/registry.js";
 import { agent_cancelled, agent_completed, agent_failed, agent_lost, agent_started } from "./agents.js";
-import {
-  capability_discovered,
-  capability_failed,
-  capability_moved,
-  capability_tools_registered,
-  capability_updated,
-} from "./capabilities.js";
+import { capability_discovered, capability_failed, capability_moved, capability_tools_registered, capability_updated } from "./capabilities.js";
 import type { Projection } from "./projection.js";
 import { artifact_created, diagnostic_created, evidence_created, summary_created } from "./records.js";
 import {
@@ -31,15 +25,7 @@ import {
   task_requeued,
   task_started,
 } from "./tasks.js";
-import {
-  command_completed,
-  command_failed,
-  command_started,
-  tool_cancelled,
-  tool_completed,
-  tool_failed,
-  tool_started,
-} from "./tools.js";
+import { command_completed, command_failed, command_started, tool_cancelled, tool_completed, tool_failed, tool_started } from "./tools.js";
 import {
   workspace_abandoned,
   workspace_cleaned,

@@ -22,11 +22,16 @@ function session_ends(status: Exclude<SessionStatus, "active">, from: SessionSta
     const changes = from.reduce(
       (sum, current) =>
         sum +
-        update_rows(connection, sessions, { id: event.session_id, status: current }, {
-          status,
-          [at]: event.timestamp,
-          updated_at: event.timestamp,
-        }),
+        update_rows(
+          connection,
+          sessions,
+          { id: event.session_id, status: current },
+          {
+            status,
+            [at]: event.timestamp,
+            updated_at: event.timestamp,
+          },
+        ),
       0,
     );
     expect_one(changes, event, `session ${event.session_id} cannot become ${status} from its current status`);
@@ -51,12 +56,17 @@ export const user_message_created: Projection<"user.message.created"> = (event, 
 
 export const assistant_message_started: Projection<"assistant.message.started"> = (event, { connection }) => {
   const { message_id, model_id, task_id, agent_id } = event.payload;
-  const restarted = update_rows(connection, message_drafts, { message_id }, {
-    status: "streaming",
-    content_json: "[]",
-    error_json: null,
-    updated_at: event.timestamp,
-  });
+  const restarted = update_rows(
+    connection,
+    message_drafts,
+    { message_id },
+    {
+      status: "streaming",
+      content_json: "[]",
+      error_json: null,
+      updated_at: event.timestamp,
+    },
+  );
   if (restarted === 0) {
     insert_row(connection, message_drafts, {
       message_id,

@@ -55,16 +55,21 @@ export const task_started: Projection<"task.started" | "context.compaction.start
   const { connection } = target;
   const { task_id, attempt_id, agent_id, workspace_id } = event.payload;
   const attempt_index = (read_column(connection, tasks, task_id, "attempt_count") ?? 0) + 1;
-  update_rows(connection, tasks, { id: task_id }, {
-    status: moved_status<TaskStatus>(target),
-    attempt_count: attempt_index,
-    agent_id: agent_id ?? null,
-    workspace_id: workspace_id ?? null,
-    started_at: event.timestamp,
-    updated_at: event.timestamp,
-    completed_at: null,
-    status_reason: null,
-  });
+  update_rows(
+    connection,
+    tasks,
+    { id: task_id },
+    {
+      status: moved_status<TaskStatus>(target),
+      attempt_count: attempt_index,
+      agent_id: agent_id ?? null,
+      workspace_id: workspace_id ?? null,
+      started_at: event.timestamp,
+      updated_at: event.timestamp,
+      completed_at: null,
+      status_reason: null,
+    },
+  );
   insert_row(connection, task_attempts, {
     id: attempt_id,
     task_id,
@@ -87,14 +92,19 @@ function close_attempt(connection: Connection, task_id: string, status: AttemptS
   );
   const attempt = running.get({ task_id });
   if (attempt === undefined) return;
-  update_rows(connection, task_attempts, { id: attempt.id }, {
-    status,
-    ended_at: at,
-    failure_kind: error?.kind,
-    failure_signature: error?.semantic_signature,
-    failure_message: error?.message,
-    error_json: json(error),
-  });
+  update_rows(
+    connection,
+    task_attempts,
+    { id: attempt.id },
+    {
+      status,
+      ended_at: at,
+      failure_kind: error?.kind,
+      failure_signature: error?.semantic_signature,
+      failure_message: error?.message,
+      error_json: json(error),
+    },
+  );
 }
 
 type TaskOutcome = {
@@ -110,15 +120,20 @@ function settle(event: { timestamp: string }, target: ProjectionTarget, outcome:
   const { connection } = target;
   const status = moved_status<TaskStatus>(target);
   const ends = status === "completed" || status === "cancelled" || status === "failed" || status === "blocked";
-  update_rows(connection, tasks, { id: outcome.task_id }, {
-    status,
-    status_reason: outcome.reason ?? null,
-    last_error_json: json(outcome.error),
-    worker_result_json: json(outcome.worker_result),
-    summary_id: outcome.summary_id,
-    completed_at: ends ? event.timestamp : null,
-    updated_at: event.timestamp,
-  });
+  update_rows(
+    connection,
+    tasks,
+    { id: outcome.task_id },
+    {
+      status,
+      status_reason: outcome.reason ?? null,
+      last_error_json: json(outcome.error),
+      worker_result_json: json(outcome.worker_result),
+      summary_id: outcome.summary_id,
+      completed_at: ends ? event.timestamp : null,
+      updated_at: event.timestamp,
+    },
+  );
   if (outcome.attempt !== undefined) {
     close_attempt(connection, outcome.task_id, outcome.attempt, event.timestamp, outcome.error);
   }

@@ -24,10 +24,15 @@ function end_tool_run(
   event: Parameters<Projection<"tool.completed" | "tool.failed" | "tool.cancelled">>[0],
   set: Omit<Partial<typeof tool_runs.$inferInsert>, "status"> & { status: "ok" | "error" | "cancelled" },
 ) {
-  const changes = update_rows(connection, tool_runs, { id: event.payload.tool_run_id, status: "running" }, {
-    ...set,
-    completed_at: event.timestamp,
-  });
+  const changes = update_rows(
+    connection,
+    tool_runs,
+    { id: event.payload.tool_run_id, status: "running" },
+    {
+      ...set,
+      completed_at: event.timestamp,
+    },
+  );
   expect_one(changes, event, `tool run ${event.payload.tool_run_id} is not running`);
 }
 
@@ -75,10 +80,15 @@ function end_command_run(
   event: Parameters<Projection<"command.completed" | "command.failed">>[0],
   set: Partial<typeof command_runs.$inferInsert>,
 ) {
-  const changes = update_rows(connection, command_runs, { id: event.payload.command_run_id, completed_at: null }, {
-    ...set,
-    completed_at: event.timestamp,
-  });
+  const changes = update_rows(
+    connection,
+    command_runs,
+    { id: event.payload.command_run_id, completed_at: null },
+    {
+      ...set,
+      completed_at: event.timestamp,
+    },
+  );
   expect_one(changes, event, `command run ${event.payload.command_run_id} is unknown or already ended`);
 }
 

@@ -16,11 +16,16 @@ export const workspace_created: Projection<"workspace.created"> = (event, target
 };
 
 function move_workspace(target: ProjectionTarget, id: string, at: string, set: Partial<typeof workspaces.$inferInsert>) {
-  update_rows(target.connection, workspaces, { id }, {
-    ...set,
-    status: moved_status<WorkspaceStatus>(target),
-    updated_at: at,
-  });
+  update_rows(
+    target.connection,
+    workspaces,
+    { id },
+    {
+      ...set,
+      status: moved_status<WorkspaceStatus>(target),
+      updated_at: at,
+    },
+  );
 }
 
 export const workspace_merge_started: Projection<"workspace.merge.started"> = (event, target) => {

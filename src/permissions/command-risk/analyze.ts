@@ -6,7 +6,16 @@ import { flatten, type ShellRedirect, type SimpleCommand } from "./parse.js";
 import { judge_read, judge_write } from "./paths.js";
 import { piped_text } from "./piped.js";
 import { argument_execution } from "./argument-execution.js";
-import type { AnalyzedCommand, AnalyzerAction, AnalyzerContext, CommandAnalysis, CommandCategory, CommandFinding, FindingCategory, ShellWord } from "./types.js";
+import type {
+  AnalyzedCommand,
+  AnalyzerAction,
+  AnalyzerContext,
+  CommandAnalysis,
+  CommandCategory,
+  CommandFinding,
+  FindingCategory,
+  ShellWord,
+} from "./types.js";
 import { STRICTNESS } from "./types.js";
 import { evaluation, type Variables } from "./variables.js";
 import { unwrap } from "./wrappers.js";
@@ -22,7 +31,8 @@ const VERSION_FLAGS = new Set(["--version", "-v", "-V", "--help", "-h"]);
 const INTERPRETERS = new Set(["python", "python3", "python2", "node", "nodejs", "ruby", "perl", "php", "lua", "deno", "bun", "tclsh", "Rscript"]);
 const STANDARD_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]);
 /** Variables that make the next program run code of their choosing. */
-const EXECUTING_VARIABLES = /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|npm_config_.*|NPM_CONFIG_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
+const EXECUTING_VARIABLES =
+  /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|npm_config_.*|NPM_CONFIG_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
 const BASE_ACTION: Record<CommandCategory, AnalyzerAction> = {
   read_only: "allow",
   build: "allow",
@@ -122,7 +132,8 @@ class Analysis implements PathSink {
   constructor(readonly context: AnalyzerContext) {}
 
   add(action: AnalyzerAction, category: FindingCategory, reason: string): void {
-    if (!this.findings.some((finding) => finding.action === action && finding.category === category && finding.reason === reason)) this.findings.push({ action, category, reason });
+    if (!this.findings.some((finding) => finding.action === action && finding.category === category && finding.reason === reason))
+      this.findings.push({ action, category, reason });
   }
 
   run(source: string, via: string | undefined, depth: number): void {
@@ -132,12 +143,17 @@ class Analysis implements PathSink {
     }
     const flat = flatten(source);
     for (const error of flat.errors) this.add("deny", "unparseable", `the command cannot be parsed: ${error}`);
-    for (const text of flat.dynamic_code) this.add("ask_user", "unknown_execution", `${text} expands a value as a prompt string, which runs the substitutions in it`);
+    for (const text of flat.dynamic_code)
+      this.add("ask_user", "unknown_execution", `${text} expands a value as a prompt string, which runs the substitutions in it`);
     const scope: Scope = { functions: flat.functions, variables: flat.variables };
     const evaluated = evaluation(flat.variables);
     for (const { name, value } of evaluated.code) this.run(`: ${value}`, `arithmetic on $${name}`, depth + 1);
     for (const name of evaluated.unknown) {
-      this.add("ask_user", "unknown_execution", `$${name} is evaluated as arithmetic or as a variable name, and its value is only known at run time (a value like a[$(cmd)] runs cmd)`);
+      this.add(
+        "ask_user",
+        "unknown_execution",
+        `$${name} is evaluated as arithmetic or as a variable name, and its value is only known at run time (a value like a[$(cmd)] runs cmd)`,
+      );
     }
     for (const command of flat.commands) this.simple(command, via, depth, scope);
   }
@@ -265,7 +281,11 @@ class Analysis implements PathSink {
     for (const folder of [this.context.cwd_real, ...this.folders]) {
       for (const setting of package_manager_execution(folder, this.context.root_real)) {
         const file = path.relative(this.context.root_real, setting.file) || setting.file;
-        this.add("deny", "system_sensitive", `${file} sets ${setting.key} = ${setting.value}: ${manager} would run code the configuration chooses, not the package's scripts`);
+        this.add(
+          "deny",
+          "system_sensitive",
+          `${file} sets ${setting.key} = ${setting.value}: ${manager} would run code the configuration chooses, not the package's scripts`,
+        );
       }
     }
   }
@@ -334,8 +354,10 @@ export function analyze_command(command: string, context: AnalyzerContext): Comm
   const analysis = new Analysis(context);
   try {
     if (command.includes("\0")) analysis.add("deny", "unparseable", "the command contains a NUL character");
-    else if (command.length > MAX_COMMAND_LENGTH) analysis.add("deny", "unparseable", `the command is ${command.length} characters long, over the ${MAX_COMMAND_LENGTH} this analyzer reads`);
-    else if ((command.match(/[$<>]\(|`/g) ?? []).length > MAX_SUBSTITUTIONS) analysis.add("deny", "unparseable", `the command has more than ${MAX_SUBSTITUTIONS} substitutions`);
+    else if (command.length > MAX_COMMAND_LENGTH)
+      analysis.add("deny", "unparseable", `the command is ${command.length} characters long, over the ${MAX_COMMAND_LENGTH} this analyzer reads`);
+    else if ((command.match(/[$<>]\(|`/g) ?? []).length > MAX_SUBSTITUTIONS)
+      analysis.add("deny", "unparseable", `the command has more than ${MAX_SUBSTITUTIONS} substitutions`);
     else analysis.run(command, undefined, 0);
   } catch (error) {
     analysis.add("deny", "unparseable", `the command could not be analysed: ${error instanceof Error ? error.message : String(error)}`);

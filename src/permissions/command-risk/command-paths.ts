@@ -53,7 +53,13 @@ export function write_word(sink: PathSink, word: ShellWord, variables: Variables
 }
 
 /** Path arguments: credentials and outside reads; writes for the commands that write their arguments. */
-export function judge_arguments(sink: PathSink, name: string, args: readonly ShellWord[], categories: ReadonlySet<CommandCategory>, variables: Variables): void {
+export function judge_arguments(
+  sink: PathSink,
+  name: string,
+  args: readonly ShellWord[],
+  categories: ReadonlySet<CommandCategory>,
+  variables: Variables,
+): void {
   if (NO_PATH_ARGS.has(name)) return;
   const file_arguments = FILE_ARGUMENTS[name];
   if (file_arguments !== undefined) {

@@ -86,7 +86,11 @@ function unquote(value: string): string {
 /** Whether a setting may run code: most executing keys always, `node-options` and `script-shell` unless plainly harmless. */
 function runs_code(name: string, value: string, file: string): boolean {
   if (YARN_FOLDER_KEYS.has(name)) return path.basename(file) !== ".npmrc" && !in_yarn_folder(value);
-  if (name === "node-options") return !unquote(value).split(/\s+/).filter((option) => option !== "").every((option) => TUNING_NODE_OPTIONS.some((pattern) => pattern.test(option)));
+  if (name === "node-options")
+    return !unquote(value)
+      .split(/\s+/)
+      .filter((option) => option !== "")
+      .every((option) => TUNING_NODE_OPTIONS.some((pattern) => pattern.test(option)));
   if (name === "script-shell") return !STANDARD_SHELL.test(unquote(value));
   return EXECUTING_KEYS.has(name);
 }

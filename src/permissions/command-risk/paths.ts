@@ -4,11 +4,44 @@ import { classify_path, type PathClassification } from "../paths.js";
 import type { AnalyzerAction, AnalyzerContext, FindingCategory } from "./types.js";
 
 /** Redirection targets and path arguments, judged with the PathClassifier. */
-export type PathVerdict = { readonly real: string; readonly exists: boolean; readonly action: AnalyzerAction; readonly category: FindingCategory; readonly reason: string };
+export type PathVerdict = {
+  readonly real: string;
+  readonly exists: boolean;
+  readonly action: AnalyzerAction;
+  readonly category: FindingCategory;
+  readonly reason: string;
+};
 
-const DEVICES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero", "/dev/random", "/dev/urandom", "/dev/fd/1", "/dev/fd/2"]);
+const DEVICES = new Set([
+  "/dev/null",
+  "/dev/stdout",
+  "/dev/stderr",
+  "/dev/stdin",
+  "/dev/tty",
+  "/dev/zero",
+  "/dev/random",
+  "/dev/urandom",
+  "/dev/fd/1",
+  "/dev/fd/2",
+]);
 /** Files a shell or session runs on its own later: writing them is persistent code execution. */
-const STARTUP = [".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".config/autostart", ".config/fish", ".config/systemd", ".local/bin", ".gitconfig", ".config/git"];
+const STARTUP = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".config/autostart",
+  ".config/fish",
+  ".config/systemd",
+  ".local/bin",
+  ".gitconfig",
+  ".config/git",
+];
 
 /** The part of a glob word before its first pattern character (`/*` ⇒ `/`). */
 export function glob_base(word: string): string {
@@ -38,7 +71,13 @@ function not_project(word: string, c: PathClassification, verb: string): string 
 export function judge_read(word: string, context: AnalyzerContext): PathVerdict | undefined {
   if (DEVICES.has(word) || word === "-" || word === "") return undefined;
   const c = classify(word, context);
-  const verdict = (action: AnalyzerAction, category: FindingCategory, reason: string): PathVerdict => ({ real: c.real, exists: c.exists, action, category, reason });
+  const verdict = (action: AnalyzerAction, category: FindingCategory, reason: string): PathVerdict => ({
+    real: c.real,
+    exists: c.exists,
+    action,
+    category,
+    reason,
+  });
   if (c.category === "credential_or_secret") return verdict("deny", "credential_sensitive", `${word} holds credentials`);
   if (c.process_link) return verdict("ask_user", "system_sensitive", `${word} goes through /proc: what it reaches depends on the process that opens it`);
   if (!c.inside_project) return verdict("ask_user", "outside_project", not_project(word, c, "read"));
@@ -62,9 +101,14 @@ export function judge_write(word: string, context: AnalyzerContext, destructive 
     return verdict("deny", "destructive", `${word} is the file system root, the home folder or a folder holding the project`);
   }
   if (c.category === "project_git_internal") return verdict("refuse", "git_write", `${word} is inside git internals; git operations go through the git tools`);
-  if (c.category === "project_air_shared" || c.category === "project_air_local") return verdict("refuse", "air_internal", `${word} is inside air's own .air folder`);
+  if (c.category === "project_air_shared" || c.category === "project_air_local")
+    return verdict("refuse", "air_internal", `${word} is inside air's own .air folder`);
   if (c.category === "system_sensitive") {
-    return verdict("deny", "system_sensitive", c.process_link ? `${word} goes through /proc: what it reaches depends on the process that opens it` : `${word} is a system path`);
+    return verdict(
+      "deny",
+      "system_sensitive",
+      c.process_link ? `${word} goes through /proc: what it reaches depends on the process that opens it` : `${word} is a system path`,
+    );
   }
   if (STARTUP.some((relative) => is_inside(real, path.join(home, relative)))) {
     return verdict("deny", "system_sensitive", `${word} is run by shells or sessions on their own (persistent code execution)`);

@@ -20,7 +20,22 @@ const NUMBER = /\b(?:\d+#[0-9A-Za-z@_]+|0[xX][0-9A-Fa-f]+|\d+)\b/g;
 const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
 const ASSIGNING = /^(?:[-+*/%&|^]|<<|>>)?=$/;
 /** Builtins that take variable names: a `$x` among their arguments names a variable by x's value. */
-const NAME_TAKING = new Set(["read", "unset", "printf", "declare", "typeset", "local", "export", "readonly", "mapfile", "readarray", "test", "[", "wait", "getopts"]);
+const NAME_TAKING = new Set([
+  "read",
+  "unset",
+  "printf",
+  "declare",
+  "typeset",
+  "local",
+  "export",
+  "readonly",
+  "mapfile",
+  "readarray",
+  "test",
+  "[",
+  "wait",
+  "getopts",
+]);
 /** Builtins that store into the variables named by their literal arguments values only known at run time. */
 const STORING = new Set(["read", "mapfile", "readarray", "getopts"]);
 
@@ -90,7 +105,8 @@ export function visit_variables(variables: Variables, node: SyntaxNode): void {
       evaluate(variables, arithmetic_names(node.value));
       break;
     case "ArithmeticBinary":
-      if (ASSIGNING.test(node.operator) && node.left.type === "ArithmeticWord" && /^[A-Za-z_]\w*$/.test(node.left.value)) bind(variables, node.left.value, literal_word("0"));
+      if (ASSIGNING.test(node.operator) && node.left.type === "ArithmeticWord" && /^[A-Za-z_]\w*$/.test(node.left.value))
+        bind(variables, node.left.value, literal_word("0"));
       break;
     case "ArithmeticUnary":
       if ((node.operator === "++" || node.operator === "--") && node.operand.type === "ArithmeticWord") bind(variables, node.operand.value, literal_word("0"));
@@ -113,7 +129,8 @@ export function visit_variables(variables: Variables, node: SyntaxNode): void {
       if (ARITHMETIC_TESTS.has(node.operator)) evaluate(variables, [...arithmetic_names(node.left.text), ...arithmetic_names(node.right.text)]);
       break;
     case "TestUnary":
-      if (node.operator === "-v") evaluate(variables, [...referenced_names(node.operand.text), ...arithmetic_names(/\[(.*)\]/s.exec(node.operand.text)?.[1] ?? "")]);
+      if (node.operator === "-v")
+        evaluate(variables, [...referenced_names(node.operand.text), ...arithmetic_names(/\[(.*)\]/s.exec(node.operand.text)?.[1] ?? "")]);
       break;
     default:
       break;
@@ -121,7 +138,27 @@ export function visit_variables(variables: Variables, node: SyntaxNode): void {
 }
 
 /** Variables bash sets itself to numbers or to values of no one else's choosing. */
-const SAFE_SPECIALS = new Set(["RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID", "EPOCHSECONDS", "EPOCHREALTIME", "BASH_SUBSHELL", "SHLVL", "OPTIND", "#", "?", "$", "!", "-", "0"]);
+const SAFE_SPECIALS = new Set([
+  "RANDOM",
+  "SRANDOM",
+  "SECONDS",
+  "LINENO",
+  "BASHPID",
+  "PPID",
+  "UID",
+  "EUID",
+  "EPOCHSECONDS",
+  "EPOCHREALTIME",
+  "BASH_SUBSHELL",
+  "SHLVL",
+  "OPTIND",
+  "#",
+  "?",
+  "$",
+  "!",
+  "-",
+  "0",
+]);
 const RUNS_CODE = /\$\(|`|\$\{|<\(|>\(/;
 
 export type Evaluation = {

@@ -28,8 +28,48 @@ const WRAPPERS: Record<string, Spec> = {
   nice: spec(["-n", "--adjustment"]),
   ionice: spec(["-c", "--class", "-n", "--classdata", "-p", "-P", "-u"]),
   stdbuf: spec(["-i", "-o", "-e", "--input", "--output", "--error"]),
-  xargs: spec(["-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines", "-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"]),
-  sudo: spec(["-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from", "-D", "--chdir", "-r", "--role", "-t", "--type", "-T", "--command-timeout", "-U", "--other-user"], { privileged: true, assignments: true }),
+  xargs: spec([
+    "-a",
+    "--arg-file",
+    "-d",
+    "--delimiter",
+    "-E",
+    "-I",
+    "-L",
+    "--max-lines",
+    "-n",
+    "--max-args",
+    "-P",
+    "--max-procs",
+    "-s",
+    "--max-chars",
+    "--process-slot-var",
+  ]),
+  sudo: spec(
+    [
+      "-u",
+      "--user",
+      "-g",
+      "--group",
+      "-h",
+      "--host",
+      "-p",
+      "--prompt",
+      "-C",
+      "--close-from",
+      "-D",
+      "--chdir",
+      "-r",
+      "--role",
+      "-t",
+      "--type",
+      "-T",
+      "--command-timeout",
+      "-U",
+      "--other-user",
+    ],
+    { privileged: true, assignments: true },
+  ),
   doas: spec(["-u", "-C"], { privileged: true }),
   chroot: spec(["--userspec", "--groups"], { positional: 1, privileged: true }),
   setsid: spec([]),
@@ -66,7 +106,9 @@ export function unwrap(input: readonly ShellWord[]): Unwrapped {
         break;
       }
       if (word.literal && text.startsWith("-") && text.length > 1) {
-        const [flag, inline] = text.startsWith("--") ? [text.split("=")[0]!, text.includes("=") ? text.slice(text.indexOf("=") + 1) : undefined] : [text.slice(0, 2), text.length > 2 ? text.slice(2) : undefined];
+        const [flag, inline] = text.startsWith("--")
+          ? [text.split("=")[0]!, text.includes("=") ? text.slice(text.indexOf("=") + 1) : undefined]
+          : [text.slice(0, 2), text.length > 2 ? text.slice(2) : undefined];
         let value: ShellWord | undefined;
         if (wrapper.valued.has(flag)) {
           if (inline !== undefined) value = { value: inline, literal: true, glob: false };
@@ -76,7 +118,12 @@ export function unwrap(input: readonly ShellWord[]): Unwrapped {
           }
         }
         if (name === "env" && (flag === "-S" || flag === "--split-string") && value !== undefined) {
-          split = value.literal ? value.value.split(/\s+/).filter((part) => part !== "").map((part) => ({ value: part, literal: true, glob: false })) : [value];
+          split = value.literal
+            ? value.value
+                .split(/\s+/)
+                .filter((part) => part !== "")
+                .map((part) => ({ value: part, literal: true, glob: false }))
+            : [value];
         }
         if ((name === "sudo" && (flag === "-s" || flag === "-i")) || (name === "nice" && /^-\d+$/.test(text))) {
           // `sudo -s cmd` runs cmd through a shell; `nice -5` is an adjustment
@@ -102,7 +149,9 @@ export function unwrap(input: readonly ShellWord[]): Unwrapped {
     let rest = words.slice(index);
     if (split !== undefined) rest = [...split, ...rest];
     if (name === "watch" && rest.length > 0) {
-      shell_string = rest.every((word) => word.literal) ? { value: rest.map((word) => word.value).join(" "), literal: true, glob: false } : { value: rest.map((word) => word.value).join(" "), literal: false, glob: false };
+      shell_string = rest.every((word) => word.literal)
+        ? { value: rest.map((word) => word.value).join(" "), literal: true, glob: false }
+        : { value: rest.map((word) => word.value).join(" "), literal: false, glob: false };
       return { words: [], wrappers, privileged, assignments, shell_string };
     }
     if (rest.length === 0 && name === "xargs") rest = [{ value: "echo", literal: true, glob: false }];

@@ -39,7 +39,10 @@ function base_url_of(options: OpenAICompatibleAdapterOptions): string {
   if (base_url !== undefined && URL.canParse(base_url) && ["http:", "https:"].includes(new URL(base_url).protocol)) return base_url;
   throw air_failure({
     kind: "env_error",
-    message: base_url === undefined ? `provider "${options.provider_id}" has no base URL` : `the base URL of provider "${options.provider_id}" is not an http(s) URL: ${JSON.stringify(base_url)}`,
+    message:
+      base_url === undefined
+        ? `provider "${options.provider_id}" has no base URL`
+        : `the base URL of provider "${options.provider_id}" is not an http(s) URL: ${JSON.stringify(base_url)}`,
     retryability: "not_retryable",
     user_action: `Set ${where_to_set(options.provider_id, "base_url")} to the server's API root (e.g. http://localhost:11434/v1 for Ollama).`,
   });

@@ -41,7 +41,6 @@ function retryability_of_status(status: number): Retryability {
   return "not_retryable";
 }
 
-
 /**
  * Any error of one attempt as the AirFailure the retry loop and the caller act on, naming the setting
  * that fixes it (the key variable, models.yaml, the base URL, the model id). Messages from the SDK and
@@ -56,20 +55,26 @@ export function failure_from_openai_error(error: unknown, context: OpenAIFailure
   if (error instanceof OpenAI.APIConnectionError) return connection_failure(error, context, clean);
   if (error instanceof OpenAI.APIError) return api_failure(error, context, clean);
   if (error instanceof IncompleteStream) {
-    return air_failure({
-      kind: "provider_error",
-      message: `the model's response stream broke off: ${clean(error.message)}`,
-      retryability: "retryable",
-      user_action: `air retries by itself; if this persists, check the network or the server at ${context.base_url}.`,
-      metadata: { ...base, broken_stream: true },
-    }, error);
+    return air_failure(
+      {
+        kind: "provider_error",
+        message: `the model's response stream broke off: ${clean(error.message)}`,
+        retryability: "retryable",
+        user_action: `air retries by itself; if this persists, check the network or the server at ${context.base_url}.`,
+        metadata: { ...base, broken_stream: true },
+      },
+      error,
+    );
   }
-  return air_failure({
-    kind: "provider_error",
-    message: `the model request failed: ${clean(error instanceof Error ? error.message : String(error))}`,
-    retryability: "unknown",
-    metadata: base,
-  }, error);
+  return air_failure(
+    {
+      kind: "provider_error",
+      message: `the model request failed: ${clean(error instanceof Error ? error.message : String(error))}`,
+      retryability: "unknown",
+      metadata: base,
+    },
+    error,
+  );
 }
 
 function connection_failure(error: InstanceType<typeof OpenAI.APIConnectionError>, context: OpenAIFailureContext, clean: (text: string) => string): AirFailure {
@@ -77,21 +82,27 @@ function connection_failure(error: InstanceType<typeof OpenAI.APIConnectionError
   const detail = `${clean(error.message)}${code === undefined ? "" : ` (${code})`}`;
   const base = { provider_id: context.provider_id, base_url: context.base_url, connection: true, ...(code === undefined ? {} : { code }) };
   if (code !== undefined && UNREACHABLE_CODES.has(code)) {
-    return air_failure({
-      kind: "env_error",
-      message: `no model server answers at ${context.base_url}: ${detail}`,
-      retryability: "not_retryable",
-      user_action: `Check the base URL, ${where_to_set(context.provider_id, "base_url")}, and that the server is running there.`,
-      metadata: base,
-    }, error);
+    return air_failure(
+      {
+        kind: "env_error",
+        message: `no model server answers at ${context.base_url}: ${detail}`,
+        retryability: "not_retryable",
+        user_action: `Check the base URL, ${where_to_set(context.provider_id, "base_url")}, and that the server is running there.`,
+        metadata: base,
+      },
+      error,
+    );
   }
-  return air_failure({
-    kind: "provider_error",
-    message: `cannot reach the model server at ${context.base_url}: ${detail}`,
-    retryability: "retryable",
-    user_action: `Check the network and the server at ${context.base_url}; air retries by itself.`,
-    metadata: base,
-  }, error);
+  return air_failure(
+    {
+      kind: "provider_error",
+      message: `cannot reach the model server at ${context.base_url}: ${detail}`,
+      retryability: "retryable",
+      user_action: `Check the network and the server at ${context.base_url}; air retries by itself.`,
+      metadata: base,
+    },
+    error,
+  );
 }
 
 /** The server's own words: the message of an error body, labelled with status and type. */
@@ -111,24 +122,27 @@ function api_failure(error: InstanceType<typeof OpenAI.APIError>, context: OpenA
   const wait = retry_after_ms(error.headers, context.now);
   const server_says = clean(server_message_of(error));
   const model_unknown = status === 404;
-  return air_failure({
-    kind: "provider_error",
-    message: model_unknown
-      ? `the server at ${context.base_url} does not know model "${context.model_id}" (or has no Chat Completions API there): ${server_says}`
-      : `the model server refused the request: ${server_says}`,
-    retryability,
-    user_action: user_action_of(status, retryability, context),
-    metadata: {
-      provider_id: context.provider_id,
-      base_url: context.base_url,
-      model_id: context.model_id,
-      ...(status === undefined ? { during_stream: true } : { status }),
-      ...(type === undefined ? {} : { error_type: type }),
-      ...(typeof error.code === "string" ? { error_code: error.code } : {}),
-      ...(wait === undefined ? {} : { retry_after_ms: wait }),
-      ...(error.requestID ? { request_id: error.requestID } : {}),
+  return air_failure(
+    {
+      kind: "provider_error",
+      message: model_unknown
+        ? `the server at ${context.base_url} does not know model "${context.model_id}" (or has no Chat Completions API there): ${server_says}`
+        : `the model server refused the request: ${server_says}`,
+      retryability,
+      user_action: user_action_of(status, retryability, context),
+      metadata: {
+        provider_id: context.provider_id,
+        base_url: context.base_url,
+        model_id: context.model_id,
+        ...(status === undefined ? { during_stream: true } : { status }),
+        ...(type === undefined ? {} : { error_type: type }),
+        ...(typeof error.code === "string" ? { error_code: error.code } : {}),
+        ...(wait === undefined ? {} : { retry_after_ms: wait }),
+        ...(error.requestID ? { request_id: error.requestID } : {}),
+      },
     },
-  }, error);
+    error,
+  );
 }
 
 function user_action_of(status: number | undefined, retryability: Retryability, context: OpenAIFailureContext): string {
@@ -139,8 +153,10 @@ function user_action_of(status: number | undefined, retryability: Retryability, 
       : `The server at ${context.base_url} wants an API key: set ${key}.`;
   }
   if (status === 404) {
-    return `Check the model id "${context.model_id}" against the models the server serves (Ollama: \`ollama list\`), ` +
-      `and that the base URL ${context.base_url} is the root of its OpenAI-compatible API (it usually ends in /v1): ${where_to_set(context.provider_id, "base_url")}.`;
+    return (
+      `Check the model id "${context.model_id}" against the models the server serves (Ollama: \`ollama list\`), ` +
+      `and that the base URL ${context.base_url} is the root of its OpenAI-compatible API (it usually ends in /v1): ${where_to_set(context.provider_id, "base_url")}.`
+    );
   }
   if (retryability === "retryable") return "air retries by itself; if this persists, the provider is overloaded or down.";
   return "This request cannot succeed as it is; see the message for what the server rejected.";

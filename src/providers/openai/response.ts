@@ -112,7 +112,11 @@ export class ChatStreamReader {
     for (const call of this.#calls.values()) content.push({ ...this.#tool_use(call, names), block: call.block });
     content.sort((a, b) => a.block - b.block);
     if (this.#reasoning > 0) {
-      losses.add("reasoning", "response", `the model's reasoning text (${this.#reasoning} characters) has no canonical form without an Anthropic signature; it was not kept`);
+      losses.add(
+        "reasoning",
+        "response",
+        `the model's reasoning text (${this.#reasoning} characters) has no canonical form without an Anthropic signature; it was not kept`,
+      );
     }
     const response = {
       model_id: this.#model || fallback_model_id,
@@ -142,13 +146,16 @@ export class ChatStreamReader {
       input = JSON.parse(call.arguments);
     } catch (error) {
       const cut = this.#finish_reason === "length";
-      throw air_failure({
-        kind: "provider_error",
-        message: `the model sent malformed JSON as arguments of tool "${name}": ${(error as Error).message}${cut ? " (the answer hit its token limit)" : ""}`,
-        retryability: cut ? "not_retryable" : "retryable",
-        ...(cut ? { user_action: "Raise max_tokens for this request: the tool call was cut off at the limit." } : {}),
-        metadata: { provider_id: this.#provider_id, tool_name: name, finish_reason: this.#finish_reason ?? null },
-      }, error);
+      throw air_failure(
+        {
+          kind: "provider_error",
+          message: `the model sent malformed JSON as arguments of tool "${name}": ${(error as Error).message}${cut ? " (the answer hit its token limit)" : ""}`,
+          retryability: cut ? "not_retryable" : "retryable",
+          ...(cut ? { user_action: "Raise max_tokens for this request: the tool call was cut off at the limit." } : {}),
+          metadata: { provider_id: this.#provider_id, tool_name: name, finish_reason: this.#finish_reason ?? null },
+        },
+        error,
+      );
     }
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       throw this.#unusable(`the model sent arguments of tool "${name}" that are not a JSON object: ${call.arguments.slice(0, 200)}`);
@@ -169,7 +176,11 @@ export class ChatStreamReader {
         // Some servers (older Ollama) finish a turn that calls tools with "stop"; the calls decide.
         return calls ? "tool_use" : this.#refused ? "refusal" : "end_turn";
       default:
-        losses.add("finish_reason", "response", `finish_reason ${JSON.stringify(this.#finish_reason)} has no canonical stop reason; read as ${calls ? "tool_use" : "end_turn"}`);
+        losses.add(
+          "finish_reason",
+          "response",
+          `finish_reason ${JSON.stringify(this.#finish_reason)} has no canonical stop reason; read as ${calls ? "tool_use" : "end_turn"}`,
+        );
         return calls ? "tool_use" : "end_turn";
     }
   }
@@ -196,6 +207,4 @@ export class ChatStreamReader {
   #deliver(delta: ModelDelta): void {
     deliver_delta(this.#on_delta, delta);
   }
-
 }
-

@@ -16,7 +16,10 @@ const AssistantPart = v.variant("type", [TextPart, v.looseObject({ type: v.liter
 const ToolCall = v.looseObject({
   id: NonEmpty,
   type: v.literal("function"),
-  function: v.looseObject({ name: v.pipe(v.string(), v.regex(OPENAI_FUNCTION_NAME, "function names must match ^[a-zA-Z0-9_-]{1,64}$")), arguments: v.string() }),
+  function: v.looseObject({
+    name: v.pipe(v.string(), v.regex(OPENAI_FUNCTION_NAME, "function names must match ^[a-zA-Z0-9_-]{1,64}$")),
+    arguments: v.string(),
+  }),
 });
 
 const ChatMessage = v.variant("role", [
@@ -42,10 +45,18 @@ export const ChatRequestBody = v.pipe(
   v.looseObject({
     model: NonEmpty,
     messages: v.pipe(v.array(ChatMessage), v.minLength(1)),
-    tools: v.optional(v.array(v.looseObject({
-      type: v.literal("function"),
-      function: v.looseObject({ name: ToolCall.entries.function.entries.name, description: v.optional(v.string()), parameters: v.optional(v.looseObject({})) }),
-    }))),
+    tools: v.optional(
+      v.array(
+        v.looseObject({
+          type: v.literal("function"),
+          function: v.looseObject({
+            name: ToolCall.entries.function.entries.name,
+            description: v.optional(v.string()),
+            parameters: v.optional(v.looseObject({})),
+          }),
+        }),
+      ),
+    ),
     stream: v.optional(v.nullable(v.boolean())),
     stream_options: v.optional(v.nullable(v.looseObject({ include_usage: v.optional(v.boolean()) }))),
     max_tokens: MaxTokens,
@@ -95,8 +106,14 @@ export function chat_view(body: ChatRequestBody): RequestView {
   while (start > 0 && (messages[start - 1]?.role === "user" || messages[start - 1]?.role === "tool")) start -= 1;
   const turn = start < 0 ? [] : messages.slice(start).filter((message) => message.role === "user" || message.role === "tool");
   return {
-    system: messages.filter((message) => message.role === "system" || message.role === "developer").map((message) => text_of(message.content)).join("\n"),
-    last_user_text: turn.filter((message) => message.role === "user").map((message) => text_of(message.content)).join("\n"),
+    system: messages
+      .filter((message) => message.role === "system" || message.role === "developer")
+      .map((message) => text_of(message.content))
+      .join("\n"),
+    last_user_text: turn
+      .filter((message) => message.role === "user")
+      .map((message) => text_of(message.content))
+      .join("\n"),
     tool_results: turn.filter((message) => message.role === "tool").map((message) => text_of(message.content)),
     tools: (body.tools ?? []).map((tool) => tool.function.name),
   };

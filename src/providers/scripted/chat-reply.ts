@@ -54,18 +54,20 @@ export function chat_completion(reply: ChatReply): unknown {
     object: "chat.completion",
     created: reply.created,
     model: message.model,
-    choices: [{
-      index: 0,
-      message: {
-        role: "assistant",
-        content: text === "" && tool_calls.length > 0 ? null : text,
-        refusal: null,
-        ...(reasoning === "" ? {} : { reasoning_content: reasoning }),
-        ...(tool_calls.length === 0 ? {} : { tool_calls }),
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: text === "" && tool_calls.length > 0 ? null : text,
+          refusal: null,
+          ...(reasoning === "" ? {} : { reasoning_content: reasoning }),
+          ...(tool_calls.length === 0 ? {} : { tool_calls }),
+        },
+        finish_reason: finish_reason(reply),
+        logprobs: null,
       },
-      finish_reason: finish_reason(reply),
-      logprobs: null,
-    }],
+    ],
     ...(reply.openai?.omit_usage === true ? {} : { usage: chat_usage(message) }),
   };
 }

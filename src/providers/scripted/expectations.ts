@@ -22,7 +22,9 @@ export function expectation_mismatches(expect: TurnExpectation, request: Request
   if (wanted !== undefined) {
     const results = request.tool_results;
     if (!results.some((result) => result.includes(wanted))) {
-      mismatches.push(`no tool result in the last user message contains ${JSON.stringify(wanted)} (results: ${results.length === 0 ? "none" : results.map(excerpt).join(", ")})`);
+      mismatches.push(
+        `no tool result in the last user message contains ${JSON.stringify(wanted)} (results: ${results.length === 0 ? "none" : results.map(excerpt).join(", ")})`,
+      );
     }
   }
   return mismatches;

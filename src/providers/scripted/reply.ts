@@ -116,7 +116,10 @@ function block_events(block: ReplyBlock, index: number): SseEvent[] {
         delta({ type: "signature_delta", signature: block.signature }),
       ];
     case "tool_use":
-      return [start({ ...block, input: {} }), ...split_into(JSON.stringify(block.input), 4).map((partial_json) => delta({ type: "input_json_delta", partial_json }))];
+      return [
+        start({ ...block, input: {} }),
+        ...split_into(JSON.stringify(block.input), 4).map((partial_json) => delta({ type: "input_json_delta", partial_json })),
+      ];
   }
 }
 

@@ -11,14 +11,15 @@ type Block = v.InferOutput<typeof Block>;
 export const MessagesRequestBody = v.looseObject({
   model: v.pipe(v.string(), v.minLength(1)),
   max_tokens: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  messages: v.pipe(
-    v.array(v.looseObject({ role: v.picklist(["user", "assistant"]), content: v.union([v.string(), v.array(Block)]) })),
-    v.minLength(1),
-  ),
+  messages: v.pipe(v.array(v.looseObject({ role: v.picklist(["user", "assistant"]), content: v.union([v.string(), v.array(Block)]) })), v.minLength(1)),
   system: v.optional(v.union([v.string(), v.array(v.looseObject({ type: v.literal("text"), text: v.string() }))])),
-  tools: v.optional(v.array(v.looseObject({
-    name: v.pipe(v.string(), v.regex(WIRE_TOOL_NAME, "tool names must match ^[a-zA-Z0-9_-]{1,128}$")),
-  }))),
+  tools: v.optional(
+    v.array(
+      v.looseObject({
+        name: v.pipe(v.string(), v.regex(WIRE_TOOL_NAME, "tool names must match ^[a-zA-Z0-9_-]{1,128}$")),
+      }),
+    ),
+  ),
   stream: v.optional(v.boolean()),
 });
 export type MessagesRequestBody = v.InferOutput<typeof MessagesRequestBody>;

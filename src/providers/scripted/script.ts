@@ -43,12 +43,14 @@ export const ScriptedReply = v.strictObject({
   /** Default: estimated from the sizes of request and reply. */
   usage: v.optional(ScriptedUsage),
   /** Only for the Chat Completions endpoint: how a server may deviate from the mapping of the canonical reply. */
-  openai: v.optional(v.strictObject({
-    /** Sent instead of the finish_reason mapped from stop_reason (e.g. a server's own "eos"). */
-    finish_reason: v.optional(NonEmpty),
-    /** Send no usage even when stream_options.include_usage asks for it, as some servers do. */
-    omit_usage: v.optional(v.literal(true)),
-  })),
+  openai: v.optional(
+    v.strictObject({
+      /** Sent instead of the finish_reason mapped from stop_reason (e.g. a server's own "eos"). */
+      finish_reason: v.optional(NonEmpty),
+      /** Send no usage even when stream_options.include_usage asks for it, as some servers do. */
+      omit_usage: v.optional(v.literal(true)),
+    }),
+  ),
 });
 export type ScriptedReply = v.InferOutput<typeof ScriptedReply>;
 
@@ -100,13 +102,16 @@ export type ScriptInput = v.InferInput<typeof Script>;
 export type Script = v.InferOutput<typeof Script>;
 
 function bad_script(source: string, why: string, cause?: unknown): AirFailure {
-  return air_failure({
-    kind: "user_error",
-    message: `model script ${source} is invalid: ${why}`,
-    retryability: "not_retryable",
-    user_action: `Fix ${source}: it must look like { turns: { main: [ { reply: { content: [ { type: text, text: "…" } ] } } ] } }; see src/providers/scripted/script.ts for every field.`,
-    metadata: { file: source },
-  }, cause);
+  return air_failure(
+    {
+      kind: "user_error",
+      message: `model script ${source} is invalid: ${why}`,
+      retryability: "not_retryable",
+      user_action: `Fix ${source}: it must look like { turns: { main: [ { reply: { content: [ { type: text, text: "…" } ] } } ] } }; see src/providers/scripted/script.ts for every field.`,
+      metadata: { file: source },
+    },
+    cause,
+  );
 }
 
 /** Scripts that came out of `parse_script`: their turns are already in parsed form and must not be parsed again. */
@@ -128,13 +133,16 @@ export function load_script(file: string): Script {
   try {
     text = fs.readFileSync(absolute, "utf8");
   } catch (error) {
-    throw air_failure({
-      kind: "user_error",
-      message: `cannot read model script ${absolute}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      retryability: "not_retryable",
-      user_action: `Check the path ${absolute}.`,
-      metadata: { file: absolute },
-    }, error);
+    throw air_failure(
+      {
+        kind: "user_error",
+        message: `cannot read model script ${absolute}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        retryability: "not_retryable",
+        user_action: `Check the path ${absolute}.`,
+        metadata: { file: absolute },
+      },
+      error,
+    );
   }
   let value: unknown;
   try {

@@ -113,7 +113,11 @@ const MODEL_LIST_PATHS = new Set(["/v1/models", "/models"]);
 function answer(exchange: Exchange, script: Script, cursors: Map<string, number>, api_key: string | undefined): void {
   const route = exchange.req.method === "POST" ? ROUTES[exchange.path] : undefined;
   if (route === undefined) {
-    return exchange.reject(404, "not_found_error", `${exchange.req.method} ${exchange.path} is not served (only POST ${Object.keys(ROUTES).join(", ")} and GET ${[...MODEL_LIST_PATHS].join(", ")})`);
+    return exchange.reject(
+      404,
+      "not_found_error",
+      `${exchange.req.method} ${exchange.path} is not served (only POST ${Object.keys(ROUTES).join(", ")} and GET ${[...MODEL_LIST_PATHS].join(", ")})`,
+    );
   }
   exchange.api = route.api;
   if (exchange.body === undefined) return exchange.reject(400, "invalid_request_error", "the request body is not JSON");
@@ -152,17 +156,25 @@ function next_turn(exchange: Exchange, script: Script, cursors: Map<string, numb
   const index = cursors.get(requester) ?? 0;
   const turn = turns[index];
   if (turn === undefined) {
-    exchange.reject(400, "invalid_request_error",
+    exchange.reject(
+      400,
+      "invalid_request_error",
       `scripted model server: the script has no turn left for requester "${requester}" ` +
-      `(it has ${turns.length}; this is request ${index + 1} from "${requester}")`, index);
+        `(it has ${turns.length}; this is request ${index + 1} from "${requester}")`,
+      index,
+    );
     return undefined;
   }
   cursors.set(requester, index + 1);
 
   const mismatches = expectation_mismatches(turn.expect, view);
   if (mismatches.length > 0) {
-    exchange.reject(400, "invalid_request_error",
-      `scripted model server: the request does not match turn ${index} of requester "${requester}": ${mismatches.join("; ")}`, index);
+    exchange.reject(
+      400,
+      "invalid_request_error",
+      `scripted model server: the request does not match turn ${index} of requester "${requester}": ${mismatches.join("; ")}`,
+      index,
+    );
     return undefined;
   }
   return { turn, index };

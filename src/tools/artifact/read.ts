@@ -22,10 +22,21 @@ export const ArtifactReadInput = v.strictObject({
     v.regex(/^art_[0-9A-HJKMNP-TV-Z]{26}$/, "expected an artifact id (art_<ulid>)"),
     v.description("The artifact id (art_…) of this session, as a tool output named it."),
   ),
-  unit: v.optional(v.pipe(v.picklist(["lines", "bytes"]), v.description("Read by lines (default, text) or by bytes (binary content comes back base64).")), "lines"),
-  offset: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("lines: first line, 1-based (default 1); bytes: first byte, 0-based (default 0)."))),
+  unit: v.optional(
+    v.pipe(v.picklist(["lines", "bytes"]), v.description("Read by lines (default, text) or by bytes (binary content comes back base64).")),
+    "lines",
+  ),
+  offset: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(0), v.description("lines: first line, 1-based (default 1); bytes: first byte, 0-based (default 0).")),
+  ),
   limit: v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_BYTES), v.description(`lines: how many (default ${DEFAULT_LINES}); bytes: how many (default ${DEFAULT_BYTES}, at most ${MAX_BYTES}).`)),
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(MAX_BYTES),
+      v.description(`lines: how many (default ${DEFAULT_LINES}); bytes: how many (default ${DEFAULT_BYTES}, at most ${MAX_BYTES}).`),
+    ),
   ),
 });
 type ArtifactReadInput = v.InferOutput<typeof ArtifactReadInput>;
@@ -78,10 +89,13 @@ function artifact_file(execution: ToolExecution, id: string, recorded: string): 
   try {
     real = fs.realpathSync(lexical);
   } catch {
-    throw read_failure(`the file of artifact ${id} is missing`, "The artifact was deleted from disk; run the step that produced it again.", { artifact_id: id });
+    throw read_failure(`the file of artifact ${id} is missing`, "The artifact was deleted from disk; run the step that produced it again.", {
+      artifact_id: id,
+    });
   }
   if (!is_inside(fs.realpathSync(folder), real)) throw escape();
-  if (!fs.statSync(real).isFile()) throw read_failure(`the file of artifact ${id} is not a regular file`, "Run the step that produced it again.", { artifact_id: id });
+  if (!fs.statSync(real).isFile())
+    throw read_failure(`the file of artifact ${id} is not a regular file`, "Run the step that produced it again.", { artifact_id: id });
   return real;
 }
 
@@ -131,6 +145,14 @@ export const artifact_read = define_tool({
     if (lines.binary) {
       throw read_failure(`artifact ${input.id} is binary`, 'Read it with unit: "bytes" (the content comes back base64).', { artifact_id: input.id });
     }
-    return { ...described, content: lines.content, encoding: "utf8" as const, start: lines.start, end: lines.end, total_lines: lines.total_lines, truncated: lines.truncated };
+    return {
+      ...described,
+      content: lines.content,
+      encoding: "utf8" as const,
+      start: lines.start,
+      end: lines.end,
+      total_lines: lines.total_lines,
+      truncated: lines.truncated,
+    };
   },
 });

@@ -65,7 +65,11 @@ export function read_text_file(located: Located): { bytes: Buffer; text: string;
   if (stat.isDirectory()) throw fs_error(`${located.display} is a folder, not a file`, "Use fs.list for folders.", { path: located.display });
   if (!stat.isFile()) throw fs_error(`${located.display} is not a regular file`, "Only regular files can be read or edited.", { path: located.display });
   if (stat.size > MAX_TEXT_BYTES) {
-    throw fs_error(`${located.display} is ${stat.size} bytes, over the ${MAX_TEXT_BYTES}-byte limit`, "Read a smaller file, or inspect it with shell.run (head, grep).", { path: located.display });
+    throw fs_error(
+      `${located.display} is ${stat.size} bytes, over the ${MAX_TEXT_BYTES}-byte limit`,
+      "Read a smaller file, or inspect it with shell.run (head, grep).",
+      { path: located.display },
+    );
   }
   const bytes = fs.readFileSync(located.real);
   if (bytes.subarray(0, 8192).includes(0)) {
@@ -145,15 +149,7 @@ export function write_text_atomic(real: string, text: string): { sha256: string;
 /** A unified diff of one file as a `diff` artifact linked to the tool run. */
 export function diff_artifact(execution: ToolExecution, located: Located, before: string | undefined, after: string): ArtifactRef {
   const name = located.relative ?? located.real;
-  const patch = createTwoFilesPatch(
-    before === undefined ? "/dev/null" : `a/${name}`,
-    `b/${name}`,
-    before ?? "",
-    after,
-    undefined,
-    undefined,
-    { context: 3 },
-  );
+  const patch = createTwoFilesPatch(before === undefined ? "/dev/null" : `a/${name}`, `b/${name}`, before ?? "", after, undefined, undefined, { context: 3 });
   return execution.artifact({
     type: "diff",
     content: patch,

@@ -3,16 +3,24 @@ import { air_failure } from "../../contracts/errors.js";
 import { ArtifactId } from "../../contracts/ids.js";
 import { ToolEffects } from "../../contracts/tool.js";
 import { define_tool } from "../define.js";
-import { assert_unchanged_since_read, assert_utf8, diff_artifact, locate, PathInput, read_text_file, sha256_of, Sha256Input, write_text_atomic } from "./common.js";
+import {
+  assert_unchanged_since_read,
+  assert_utf8,
+  diff_artifact,
+  locate,
+  PathInput,
+  read_text_file,
+  sha256_of,
+  Sha256Input,
+  write_text_atomic,
+} from "./common.js";
 
 export const FsEditInput = v.strictObject({
   path: PathInput,
   old_string: v.pipe(v.string(), v.minLength(1), v.description("The exact text to replace (whitespace and indentation included).")),
   new_string: v.pipe(v.string(), v.description("The text that replaces it.")),
   replace_all: v.optional(v.pipe(v.boolean(), v.description("Replace every occurrence; otherwise old_string must occur exactly once.")), false),
-  expected_sha256: v.optional(
-    v.pipe(Sha256Input, v.description("Edit only if the file's current sha256 is this (instead of a prior fs.read).")),
-  ),
+  expected_sha256: v.optional(v.pipe(Sha256Input, v.description("Edit only if the file's current sha256 is this (instead of a prior fs.read)."))),
 });
 
 export const FsEditOutput = v.strictObject({
@@ -55,9 +63,13 @@ export const fs_edit = define_tool({
     assert_utf8(located, utf8);
     const count = occurrences(text, input.old_string);
     if (count === 0) {
-      throw edit_error(`old_string was not found in ${located.display}`, "Copy old_string exactly from the file as fs.read returned it, including whitespace.", {
-        path: located.display,
-      });
+      throw edit_error(
+        `old_string was not found in ${located.display}`,
+        "Copy old_string exactly from the file as fs.read returned it, including whitespace.",
+        {
+          path: located.display,
+        },
+      );
     }
     if (count > 1 && !input.replace_all) {
       throw edit_error(
@@ -73,7 +85,12 @@ export const fs_edit = define_tool({
     const written = write_text_atomic(located.real, after);
     execution.observations.record(located.real, written.sha256);
     const diff = diff_artifact(execution, located, text, after);
-    execution.evidence({ kind: "artifact_excerpt", ref: diff.uri, claim: `edited ${located.display} (${count} replacement${count === 1 ? "" : "s"})`, artifact_id: diff.id });
+    execution.evidence({
+      kind: "artifact_excerpt",
+      ref: diff.uri,
+      claim: `edited ${located.display} (${count} replacement${count === 1 ? "" : "s"})`,
+      artifact_id: diff.id,
+    });
     return {
       path: located.display,
       replacements: input.replace_all ? count : 1,

@@ -158,7 +158,13 @@ export const fs_grep = define_tool({
     let files_searched = 0;
     let files_skipped = 0;
     let bytes_read = 0;
-    const walk = walk_files({ root_real: root.root_real, start: root.relative, include_ignored: input.include_ignored, signal: execution.signal, enter: (folder) => !excluded(folder) });
+    const walk = walk_files({
+      root_real: root.root_real,
+      start: root.relative,
+      include_ignored: input.include_ignored,
+      signal: execution.signal,
+      enter: (folder) => !excluded(folder),
+    });
     for await (const entry of walk) {
       if (entry.relative !== root.relative && (!included(entry.relative) || excluded(entry.relative))) continue;
       truncated_reason = files_searched >= MAX_FILES ? "files" : bytes_read >= MAX_TOTAL_BYTES ? "bytes" : in_budget() ? undefined : "time";

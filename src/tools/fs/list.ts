@@ -58,7 +58,13 @@ export const fs_list = define_tool({
       stat = fs.statSync(located.real);
     } catch (error) {
       throw air_failure(
-        { kind: "tool_error", message: `${located.display} does not exist`, retryability: "retryable_after_change", user_action: "Check the path.", metadata: { path: located.display } },
+        {
+          kind: "tool_error",
+          message: `${located.display} does not exist`,
+          retryability: "retryable_after_change",
+          user_action: "Check the path.",
+          metadata: { path: located.display },
+        },
         error,
       );
     }

@@ -35,7 +35,9 @@ export const FsPatchInput = v.strictObject({
   expected_sha256: v.optional(
     v.pipe(
       v.record(v.string(), Sha256Input),
-      v.description("Per existing file (its path as the patch names it, without a/ or b/): apply only if its current sha256 is this, instead of a prior fs.read."),
+      v.description(
+        "Per existing file (its path as the patch names it, without a/ or b/): apply only if its current sha256 is this, instead of a prior fs.read.",
+      ),
     ),
   ),
 });
@@ -258,7 +260,12 @@ function report(execution: ToolExecution, plans: Planned[]): FileResult[] {
     if (sha256 !== undefined) execution.observations.record(located.real, sha256);
     const diff = diff_artifact(execution, located, source?.text, after);
     const from = change.kind === "renamed" || change.kind === "copied" ? source!.located.display : undefined;
-    execution.evidence({ kind: "artifact_excerpt", ref: diff.uri, claim: `${change.kind} ${located.display}${from === undefined ? "" : ` from ${from}`} (fs.patch)`, artifact_id: diff.id });
+    execution.evidence({
+      kind: "artifact_excerpt",
+      ref: diff.uri,
+      claim: `${change.kind} ${located.display}${from === undefined ? "" : ` from ${from}`} (fs.patch)`,
+      artifact_id: diff.id,
+    });
     return {
       path: located.display,
       operation: change.kind,

@@ -35,7 +35,10 @@ export function locate_search_root(execution: ToolExecution, input: string): Sea
   if (located.relative === undefined || !fs.existsSync(located.real)) {
     throw air_failure({
       kind: "tool_error",
-      message: located.relative === undefined ? `${located.display} is outside the project; ${execution.tool_name} searches inside it only` : `${located.display} does not exist`,
+      message:
+        located.relative === undefined
+          ? `${located.display} is outside the project; ${execution.tool_name} searches inside it only`
+          : `${located.display} does not exist`,
       retryability: "retryable_after_change",
       user_action: "Give a folder or file inside the project (fs.list shows what is there).",
       metadata: { path: located.display },

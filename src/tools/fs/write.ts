@@ -4,14 +4,22 @@ import { air_failure } from "../../contracts/errors.js";
 import { ArtifactId } from "../../contracts/ids.js";
 import { ToolEffects } from "../../contracts/tool.js";
 import { define_tool } from "../define.js";
-import { assert_unchanged_since_read, diff_artifact, locate, MAX_TEXT_BYTES, PathInput, read_text_file, sha256_of, Sha256Input, write_text_atomic } from "./common.js";
+import {
+  assert_unchanged_since_read,
+  diff_artifact,
+  locate,
+  MAX_TEXT_BYTES,
+  PathInput,
+  read_text_file,
+  sha256_of,
+  Sha256Input,
+  write_text_atomic,
+} from "./common.js";
 
 export const FsWriteInput = v.strictObject({
   path: PathInput,
   content: v.pipe(v.string(), v.maxLength(MAX_TEXT_BYTES), v.description("The whole new content of the file.")),
-  expected_sha256: v.optional(
-    v.pipe(Sha256Input, v.description("Overwrite only if the file's current sha256 is this (instead of a prior fs.read).")),
-  ),
+  expected_sha256: v.optional(v.pipe(Sha256Input, v.description("Overwrite only if the file's current sha256 is this (instead of a prior fs.read)."))),
 });
 
 export const FsWriteOutput = v.strictObject({
@@ -56,7 +64,12 @@ export const fs_write = define_tool({
     const written = write_text_atomic(located.real, input.content);
     execution.observations.record(located.real, written.sha256);
     const diff = diff_artifact(execution, located, before, input.content);
-    execution.evidence({ kind: "artifact_excerpt", ref: diff.uri, claim: `${before === undefined ? "created" : "rewrote"} ${located.display}`, artifact_id: diff.id });
+    execution.evidence({
+      kind: "artifact_excerpt",
+      ref: diff.uri,
+      claim: `${before === undefined ? "created" : "rewrote"} ${located.display}`,
+      artifact_id: diff.id,
+    });
     return {
       path: located.display,
       created: before === undefined,
@@ -68,4 +81,3 @@ export const fs_write = define_tool({
     };
   },
 });
-

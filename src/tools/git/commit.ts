@@ -44,7 +44,7 @@ function commit_failure(args: readonly string[], result: GitResult) {
       kind: "project_error",
       message: "git has no author identity for this repository",
       retryability: "retryable_after_change",
-      user_action: "Set one: `git config user.name \"…\"` and `git config user.email \"…\"` in the project.",
+      user_action: 'Set one: `git config user.name "…"` and `git config user.email "…"` in the project.',
     });
   }
   return git_failure(args, result, "Check git.status; resolve what git reports and commit again.");
@@ -55,7 +55,10 @@ async function changed_files(repo: Repo): Promise<{ path: string; status: string
   const args = ["diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "--root", "--no-ext-diff", "--no-textconv", "HEAD"];
   const result = await git_in(repo, args);
   if (result.code !== 0) throw git_failure(args, result, "The commit was made; inspect it with git.show.");
-  const fields = result.stdout.toString("utf8").split("\0").filter((field) => field !== "");
+  const fields = result.stdout
+    .toString("utf8")
+    .split("\0")
+    .filter((field) => field !== "");
   const files: { path: string; status: string }[] = [];
   for (let index = 0; index + 1 < fields.length; index += 2) files.push({ status: fields[index]!, path: project_path(repo, fields[index + 1]!) });
   return files;

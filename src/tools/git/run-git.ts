@@ -61,7 +61,12 @@ function spawn_failure(error: NodeJS.ErrnoException): AirFailure {
     );
   }
   return air_failure(
-    { kind: "env_error", message: `git could not be started: ${error.message}`, retryability: "unknown", user_action: "Check that git is installed and the project folder exists." },
+    {
+      kind: "env_error",
+      message: `git could not be started: ${error.message}`,
+      retryability: "unknown",
+      user_action: "Check that git is installed and the project folder exists.",
+    },
     error,
   );
 }

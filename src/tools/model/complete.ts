@@ -8,10 +8,7 @@ import { define_tool } from "../define.js";
 
 /** The slice of a provider session this tool needs (see `ProviderSession`). */
 export type ModelCompleter = {
-  complete(
-    request: ModelRequest,
-    options: { requester: string; on_delta?: (delta: ModelDelta) => void; signal?: AbortSignal },
-  ): Promise<ModelResponse>;
+  complete(request: ModelRequest, options: { requester: string; on_delta?: (delta: ModelDelta) => void; signal?: AbortSignal }): Promise<ModelResponse>;
 };
 
 /** Who asks, as the scripted server and the usage records know them: the agent's type, or the Main Agent. */

@@ -18,7 +18,9 @@ export const ProjectScanInput = v.strictObject({
     v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2_000_000), v.description(`Stop after this many entries (default ${DEFAULT_MAX_ENTRIES}).`)),
     DEFAULT_MAX_ENTRIES,
   ),
-  max_depth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000), v.description("Do not enter folders deeper than this (default: no limit)."))),
+  max_depth: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000), v.description("Do not enter folders deeper than this (default: no limit).")),
+  ),
 });
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));

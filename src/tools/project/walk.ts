@@ -144,7 +144,11 @@ function enterable(entry: ScanEntry, stat: fs.Stats, root_stat: fs.Stats, seen: 
   }
   const key = `${stat.dev}:${stat.ino}`;
   if (seen.has(key)) {
-    hooks.on_warning({ kind: "cycle", path: entry.path, message: "this folder was already scanned under another path (a bind-mount cycle): not entered again" });
+    hooks.on_warning({
+      kind: "cycle",
+      path: entry.path,
+      message: "this folder was already scanned under another path (a bind-mount cycle): not entered again",
+    });
     return false;
   }
   seen.add(key);

@@ -22,7 +22,13 @@ export const ShellRunInput = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1), v.maxLength(100_000), v.description("A bash command line, run with `bash --noprofile --norc -c`.")),
   cwd: v.optional(v.pipe(PathInput, v.description("Working folder inside the project (default: the project root).")), "."),
   timeout_ms: v.optional(
-    v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_TIMEOUT_MS), v.description(`Kill the command after this long (default ${DEFAULT_TIMEOUT_MS} ms).`)),
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(MAX_TIMEOUT_MS),
+      v.description(`Kill the command after this long (default ${DEFAULT_TIMEOUT_MS} ms).`),
+    ),
     DEFAULT_TIMEOUT_MS,
   ),
 });
@@ -183,8 +189,8 @@ async function run_command(execution: ToolExecution, command: string, launch: La
       ...error,
       metadata: { ...error.metadata, command_run_id, ...artifacts, stdout_tail: stdout.text, stderr_tail: stderr.text, sandbox: launch.mode },
     };
-    const signal = ending.kind === "spawn_failed" ? undefined : ending.signal ?? undefined;
-    const exit_code = ending.kind === "spawn_failed" ? undefined : ending.code ?? undefined;
+    const signal = ending.kind === "spawn_failed" ? undefined : (ending.signal ?? undefined);
+    const exit_code = ending.kind === "spawn_failed" ? undefined : (ending.code ?? undefined);
     execution.emit("command.failed", {
       command_run_id,
       error,

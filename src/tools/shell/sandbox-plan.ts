@@ -35,7 +35,21 @@ export type PlanOptions = {
 };
 
 /** Home-relative places that hold credentials: masked, because a command's output reaches the model. */
-const HOME_SECRETS = [".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh", ".npmrc", ".netrc", ".git-credentials", ".pypirc", ".pgpass"];
+const HOME_SECRETS = [
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".config/gcloud",
+  ".config/gh",
+  ".npmrc",
+  ".netrc",
+  ".git-credentials",
+  ".pypirc",
+  ".pgpass",
+];
 /** Where name resolution looks when /run is masked and the network is allowed. */
 const RESOLVER_DIRS = ["/run/systemd/resolve", "/run/resolvconf", "/run/NetworkManager"];
 

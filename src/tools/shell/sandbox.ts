@@ -20,9 +20,7 @@ export const BWRAP_ISOLATION = ["--unshare-pid", "--unshare-ipc", "--die-with-pa
 const PROBE_ARGS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-net", ...BWRAP_ISOLATION, "--", "true"];
 const PROBE_TIMEOUT_MS = 10_000;
 
-export type BwrapProbe =
-  | { readonly ok: true; readonly path: string }
-  | { readonly ok: false; readonly path: string | undefined; readonly error: string };
+export type BwrapProbe = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly path: string | undefined; readonly error: string };
 
 export type SandboxChoice = {
   readonly setting: SandboxSetting;

@@ -21,10 +21,21 @@ export function EvidenceList(props: { readonly evidence: readonly EvidenceView[]
     Box,
     { flexDirection: "column", paddingLeft: 2 },
     ...props.evidence.map((entry) =>
-      h(Text, { key: entry.id }, h(Text, { color: "blue" }, "◆ "), `${entry.kind} `, h(Text, { dimColor: true }, `${clean_line(entry.ref)}${where(entry.location)}`), ` — ${clean_line(entry.claim)}`),
+      h(
+        Text,
+        { key: entry.id },
+        h(Text, { color: "blue" }, "◆ "),
+        `${entry.kind} `,
+        h(Text, { dimColor: true }, `${clean_line(entry.ref)}${where(entry.location)}`),
+        ` — ${clean_line(entry.claim)}`,
+      ),
     ),
     ...props.artifacts.map((artifact) =>
-      h(Text, { key: artifact.id, dimColor: true }, `▤ ${artifact.type} ${artifact.id} ${clean_line(artifact.original_name ?? artifact.path)} (${artifact.size_bytes} B)`),
+      h(
+        Text,
+        { key: artifact.id, dimColor: true },
+        `▤ ${artifact.type} ${artifact.id} ${clean_line(artifact.original_name ?? artifact.path)} (${artifact.size_bytes} B)`,
+      ),
     ),
   );
 }

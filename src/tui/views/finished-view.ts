@@ -31,7 +31,15 @@ function body(item: FinishedItem): ReactNode {
       return h(
         Box,
         { flexDirection: "column" },
-        h(Text, null, h(StatusGlyph, { status: run.status, tick: 0 }), " ", h(Text, { color: "cyan" }, run.tool_name), ` ${clean_line(run.input_summary)}`, h(Text, { dimColor: true }, ` ${format_duration(run.duration_ms)}`)),
+        h(
+          Text,
+          null,
+          h(StatusGlyph, { status: run.status, tick: 0 }),
+          " ",
+          h(Text, { color: "cyan" }, run.tool_name),
+          ` ${clean_line(run.input_summary)}`,
+          h(Text, { dimColor: true }, ` ${format_duration(run.duration_ms)}`),
+        ),
         ...(run.error === null ? [] : [h(Text, { key: "error", color: "red" }, `  ${clean_line(run.error.message)}`)]),
         ...item.diffs.map((diff) =>
           diff.text === null
@@ -48,7 +56,13 @@ function body(item: FinishedItem): ReactNode {
       return h(
         Box,
         { flexDirection: "column" },
-        h(Text, null, h(StatusGlyph, { status: run.status, tick: 0 }), h(Text, { bold: true }, ` $ ${clean_line(run.command)}`), h(Text, { dimColor: true }, ` ${exit} ${format_duration(run.duration_ms)}`)),
+        h(
+          Text,
+          null,
+          h(StatusGlyph, { status: run.status, tick: 0 }),
+          h(Text, { bold: true }, ` $ ${clean_line(run.command)}`),
+          h(Text, { dimColor: true }, ` ${exit} ${format_duration(run.duration_ms)}`),
+        ),
         ...failed.map((line, index) => h(Text, { key: String(index), color: "red" }, `    ${line}`)),
       );
     }

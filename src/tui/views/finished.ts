@@ -21,7 +21,13 @@ export type Notice = { readonly tone: "info" | "error"; readonly text: string };
 export type FinishedItem = { readonly key: string; readonly at: string } & (
   | { readonly kind: "message"; readonly message: MessageView }
   | { readonly kind: "failed_draft"; readonly draft: DraftView }
-  | { readonly kind: "tool_run"; readonly run: ToolRunView; readonly diffs: readonly Diff[]; readonly evidence: readonly EvidenceView[]; readonly artifacts: readonly ArtifactView[] }
+  | {
+      readonly kind: "tool_run";
+      readonly run: ToolRunView;
+      readonly diffs: readonly Diff[];
+      readonly evidence: readonly EvidenceView[];
+      readonly artifacts: readonly ArtifactView[];
+    }
   | { readonly kind: "command_run"; readonly run: CommandRunView }
   | { readonly kind: "task"; readonly task: TaskView; readonly evidence: readonly EvidenceView[] }
   | { readonly kind: "prompt"; readonly prompt: PermissionPromptView }
@@ -70,22 +76,37 @@ function candidates(state: ProjectionState, read_artifact: (id: string) => strin
       .map((message) => ({ key: `m:${message.id}`, make: (): FinishedItem => ({ key: `m:${message.id}`, at: message.created_at, kind: "message", message }) })),
     ...state.conversation.drafts
       .filter((draft) => is_main(draft) && draft.status === "error")
-      .map((draft) => ({ key: `d:${draft.message_id}`, make: (): FinishedItem => ({ key: `d:${draft.message_id}`, at: draft.started_at, kind: "failed_draft", draft }) })),
+      .map((draft) => ({
+        key: `d:${draft.message_id}`,
+        make: (): FinishedItem => ({ key: `d:${draft.message_id}`, at: draft.started_at, kind: "failed_draft", draft }),
+      })),
     ...state.tool_runs
       .filter((run) => run.status !== "running" && !is_model_turn(run))
       .map((run) => ({ key: `t:${run.id}`, make: () => tool_item(state, run, read_artifact) })),
     ...state.command_runs
       .filter((run) => run.status !== "running")
-      .map((run) => ({ key: `c:${run.id}`, make: (): FinishedItem => ({ key: `c:${run.id}`, at: run.completed_at ?? run.started_at, kind: "command_run", run }) })),
+      .map((run) => ({
+        key: `c:${run.id}`,
+        make: (): FinishedItem => ({ key: `c:${run.id}`, at: run.completed_at ?? run.started_at, kind: "command_run", run }),
+      })),
     ...state.tasks
       .filter((task) => TASK_DONE.has(task.status))
       .map((task) => ({
         key: `k:${task.id}`,
-        make: (): FinishedItem => ({ key: `k:${task.id}`, at: task.completed_at ?? task.created_at, kind: "task", task, evidence: state.evidence.filter((entry) => entry.task_id === task.id).slice(0, MAX_EVIDENCE) }),
+        make: (): FinishedItem => ({
+          key: `k:${task.id}`,
+          at: task.completed_at ?? task.created_at,
+          kind: "task",
+          task,
+          evidence: state.evidence.filter((entry) => entry.task_id === task.id).slice(0, MAX_EVIDENCE),
+        }),
       })),
     ...state.permission_prompts
       .filter((prompt) => prompt.status === "resolved")
-      .map((prompt) => ({ key: `p:${prompt.prompt_id}`, make: (): FinishedItem => ({ key: `p:${prompt.prompt_id}`, at: prompt.resolved_at ?? prompt.requested_at, kind: "prompt", prompt }) })),
+      .map((prompt) => ({
+        key: `p:${prompt.prompt_id}`,
+        make: (): FinishedItem => ({ key: `p:${prompt.prompt_id}`, at: prompt.resolved_at ?? prompt.requested_at, kind: "prompt", prompt }),
+      })),
   ];
 }
 

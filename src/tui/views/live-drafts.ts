@@ -11,7 +11,12 @@ import { StatusGlyph } from "./glyphs.js";
  * With no room at all (a permission dialog), only its status line shows. The whole reply is printed once
  * it is final.
  */
-export function LiveDrafts(props: { readonly drafts: readonly DraftView[]; readonly max_lines: number; readonly columns: number; readonly tick: number }): ReactNode {
+export function LiveDrafts(props: {
+  readonly drafts: readonly DraftView[];
+  readonly max_lines: number;
+  readonly columns: number;
+  readonly tick: number;
+}): ReactNode {
   const streaming = props.drafts.filter((draft) => draft.status === "streaming" && draft.task_id === null && draft.agent_id === null);
   if (streaming.length === 0) return null;
   return h(
@@ -19,7 +24,13 @@ export function LiveDrafts(props: { readonly drafts: readonly DraftView[]; reado
     { flexDirection: "column" },
     ...streaming.map((draft) => {
       const { lines, hidden } = tail_lines(clean_text(draft.text), props.max_lines, props.columns);
-      const status = h(Text, { key: "status", dimColor: true }, h(StatusGlyph, { status: "streaming", tick: props.tick }), " writing…", lines.length === 0 ? ` (${hidden} lines)` : "");
+      const status = h(
+        Text,
+        { key: "status", dimColor: true },
+        h(StatusGlyph, { status: "streaming", tick: props.tick }),
+        " writing…",
+        lines.length === 0 ? ` (${hidden} lines)` : "",
+      );
       if (lines.length === 0) return h(Box, { key: draft.message_id }, status);
       return h(
         Box,

@@ -61,13 +61,24 @@ export function PermissionDialog(props: { readonly prompt: PermissionPromptView;
   return h(
     Box,
     { flexDirection: "column", borderStyle: "double", borderColor: RISK_COLOR[prompt.risk_level] ?? "yellow", paddingX: 1 },
-    h(Text, { bold: true }, "Permission needed: ", h(Text, { color: "cyan" }, clean_line(prompt.tool_name)), "  risk ", h(Text, { color: RISK_COLOR[prompt.risk_level] ?? "yellow", bold: true }, prompt.risk_level)),
+    h(
+      Text,
+      { bold: true },
+      "Permission needed: ",
+      h(Text, { color: "cyan" }, clean_line(prompt.tool_name)),
+      "  risk ",
+      h(Text, { color: RISK_COLOR[prompt.risk_level] ?? "yellow", bold: true }, prompt.risk_level),
+    ),
     h(Text, null, clean_line(prompt.question)),
     ...(prompt.categories.length > 0 ? [h(Text, { key: "categories", dimColor: true }, `categories: ${prompt.categories.map(clean_line).join(", ")}`)] : []),
     ...commands.map((line, index) => h(Text, { key: `c${index}`, color: "white" }, `  ${line}`)),
     h(Text, null, " "),
     ...options.map((option, index) =>
-      h(Text, { key: option.key, ...(index === selected ? { color: "cyan", bold: true } : {}) }, `${index === selected ? "›" : " "} [${option.key}] ${option.label}`),
+      h(
+        Text,
+        { key: option.key, ...(index === selected ? { color: "cyan", bold: true } : {}) },
+        `${index === selected ? "›" : " "} [${option.key}] ${option.label}`,
+      ),
     ),
   );
 }

@@ -16,14 +16,21 @@ function running<T extends { readonly status: string }>(items: readonly T[], sta
 function OutputTail(props: { readonly text: string; readonly color: string; readonly columns: number }): ReactNode {
   const { lines } = tail_lines(clean_text(props.text).replace(/\n$/, ""), OUTPUT_TAIL_LINES, props.columns - 6);
   if (lines.length === 0 || (lines.length === 1 && lines[0] === "")) return null;
-  return h(Box, { flexDirection: "column", paddingLeft: 4 }, ...lines.map((line, index) => h(Text, { key: String(index), color: props.color }, line === "" ? " " : line)));
+  return h(
+    Box,
+    { flexDirection: "column", paddingLeft: 4 },
+    ...lines.map((line, index) => h(Text, { key: String(index), color: props.color }, line === "" ? " " : line)),
+  );
 }
 
 function shown(state: ProjectionState) {
   return {
     tasks: running(state.tasks, ["pending", "running"]),
     agents: running(state.agents, ["starting", "running"]),
-    tools: running(state.tool_runs.filter((run) => !is_model_turn(run)), ["running"]),
+    tools: running(
+      state.tool_runs.filter((run) => !is_model_turn(run)),
+      ["running"],
+    ),
     commands: running(state.command_runs, ["running"]),
   };
 }
@@ -47,14 +54,44 @@ export function Progress(props: { readonly state: ProjectionState; readonly tick
     Box,
     { flexDirection: "column" },
     ...tasks.map((task) =>
-      h(Text, { key: task.id }, h(StatusGlyph, { status: task.status, tick }), ` ${clean_line(task.title)}`, task.attempt > 1 ? ` (attempt ${task.attempt})` : "", task.progress === null ? "" : h(Text, { dimColor: true }, ` — ${clean_line(task.progress.message)}${task.progress.percent === null ? "" : ` ${Math.round(task.progress.percent)}%`}`)),
+      h(
+        Text,
+        { key: task.id },
+        h(StatusGlyph, { status: task.status, tick }),
+        ` ${clean_line(task.title)}`,
+        task.attempt > 1 ? ` (attempt ${task.attempt})` : "",
+        task.progress === null
+          ? ""
+          : h(
+              Text,
+              { dimColor: true },
+              ` — ${clean_line(task.progress.message)}${task.progress.percent === null ? "" : ` ${Math.round(task.progress.percent)}%`}`,
+            ),
+      ),
     ),
     ...agents.map((agent) => {
       const last = tail_lines(clean_text(agent.stream_tail).trimEnd(), 1, columns - 30).lines[0] ?? "";
-      return h(Text, { key: agent.id }, "  ", h(StatusGlyph, { status: agent.status, tick }), ` ${agent.agent_type}`, agent.model_id === null ? "" : h(Text, { dimColor: true }, ` (${clean_line(agent.model_id)})`), last === "" ? "" : h(Text, { dimColor: true }, ` ${last}`));
+      return h(
+        Text,
+        { key: agent.id },
+        "  ",
+        h(StatusGlyph, { status: agent.status, tick }),
+        ` ${agent.agent_type}`,
+        agent.model_id === null ? "" : h(Text, { dimColor: true }, ` (${clean_line(agent.model_id)})`),
+        last === "" ? "" : h(Text, { dimColor: true }, ` ${last}`),
+      );
     }),
     ...tools.map((run) =>
-      h(Text, { key: run.id }, "  ", h(StatusGlyph, { status: run.status, tick }), " ", h(Text, { color: "cyan" }, run.tool_name), ` ${clean_line(run.input_summary)}`, run.progress === null ? "" : h(Text, { dimColor: true }, ` — ${clean_line(run.progress)}`)),
+      h(
+        Text,
+        { key: run.id },
+        "  ",
+        h(StatusGlyph, { status: run.status, tick }),
+        " ",
+        h(Text, { color: "cyan" }, run.tool_name),
+        ` ${clean_line(run.input_summary)}`,
+        run.progress === null ? "" : h(Text, { dimColor: true }, ` — ${clean_line(run.progress)}`),
+      ),
     ),
     ...commands.map((run) =>
       h(
@@ -63,7 +100,10 @@ export function Progress(props: { readonly state: ProjectionState; readonly tick
         h(Text, null, "  ", h(StatusGlyph, { status: run.status, tick }), h(Text, { bold: true }, ` $ ${clean_line(run.command)}`)),
         ...(props.compact
           ? []
-          : [h(OutputTail, { key: "out", text: run.stdout_tail, color: "white", columns }), h(OutputTail, { key: "err", text: run.stderr_tail, color: "red", columns })]),
+          : [
+              h(OutputTail, { key: "out", text: run.stdout_tail, color: "white", columns }),
+              h(OutputTail, { key: "err", text: run.stderr_tail, color: "red", columns }),
+            ]),
       ),
     ),
   );

@@ -95,7 +95,11 @@ class ExecutorRun {
       if (uses.length > 0) {
         const results: ContentBlock[] = [];
         for (const use of uses) {
-          const answer = await answer_tool_use(use, (name) => tool_names.has(name), (call) => this.runtime.call_tool(call));
+          const answer = await answer_tool_use(
+            use,
+            (name) => tool_names.has(name),
+            (call) => this.runtime.call_tool(call),
+          );
           if (answer.outcome !== undefined) this.#record(use.name, answer.outcome);
           results.push(answer.result);
         }
@@ -217,7 +221,11 @@ class ExecutorRun {
     const ran = this.#verification.length;
     const all_passed = ran > 0 && this.#verification.every((result) => result.passed);
     if (this.#verification_blocked) {
-      this.#risks.push({ severity: "high", description: "A verification command was refused by the permission engine.", mitigation: "Grant the command or change the verification policy." });
+      this.#risks.push({
+        severity: "high",
+        description: "A verification command was refused by the permission engine.",
+        mitigation: "Grant the command or change the verification policy.",
+      });
       return "blocked";
     }
     if (ran > 0 && !all_passed) {
@@ -284,7 +292,8 @@ class ExecutorRun {
       cancelled: `The run was cancelled (${this.runtime.cancel_reason ?? "by the parent"})`,
       error: `The run stopped on an error: ${this.#failure?.message ?? "unknown"}`,
     };
-    const files = this.#changed_files.size === 0 ? "No files were changed." : `Changed ${this.#changed_files.size} file(s): ${[...this.#changed_files].join(", ")}.`;
+    const files =
+      this.#changed_files.size === 0 ? "No files were changed." : `Changed ${this.#changed_files.size} file(s): ${[...this.#changed_files].join(", ")}.`;
     const ran = this.#verification.length;
     const passed = this.#verification.filter((result) => result.passed).length;
     const verification = ran === 0 ? "No verification command ran." : `Verification: ${passed} of ${ran} command(s) passed.`;

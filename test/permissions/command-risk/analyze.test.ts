@@ -151,7 +151,9 @@ describe("analyze_command: hard links", () => {
 describe("analyze_command: reads", () => {
   it("lists the real paths of the existing files a command reads: operands, < redirections, scripts, sources", () => {
     fs.writeFileSync(path.join(root, "src", "a.ts"), "export {};\n");
-    expect(analyze("cat list src/a.ts < scripts.sh").reads).toEqual(expect.arrayContaining([path.join(root, "list"), path.join(root, "src", "a.ts"), path.join(root, "scripts.sh")]));
+    expect(analyze("cat list src/a.ts < scripts.sh").reads).toEqual(
+      expect.arrayContaining([path.join(root, "list"), path.join(root, "src", "a.ts"), path.join(root, "scripts.sh")]),
+    );
     expect(analyze("grep -rn foo src").reads).toEqual([path.join(root, "src")]);
     expect(analyze("cp list build/list.copy").reads).toEqual([path.join(root, "list")]);
     expect(analyze("source scripts.sh").reads).toEqual([path.join(root, "scripts.sh")]);

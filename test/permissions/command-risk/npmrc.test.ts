@@ -29,29 +29,62 @@ describe("project package-manager configuration", () => {
     write(".npmrc", "script-shell=./evil.sh\n");
     const analysis = analyze("npm test");
     expect(analysis.verdict).toBe("deny");
-    expect(analysis.findings).toContainEqual(expect.objectContaining({ action: "deny", category: "system_sensitive", reason: expect.stringMatching(/^\.npmrc sets script-shell = \.\/evil\.sh/) }));
+    expect(analysis.findings).toContainEqual(
+      expect.objectContaining({ action: "deny", category: "system_sensitive", reason: expect.stringMatching(/^\.npmrc sets script-shell = \.\/evil\.sh/) }),
+    );
   });
 
   it("is checked for every package manager, after wrappers, in chains and nested shells", () => {
     write(".npmrc", "node-options=--require ./hook.js\n");
-    for (const command of ["npm test", "CI=true npm test", "timeout 60 npx vitest run", "pnpm install", "yarn test", "ls && npm run build", "bash -c 'npm test'", "env npm_config_x=1 npm t", "corepack pnpm test"]) {
+    for (const command of [
+      "npm test",
+      "CI=true npm test",
+      "timeout 60 npx vitest run",
+      "pnpm install",
+      "yarn test",
+      "ls && npm run build",
+      "bash -c 'npm test'",
+      "env npm_config_x=1 npm t",
+      "corepack pnpm test",
+    ]) {
       expect(analyze(command).verdict, command).toBe("deny");
     }
     expect(analyze("ls -la").verdict).toBe("allow");
   });
 
   it("finds the keys that run code and leaves ordinary settings alone", () => {
-    const executing = ["script-shell=/tmp/x", "script_shell=/tmp/x", "node-options=--import=./x.mjs", "NODE_OPTIONS=--inspect=0.0.0.0:9229", "node-gyp=./gyp.js", "git=./fake-git", "shell=./sh", "editor=./ed", "call=./x", "onload-script=./x.js", "init-module=./x.js", "userconfig=./other.npmrc", "globalconfig=./g", "pnpmfile=./p.cjs"];
+    const executing = [
+      "script-shell=/tmp/x",
+      "script_shell=/tmp/x",
+      "node-options=--import=./x.mjs",
+      "NODE_OPTIONS=--inspect=0.0.0.0:9229",
+      "node-gyp=./gyp.js",
+      "git=./fake-git",
+      "shell=./sh",
+      "editor=./ed",
+      "call=./x",
+      "onload-script=./x.js",
+      "init-module=./x.js",
+      "userconfig=./other.npmrc",
+      "globalconfig=./g",
+      "pnpmfile=./p.cjs",
+    ];
     for (const line of executing) {
       write(".npmrc", `${line}\n`);
       expect(package_manager_execution(root, root).length, line).toBe(1);
     }
-    write(".npmrc", "; comment\n# comment\nregistry=https://npm.example.com/\nengine-strict=true\nignore-scripts=false\nsave-exact=true\nnode-options=--max-old-space-size=4096 --enable-source-maps\nscript-shell=/bin/bash\n@scope:registry=https://x/\n");
+    write(
+      ".npmrc",
+      "; comment\n# comment\nregistry=https://npm.example.com/\nengine-strict=true\nignore-scripts=false\nsave-exact=true\nnode-options=--max-old-space-size=4096 --enable-source-maps\nscript-shell=/bin/bash\n@scope:registry=https://x/\n",
+    );
     expect(package_manager_execution(root, root)).toEqual([]);
   });
 
   it("reads .yarnrc, .yarnrc.yml and pnpm-workspace.yaml; yarn's own releases and plugins under .yarn/ are normal", () => {
-    write(".yarnrc.yml", "yarnPath: .yarn/releases/yarn-4.1.0.cjs\nplugins:\n  - path: .yarn/plugins/@yarnpkg/plugin-x.cjs\n    spec: x\nnodeLinker: node-modules\n");
+    write(
+      ".yarnrc.yml",
+      "yarnPath: .yarn/releases/yarn-4.1.0.cjs\nplugins:\n  - path: .yarn/plugins/@yarnpkg/plugin-x.cjs\n    spec: x\nnodeLinker: node-modules\n",
+    );
     expect(analyze("yarn test").verdict).toBe("allow");
     write(".yarnrc.yml", "yarnPath: ./tools/evil.cjs\n");
     expect(analyze("yarn test").verdict).toBe("deny");

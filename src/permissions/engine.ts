@@ -231,13 +231,14 @@ export class PermissionEngine {
         risk_level: finding.risk_level,
         reason: `${finding.reason} — denied by your earlier answer (${denied.scope})`,
       };
-    const covered = subjects.length > 0 && grants.every((grant) => grant !== undefined && (finding.approval !== "once" || grant.scope === "once"));
+    const given = grants.filter((grant) => grant !== undefined);
+    const covered = subjects.length > 0 && given.length === grants.length && given.every((grant) => finding.approval !== "once" || grant.scope === "once");
     if (covered)
       return {
         ...finding,
         action: "allow",
         settled: true,
-        reason: `${finding.reason} — allowed by your earlier answer (${grants.map((grant) => grant!.scope).join(", ")})`,
+        reason: `${finding.reason} — allowed by your earlier answer (${given.map((grant) => grant.scope).join(", ")})`,
       };
     if (!PRE_APPROVABLE.has(finding.layer)) {
       return this.mode === "bypass"
@@ -269,7 +270,10 @@ export class PermissionEngine {
   }
 
   #decide(findings: PermissionFinding[], { paths, analysis, backup_paths }: Omit<LayeredFindings, "findings">): PermissionDecision {
-    let deciding = findings[0]!;
+    const [first] = findings;
+    // Layer 1 always has its say, so there is a finding.
+    if (first === undefined) throw new Error("the permission layers gave no finding");
+    let deciding = first;
     let risk: RiskLevel = "none";
     for (const finding of findings) {
       const stricter = STRICTNESS[finding.action] > STRICTNESS[deciding.action];

@@ -14,7 +14,7 @@ export type Grant = {
 };
 
 /** `.air/local/permission-grants.yaml` and `~/.air/permission-grants.yaml`: written by air, readable by people. */
-export const GrantsFile = v.strictObject({
+const GrantsFile = v.strictObject({
   version: v.optional(v.literal(1), 1),
   grants: v.optional(v.array(v.strictObject({ subject: PermissionSubject, granted_at: v.string() })), []),
 });

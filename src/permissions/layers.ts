@@ -31,7 +31,7 @@ export type PermissionRequest = {
  * of any scope; `grant` — a grant only (the finding comes from an `ask` rule); `once` — only a one-time
  * answer to this very prompt (credential and system findings).
  */
-export type Approval = "rule" | "grant" | "once";
+type Approval = "rule" | "grant" | "once";
 
 /** One layer's verdict; the strictest verdict decides (ties: the earlier layer). */
 export type PermissionFinding = {
@@ -138,7 +138,8 @@ class Layers {
 
   denied_by_scope(c: PathClassification): boolean {
     const scope = this.request.scope;
-    return scope !== undefined && c.relative !== undefined && (scope.denied_paths ?? []).some((entry) => within(c.relative!, entry));
+    const relative = c.relative;
+    return scope !== undefined && relative !== undefined && (scope.denied_paths ?? []).some((entry) => within(relative, entry));
   }
 
   /** Layer 3 for one write, by a tool or by a command. */
@@ -146,10 +147,11 @@ class Layers {
     const scope = this.request.scope;
     if (scope === undefined) return;
     const where = describe_path(c);
+    const relative = c.relative;
     if (this.denied_by_scope(c)) this.add("task_scope", "deny", "medium", `${how}${where} is in the task's denied paths`);
-    else if (scope.write_area !== undefined && (c.relative === undefined || !within(c.relative, scope.write_area))) {
+    else if (scope.write_area !== undefined && (relative === undefined || !within(relative, scope.write_area))) {
       this.add("task_scope", "block", "medium", `${how}${where} is outside the task's write area ${scope.write_area}`);
-    } else if (scope.allowed_paths !== undefined && (c.relative === undefined || !scope.allowed_paths.some((entry) => within(c.relative!, entry)))) {
+    } else if (scope.allowed_paths !== undefined && (relative === undefined || !scope.allowed_paths.some((entry) => within(relative, entry)))) {
       this.add("task_scope", "block", "medium", `${how}${where} is not in the task's allowed paths`);
     } else this.add("task_scope", "allow", "none", `${how}${where} is inside the task scope`);
   }

@@ -5,7 +5,7 @@ import { air_failure } from "../contracts/errors.js";
 import { air_home } from "../project/layout.js";
 
 /** Path risk categories of seeds 003 §12. */
-export const PATH_CATEGORIES = [
+const PATH_CATEGORIES = [
   "project_source",
   "project_build_output",
   "project_air_shared",
@@ -75,8 +75,7 @@ function walk(absolute: string): Walk {
   let hops = 0;
   let missing = false;
   let process_link = false;
-  while (pending.length > 0) {
-    const segment = pending.pop()!;
+  for (let segment = pending.pop(); segment !== undefined; segment = pending.pop()) {
     if (segment === "" || segment === ".") continue;
     if (segment === "..") {
       current = path.dirname(current);
@@ -119,6 +118,12 @@ export function resolve_real(absolute: string): string {
 }
 
 /**
+ * The characters HFS+ ignores in names. U+034F, a combining character, stands outside the class: after
+ * another character in it, it would read as one combined character.
+ */
+const HFS_IGNORED = /\u034F|[\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]/g;
+
+/**
  * A path segment as a case-insensitive file system would compare it: NFC, lower case, without the
  * characters HFS+ ignores (CVE-2014-9390: `.g\u200cit`), without the trailing dots and spaces Windows
  * drops (`.git.`) and without an NTFS stream suffix (`.git::$INDEX_ALLOCATION`).
@@ -126,7 +131,7 @@ export function resolve_real(absolute: string): string {
 export function fold_segment(segment: string): string {
   return segment
     .normalize("NFC")
-    .replace(/[\u00AD\u034F\u200B-\u200F\u202A-\u202E\u2060-\u206F\uFEFF]/g, "")
+    .replace(HFS_IGNORED, "")
     .toLowerCase()
     .replace(/::\$[a-z_]*$/, "")
     .replace(/[. ]+$/, (tail) => (tail.length === segment.length ? tail : ""));
@@ -210,6 +215,7 @@ export function has_registry_token(file: string): boolean {
     return false;
   }
   for (const match of text.matchAll(TOKEN_LINE)) {
+    // biome-ignore lint/style/noNonNullAssertion: TOKEN_LINE's second group, `(.*)`, is not optional
     const value = match[2]!.trim().replace(/^["']|["']$/g, "");
     if (value !== "" && !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value)) return true;
   }
@@ -233,7 +239,7 @@ export function is_credential_path(real: string, home: string = os.homedir()): b
   return has_registry_token(real);
 }
 
-export function is_system_path(real: string): boolean {
+function is_system_path(real: string): boolean {
   return SYSTEM_PREFIXES.some((prefix) => is_inside(real, prefix));
 }
 

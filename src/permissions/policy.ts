@@ -11,11 +11,11 @@ const Pattern = v.pipe(v.string(), v.minLength(1), v.maxLength(4096));
  * by single spaces, wrappers stripped): `*` matches anything, so `npm run lint*` covers `npm run lint:fix`.
  * `path` is a glob relative to the project root (`**` crosses folders).
  */
-export const PermissionRule = v.union([
+const PermissionRule = v.union([
   v.strictObject({ command: Pattern }),
   v.strictObject({ path: Pattern, op: v.optional(v.picklist(["read", "write", "any"]), "any") }),
 ]);
-export type PermissionRule = v.InferOutput<typeof PermissionRule>;
+type PermissionRule = v.InferOutput<typeof PermissionRule>;
 
 /** `~/.air/permissions.yaml` and `.air/shared/permissions.yaml`. Strict: a misspelt key is an error. */
 export const PermissionsFile = v.strictObject({
@@ -39,7 +39,7 @@ export const PERMISSIONS_FILE_EXAMPLE = [
   "    op: any              # read | write | any",
 ].join("\n");
 
-export type RuleEffect = "allow" | "ask" | "deny";
+type RuleEffect = "allow" | "ask" | "deny";
 export type SourcedRule = { readonly effect: RuleEffect; readonly rule: PermissionRule; readonly source: string };
 
 /**
@@ -77,7 +77,7 @@ export function load_permission_policy(options: { air_home: string; layout?: Pro
 export function glob_regexp(glob: string, separator: "/" | undefined): RegExp {
   let source = "";
   for (let index = 0; index < glob.length; index++) {
-    const char = glob[index]!;
+    const char = glob.charAt(index);
     if (char === "*" && glob[index + 1] === "*") {
       index++;
       // `a/**/b` also covers `a/b`.
@@ -93,7 +93,7 @@ export function glob_regexp(glob: string, separator: "/" | undefined): RegExp {
 }
 
 /** Whether a rule covers a subject. Command-line subjects (what the analyzer could not see through) never match a rule. */
-export function rule_matches(rule: PermissionRule, subject: PermissionSubject): boolean {
+function rule_matches(rule: PermissionRule, subject: PermissionSubject): boolean {
   if ("command" in rule) return subject.kind === "command" && glob_regexp(rule.command, undefined).test(subject.command);
   if (subject.kind !== "path" || (rule.op !== "any" && rule.op !== subject.op)) return false;
   return glob_regexp(rule.path.replace(/^\.\//, ""), "/").test(subject.path);

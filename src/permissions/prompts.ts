@@ -35,7 +35,7 @@ const KEYS: Record<string, { answer: "allow" | "deny"; grant_scope: PermissionGr
 };
 const SCOPE_KEY: Record<PermissionGrantScope, string> = { once: "[y] once", session: "[s] this session", project: "[p] this project", global: "[g] always" };
 
-export function render_prompt(prompt: PermissionPrompt): string {
+function render_prompt(prompt: PermissionPrompt): string {
   const lines = [`\nPermission needed (${prompt.risk_level} risk): ${prompt.tool_name}`];
   for (const command of prompt.commands) lines.push(`  $ ${command}`);
   for (const subject of prompt.subjects) if (subject.kind === "path") lines.push(`  ${subject.op} ${subject.path}`);

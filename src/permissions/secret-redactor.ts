@@ -16,9 +16,9 @@ import { is_credential_variable } from "./credentials.js";
 export type KnownSecret = { readonly label: string; readonly value: string };
 
 /** Shorter values would redact ordinary words and are not real secrets anyway. */
-export const MIN_SECRET_LENGTH = 8;
+const MIN_SECRET_LENGTH = 8;
 
-export function redaction_mark(hint: string): string {
+function redaction_mark(hint: string): string {
   return `[REDACTED:${hint}]`;
 }
 
@@ -77,7 +77,8 @@ function sk_hint(token: string): string | undefined {
 
 function is_jwt(run: string): boolean {
   const parts = run.split(".");
-  return parts.length === 3 && parts[1]!.startsWith("eyJ") && parts[0]!.length >= 10 && parts[1]!.length >= 10;
+  const [header = "", payload = ""] = parts;
+  return parts.length === 3 && payload.startsWith("eyJ") && header.length >= 10 && payload.length >= 10;
 }
 
 function replace_token(match: string, groups: Record<string, string | undefined>): string {
@@ -126,12 +127,13 @@ function replace_context(match: string, groups: Record<string, string | undefine
     if (password === "" || password.startsWith(ALREADY_REDACTED)) return match;
     return `://${groups.userinfo.slice(0, colon + 1)}${redaction_mark("url_password")}@`;
   }
-  const hint = key_hint(groups.key!);
-  const quoted = groups.quoted !== undefined;
-  const value = groups.quoted ?? groups.bare!;
-  if (!looks_secret(value, quoted, hint)) return match;
+  const { key, quoted } = groups;
+  const value = quoted ?? groups.bare;
+  if (key === undefined || value === undefined) return match;
+  const hint = key_hint(key);
+  if (!looks_secret(value, quoted !== undefined, hint)) return match;
   const quote = groups.quote ?? "";
-  return `${groups.key}${groups.separator}${quote}${redaction_mark(hint)}${quote}`;
+  return `${key}${groups.separator}${quote}${redaction_mark(hint)}${quote}`;
 }
 
 function replace_private_keys(text: string): string {
@@ -169,8 +171,7 @@ function is_plain_object(value: unknown): value is Record<string, unknown> {
  */
 export function credential_env_secrets(env: NodeJS.ProcessEnv = process.env): KnownSecret[] {
   return Object.entries(env)
-    .filter(([name, value]) => value !== undefined && is_credential_variable(name))
-    .map(([name, value]) => ({ label: name, value: value! }))
+    .flatMap(([name, value]) => (value !== undefined && is_credential_variable(name) ? [{ label: name, value }] : []))
     .filter(({ value }) => !/^(\/|~|\.{1,2}\/|https?:\/\/[^@]*$)/.test(value) && !/\s/.test(value) && !/^\d+$/.test(value));
 }
 
@@ -192,6 +193,7 @@ export class SecretRedactor {
   /** `text` with every known secret and every credential-shaped token replaced by `[REDACTED:<hint>]`. */
   redact(text: string): string {
     if (text.length < MIN_SECRET_LENGTH || !this.#trigger.test(text)) return text;
+    // biome-ignore lint/style/noNonNullAssertion: #exact alternates exactly the keys of #labels, so what it matched is one
     let result = this.#exact === undefined ? text : text.replace(this.#exact, (value) => redaction_mark(this.#labels.get(value)!));
     result = replace_private_keys(result);
     result = result.replace(TOKEN_PATTERN, (match: string, ...rest: unknown[]) => replace_token(match, rest.at(-1) as Record<string, string | undefined>));

@@ -264,7 +264,14 @@ describe("prompts that outlive their runtime", () => {
 
   it("a prompt is read back as the engine asked it (its schema's shape), the question standing in for the reason", async () => {
     const asked: PermissionPrompt[] = [];
-    const engine = new PermissionEngine({ answerer: { answer: (prompt) => (asked.push(prompt), new Promise(() => undefined)) } });
+    const engine = new PermissionEngine({
+      answerer: {
+        answer: (prompt) => {
+          asked.push(prompt);
+          return new Promise(() => undefined);
+        },
+      },
+    });
     void engine.evaluate(request({ command: "git push origin main && curl -sS https://example.com" }), temp.session);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(asked).toHaveLength(1);

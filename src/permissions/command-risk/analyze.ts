@@ -328,7 +328,7 @@ class Analysis implements PathSink {
         this.runs_unknown_code = true;
         this.add("ask_user", "unknown_execution", `${runner} runs text piped into it with expansions or escapes, only known at run time`);
       }
-      this.run(piped.text, `${command.producer!.words[0]!.value} | ${runner}`, depth + 1);
+      this.run(piped.text, `${piped.producer} | ${runner}`, depth + 1);
       return;
     }
     this.runs_unknown_code = true;

@@ -1,6 +1,6 @@
 import { awk_arguments, sed_arguments } from "./file-arguments.js";
 import type { CommandCategory, CommandFinding, ShellWord } from "./types.js";
-import { literal_word } from "./words.js";
+import { literal_word, split_option } from "./words.js";
 
 /** Code and commands a program runs because of its arguments (`find -exec`, `git -c`, `sed e`, `tar --to-command` …). */
 export type ArgumentExecution = {
@@ -24,6 +24,7 @@ export function argument_execution(name: string, args: readonly ShellWord[]): Ar
   const values = args.map((arg) => arg.value);
   if (name === "find") {
     for (let index = 0; index < args.length; index += 1) {
+      // biome-ignore lint/style/noNonNullAssertion: index < args.length, and values has one entry per arg
       const value = values[index]!;
       if (["-exec", "-execdir", "-ok", "-okdir"].includes(value)) {
         const end = values.findIndex((v, i) => i > index && (v === ";" || v === "+"));
@@ -31,10 +32,14 @@ export function argument_execution(name: string, args: readonly ShellWord[]): Ar
         out.argv.push({ words: inner, via: `find ${value}` });
         index = end === -1 ? args.length : end;
       } else if (value === "-delete") out.categories.push("destructive");
-      else if (["-fprint", "-fprint0", "-fprintf", "-fls"].includes(value) && values[index + 1] !== undefined) out.writes.push(values[index + 1]!);
+      else if (["-fprint", "-fprint0", "-fprintf", "-fls"].includes(value)) {
+        const file = values[index + 1];
+        if (file !== undefined) out.writes.push(file);
+      }
     }
   } else if (name === "git") {
     for (let index = 0; index < args.length; index += 1) {
+      // biome-ignore lint/style/noNonNullAssertion: index < args.length, and values has one entry per arg
       const value = values[index]!;
       if (!value.startsWith("-")) break;
       if (value === "-c" || value === "--config-env" || value.startsWith("--config-env=")) {
@@ -55,13 +60,12 @@ export function argument_execution(name: string, args: readonly ShellWord[]): Ar
       else sed_script(script.value, out);
     }
   } else if (name === "tar") {
-    for (let index = 0; index < args.length; index += 1) {
-      const value = values[index]!;
-      const option = value.split("=")[0]!;
+    for (const [index, value] of values.entries()) {
+      const { option, attached } = split_option(value);
       if (["--to-command", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command", "-F"].includes(option)) {
         out.findings.push(unknown(`tar ${option} runs a program`));
       } else if (option === "--use-compress-program" || option === "-I") {
-        const program = value.includes("=") ? value.slice(value.indexOf("=") + 1) : values[index + 1];
+        const program = attached?.value ?? values[index + 1];
         out.findings.push(unknown(`tar ${option} runs a compression program`));
         if (program !== undefined) out.code.push({ word: literal_word(program), via: `tar ${option}` });
       }
@@ -91,7 +95,7 @@ function sed_script(script: string, out: ArgumentExecution): void {
   let i = 0;
   const n = script.length;
   const skip_space = () => {
-    while (i < n && /[\s;{}!]/.test(script[i]!)) i += 1;
+    while (i < n && /[\s;{}!]/.test(script.charAt(i))) i += 1;
   };
   const rest_of_line = () => {
     const end = script.indexOf("\n", i);
@@ -102,27 +106,29 @@ function sed_script(script: string, out: ArgumentExecution): void {
   while (i < n) {
     skip_space();
     // address: numbers, $, /re/, \cREc, ranges, steps
-    while (i < n && /[0-9$,~+/\\]/.test(script[i]!)) {
+    while (i < n && /[0-9$,~+/\\]/.test(script.charAt(i))) {
       if (script[i] === "/" || script[i] === "\\") {
-        const delim = script[i] === "\\" ? script[i + 1]! : "/";
+        // past the end of the script (a trailing `\`) the delimiter is "", and the scan below stops at n anyway
+        const delim = script[i] === "\\" ? script.charAt(i + 1) : "/";
         i += script[i] === "\\" ? 2 : 1;
         while (i < n && script[i] !== delim) i += script[i] === "\\" ? 2 : 1;
         i += 1;
       } else i += 1;
-      while (i < n && /[IM]/.test(script[i]!)) i += 1;
+      while (i < n && /[IM]/.test(script.charAt(i))) i += 1;
     }
-    while (i < n && /[\s!]/.test(script[i]!)) i += 1;
+    while (i < n && /[\s!]/.test(script.charAt(i))) i += 1;
     const command = script[i];
     if (command === undefined) break;
     i += 1;
     if (command === "s" || command === "y") {
-      const delim = script[i]!;
+      // "" when the script ends at the command: the sections below then stop at n
+      const delim = script.charAt(i);
       i += 1;
       for (let section = 0; section < 2; section += 1) {
         while (i < n && script[i] !== delim) i += script[i] === "\\" ? 2 : 1;
         i += 1;
       }
-      const flags = /^[gpiImMe0-9]*/.exec(script.slice(i))![0];
+      const flags = /^[gpiImMe0-9]*/.exec(script.slice(i))?.[0] ?? "";
       i += flags.length;
       if (command === "s" && flags.includes("e")) out.findings.push(unknown("sed s///e runs the pattern space as a shell command"));
       if (command === "s" && script[i] === "w") {

@@ -348,8 +348,9 @@ export function classify_argv(name: string, args: readonly string[]): Classified
 }
 
 /** The git subcommand after global options (`-C dir`, `-c k=v`, `--git-dir=…`). */
-export function git_subcommand(args: readonly string[]): string | undefined {
+function git_subcommand(args: readonly string[]): string | undefined {
   for (let index = 0; index < args.length; index += 1) {
+    // biome-ignore lint/style/noNonNullAssertion: index < args.length
     const arg = args[index]!;
     if (["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--exec-path", "--super-prefix"].includes(arg)) {
       index += 1;

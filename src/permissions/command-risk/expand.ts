@@ -17,8 +17,9 @@ export function path_candidates(word: ShellWord, variables: Variables): string[]
   if (word.literal) return word.glob ? glob_candidates(word.value) : [word.value];
   if (!SIMPLE_WORD.test(word.value)) return undefined;
   let spellings = [""];
-  for (const match of word.value.replace(/"/g, "").matchAll(/\$\{?([A-Za-z_]\w*)\}?|([^$]+)/g)) {
-    const values = match[1] === undefined ? [match[2]!] : values_of(match[1], variables);
+  for (const match of word.value.replace(/"/g, "").matchAll(/\$\{?([A-Za-z_]\w*)\}?|[^$]+/g)) {
+    // Without a name, the match is a run of plain text.
+    const values = match[1] === undefined ? [match[0]] : values_of(match[1], variables);
     if (values === undefined) return undefined;
     spellings = spellings.flatMap((spelling) => values.map((value) => spelling + value));
     if (spellings.length > MAX_CANDIDATES) return undefined;

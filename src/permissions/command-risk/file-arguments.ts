@@ -33,6 +33,7 @@ export function sed_arguments(args: readonly ShellWord[]): FileArguments {
   const operands: ShellWord[] = [];
   let options_done = false;
   for (let index = 0; index < args.length; index += 1) {
+    // biome-ignore lint/style/noNonNullAssertion: index < args.length
     const arg = args[index]!;
     const value = arg.value;
     if (options_done || !arg.literal || !value.startsWith("-") || value === "-") {
@@ -63,11 +64,12 @@ export function sed_arguments(args: readonly ShellWord[]): FileArguments {
       continue;
     }
     for (let at = 1; at < value.length; at += 1) {
-      const flag = value[at]!;
+      const flag = value.charAt(at);
       const rest = value.slice(at + 1);
       if (flag === "i") {
         in_place = true;
-        if (rest === "" && args[index + 1]?.literal === true && args[index + 1]!.value === "") bsd_suffix = true;
+        const following = args[index + 1];
+        if (rest === "" && following?.literal === true && following.value === "") bsd_suffix = true;
         break;
       }
       if (flag === "e" || flag === "f" || flag === "l") {
@@ -85,11 +87,12 @@ export function sed_arguments(args: readonly ShellWord[]): FileArguments {
     }
   }
   let files = operands;
-  if (!explicit && operands.length > 0) {
-    out.scripts.push(operands[0]!);
-    files = operands.slice(1);
+  const [first, ...others] = operands;
+  if (!explicit && first !== undefined) {
+    out.scripts.push(first);
+    files = others;
     // BSD `sed -i '' SCRIPT FILE…`: the word after '' is the script there and a file for GNU sed.
-    if (bsd_suffix && operands[0]!.value === "" && operands[1] !== undefined) out.scripts.push(operands[1]);
+    if (bsd_suffix && first.value === "" && others[0] !== undefined) out.scripts.push(others[0]);
   }
   for (const file of files) (in_place ? out.writes : out.reads).push(file);
   return out;
@@ -106,6 +109,7 @@ export function awk_arguments(args: readonly ShellWord[]): FileArguments {
   const operands: ShellWord[] = [];
   let options_done = false;
   for (let index = 0; index < args.length; index += 1) {
+    // biome-ignore lint/style/noNonNullAssertion: index < args.length
     const arg = args[index]!;
     const value = arg.value;
     if (options_done || operands.length > 0 || !arg.literal || !value.startsWith("-") || value === "-") {
@@ -128,7 +132,7 @@ export function awk_arguments(args: readonly ShellWord[]): FileArguments {
       }
       continue;
     }
-    const flag = value[1]!;
+    const flag = value.charAt(1);
     if (!AWK_VALUED_SHORT.has(flag)) continue;
     const taken = value.length > 2 ? literal_word(value.slice(2)) : args[++index];
     if ((flag === "f" || flag === "E" || flag === "i") && taken !== undefined) {
@@ -137,9 +141,10 @@ export function awk_arguments(args: readonly ShellWord[]): FileArguments {
     }
   }
   let files = operands;
-  if (!program_files && operands.length > 0) {
-    out.scripts.push(operands[0]!);
-    files = operands.slice(1);
+  const [program, ...others] = operands;
+  if (!program_files && program !== undefined) {
+    out.scripts.push(program);
+    files = others;
   }
   for (const file of files) {
     if (file.literal && /^[A-Za-z_][A-Za-z0-9_]*=/.test(file.value)) continue;
@@ -160,6 +165,7 @@ export function git_arguments(args: readonly ShellWord[]): FileArguments {
   const out = empty();
   let index = 0;
   for (; index < args.length; index += 1) {
+    // biome-ignore lint/style/noNonNullAssertion: index < args.length
     const arg = args[index]!;
     const value = arg.value;
     if (!arg.literal || !value.startsWith("-")) break;
@@ -171,6 +177,7 @@ export function git_arguments(args: readonly ShellWord[]): FileArguments {
   }
   const subcommand = args[index]?.value;
   for (index += 1; index < args.length; index += 1) {
+    // biome-ignore lint/style/noNonNullAssertion: index < args.length
     const arg = args[index]!;
     const value = arg.value;
     if (arg.literal && (value === "--output" || (value === "-o" && subcommand === "format-patch") || value === "--output-directory")) {

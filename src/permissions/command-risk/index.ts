@@ -1,3 +1,2 @@
 export { analyze_command } from "./analyze.js";
-export type { AnalyzedCommand, AnalyzerAction, AnalyzerContext, CommandAnalysis, CommandCategory, CommandFinding, FindingCategory } from "./types.js";
-export { COMMAND_CATEGORIES } from "./types.js";
+export type { AnalyzerAction, CommandAnalysis, CommandCategory, CommandFinding } from "./types.js";

@@ -72,9 +72,9 @@ function in_yarn_folder(value: string): boolean {
 function settings(text: string): { key: string; value: string }[] {
   const found: { key: string; value: string }[] = [];
   for (const line of text.split(/\r?\n/)) {
-    const match = /^\s*-?\s*([A-Za-z0-9_@./:"'-]+?)\s*(?:=|:(?!\/)|\s)\s*(.*)$/.exec(line);
-    if (match === null || /^\s*[;#[]/.test(line)) continue;
-    found.push({ key: match[1]!, value: match[2]!.trim() });
+    const [, key, value] = /^\s*-?\s*([A-Za-z0-9_@./:"'-]+?)\s*(?:=|:(?!\/)|\s)\s*(.*)$/.exec(line) ?? [];
+    if (key === undefined || value === undefined || /^\s*[;#[]/.test(line)) continue;
+    found.push({ key, value: value.trim() });
   }
   return found;
 }

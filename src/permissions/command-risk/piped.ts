@@ -1,7 +1,10 @@
 import type { SimpleCommand } from "./parse.js";
 
-/** Text a command writes into a pipe, and whether bash would write it exactly so (no expansions, no escapes). */
-export type PipedText = { readonly text: string; readonly literal: boolean };
+/**
+ * Text a command writes into a pipe, and whether bash would write it exactly so (no expansions, no escapes);
+ * `producer` is the program writing it.
+ */
+export type PipedText = { readonly producer: string; readonly text: string; readonly literal: boolean };
 
 /**
  * What the producer of `producer | sh` feeds the shell, when it is plain enough to know without running it:
@@ -13,22 +16,24 @@ export function piped_text(producer: SimpleCommand): PipedText | undefined {
   if (head.value === "echo") {
     let index = 0;
     let escapes = false;
-    while (args[index]?.literal === true && /^-[neE]+$/.test(args[index]!.value)) {
-      if (args[index]!.value.includes("e")) escapes = true;
+    for (const arg of args) {
+      if (!arg.literal || !/^-[neE]+$/.test(arg.value)) break;
+      if (arg.value.includes("e")) escapes = true;
       index += 1;
     }
     const rest = args.slice(index);
     const text = rest.map((word) => word.value).join(" ");
-    return { text, literal: !escapes && rest.every((word) => word.literal) && !text.includes("\\") };
+    return { producer: head.value, text, literal: !escapes && rest.every((word) => word.literal) && !text.includes("\\") };
   }
   if (head.value === "printf") {
     const text = args.map((word) => word.value).join(" ");
-    return { text, literal: args.length === 1 && args[0]!.literal && !/[%\\]/.test(text) };
+    return { producer: head.value, text, literal: args.length === 1 && args[0]?.literal === true && !/[%\\]/.test(text) };
   }
   if (head.value === "cat" && args.length === 0) {
     for (const redirect of producer.redirects) {
-      if (redirect.kind === "heredoc") return { text: redirect.body, literal: redirect.literal };
-      if (redirect.kind === "herestring" && redirect.target !== undefined) return { text: redirect.target.value, literal: redirect.target.literal };
+      if (redirect.kind === "heredoc") return { producer: head.value, text: redirect.body, literal: redirect.literal };
+      if (redirect.kind === "herestring" && redirect.target !== undefined)
+        return { producer: head.value, text: redirect.target.value, literal: redirect.target.literal };
     }
   }
   return undefined;

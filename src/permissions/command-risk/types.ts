@@ -1,7 +1,7 @@
 import type { PermissionAction } from "../../contracts/events/permission.js";
 
 /** Command risk categories of seeds 003 §12. */
-export const COMMAND_CATEGORIES = [
+const COMMAND_CATEGORIES = [
   "read_only",
   "build",
   "test",

@@ -40,14 +40,15 @@ const NAME_TAKING = new Set([
 const STORING = new Set(["read", "mapfile", "readarray", "getopts"]);
 
 /** Names an arithmetic expression reads: bare identifiers and `$x` / `${x}` references (numbers and substitutions aside). */
-export function arithmetic_names(text: string): string[] {
+function arithmetic_names(text: string): string[] {
   const stripped = text.replace(/\$\((?!\()[^)]*\)|`[^`]*`/g, " ");
   const bare = stripped.replace(REFERENCE, " ").replace(NUMBER, " ");
   return [...referenced_names(stripped), ...[...bare.matchAll(/[A-Za-z_]\w*/g)].map((match) => match[0])];
 }
 
 /** Names referenced with `$`: `$x`, `${x}`, `${x[0]}`, `${!x}`. */
-export function referenced_names(text: string): string[] {
+function referenced_names(text: string): string[] {
+  // biome-ignore lint/style/noNonNullAssertion: REFERENCE's one group is not optional
   return [...text.matchAll(REFERENCE)].map((match) => match[1]!);
 }
 
@@ -176,8 +177,7 @@ export function evaluation(variables: Variables): Evaluation {
   const out: Evaluation = { code: [], unknown: [] };
   const queue = [...variables.evaluated];
   const seen = new Set<string>();
-  while (queue.length > 0) {
-    const name = queue.pop()!;
+  for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
     if (seen.has(name) || SAFE_SPECIALS.has(name)) continue;
     seen.add(name);
     const values = variables.bindings.get(name);

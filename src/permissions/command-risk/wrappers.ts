@@ -1,4 +1,5 @@
 import type { ShellWord } from "./types.js";
+import { literal_word, split_option } from "./words.js";
 
 /**
  * Strips the commands that only run another command (`env`, `sudo`, `timeout 5`, `xargs` …) and returns
@@ -87,9 +88,9 @@ export function unwrap(input: readonly ShellWord[]): Unwrapped {
   const wrappers: string[] = [];
   const assignments: { name: string; value: ShellWord }[] = [];
   let privileged = false;
-  for (let guard = 0; guard < 64 && words.length > 0; guard += 1) {
-    const head = words[0]!;
-    if (!head.literal) break;
+  for (let guard = 0; guard < 64; guard += 1) {
+    const head = words[0];
+    if (head === undefined || !head.literal) break;
     const name = head.value.split("/").at(-1) ?? head.value;
     const wrapper = WRAPPERS[name];
     if (wrapper === undefined) break;
@@ -99,6 +100,7 @@ export function unwrap(input: readonly ShellWord[]): Unwrapped {
     let shell_string: ShellWord | undefined;
     let split: ShellWord[] | undefined;
     while (index < words.length) {
+      // biome-ignore lint/style/noNonNullAssertion: index < words.length
       const word = words[index]!;
       const text = word.value;
       if (text === "--") {
@@ -106,12 +108,12 @@ export function unwrap(input: readonly ShellWord[]): Unwrapped {
         break;
       }
       if (word.literal && text.startsWith("-") && text.length > 1) {
-        const [flag, inline] = text.startsWith("--")
-          ? [text.split("=")[0]!, text.includes("=") ? text.slice(text.indexOf("=") + 1) : undefined]
-          : [text.slice(0, 2), text.length > 2 ? text.slice(2) : undefined];
+        const { option: flag, attached: inline } = text.startsWith("--")
+          ? split_option(text)
+          : { option: text.slice(0, 2), attached: text.length > 2 ? literal_word(text.slice(2)) : undefined };
         let value: ShellWord | undefined;
         if (wrapper.valued.has(flag)) {
-          if (inline !== undefined) value = { value: inline, literal: true, glob: false };
+          if (inline !== undefined) value = inline;
           else {
             value = words[index + 1];
             index += 1;
@@ -131,9 +133,9 @@ export function unwrap(input: readonly ShellWord[]): Unwrapped {
         index += 1;
         continue;
       }
-      if (wrapper.assignments === true && word.literal && ASSIGNMENT.test(text)) {
-        const match = ASSIGNMENT.exec(text)!;
-        assignments.push({ name: match[1]!, value: { value: match[2]!, literal: true, glob: false } });
+      const [, variable, assigned] = (wrapper.assignments === true && word.literal ? ASSIGNMENT.exec(text) : null) ?? [];
+      if (variable !== undefined && assigned !== undefined) {
+        assignments.push({ name: variable, value: literal_word(assigned) });
         index += 1;
         continue;
       }

@@ -109,16 +109,15 @@ export const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
 
 const Reason = v.pipe(v.string(), v.minLength(1), v.maxLength(4000));
 
-export const ControlPayload = v.variant("command", [
+const ControlPayload = v.variant("command", [
   v.strictObject({ command: v.literal("agent.start"), task: TaskSpec, brief: AgentBrief }),
   v.strictObject({ command: v.literal("cancel"), reason: Reason }),
 ]);
-export type ControlPayload = v.InferOutput<typeof ControlPayload>;
 
-export const ToolResultPayload = v.strictObject({ outcome: ToolOutcome });
-export const ToolStreamPayload = v.strictObject({ chunk: v.unknown() });
+const ToolResultPayload = v.strictObject({ outcome: ToolOutcome });
+const ToolStreamPayload = v.strictObject({ chunk: v.unknown() });
 
-export const WorkerReadyPayload = v.strictObject({
+const WorkerReadyPayload = v.strictObject({
   protocol_version: v.pipe(v.number(), v.integer(), v.minValue(1)),
   worker_version: v.pipe(v.string(), v.minLength(1)),
 });
@@ -127,17 +126,17 @@ export const WorkerReadyPayload = v.strictObject({
  * session, source = this agent, route), so a worker cannot speak for anyone else, and validates it
  * through the EventIngestor.
  */
-export const EventPayload = v.strictObject({
+const EventPayload = v.strictObject({
   type: v.pipe(v.string(), v.regex(/^[a-z_]+(\.[a-z_]+)+$/, "expected a dotted event type")),
   payload: v.unknown(),
 });
 export const LogLevel = v.picklist(["debug", "info", "warn", "error"]);
 export type LogLevel = v.InferOutput<typeof LogLevel>;
-export const LogPayload = v.strictObject({ level: LogLevel, message: v.pipe(v.string(), v.minLength(1)), data: v.optional(v.unknown()) });
-export const ToolCallPayload = v.strictObject({ call: ToolCall });
-export const WorkerResultPayload = v.strictObject({ result: WorkerResult });
-export const WorkerCheckpointPayload = v.strictObject({ data: v.unknown() });
-export const ProtocolErrorPayload = v.strictObject({ message: v.pipe(v.string(), v.minLength(1)), error: v.optional(AirError) });
+const LogPayload = v.strictObject({ level: LogLevel, message: v.pipe(v.string(), v.minLength(1)), data: v.optional(v.unknown()) });
+const ToolCallPayload = v.strictObject({ call: ToolCall });
+const WorkerResultPayload = v.strictObject({ result: WorkerResult });
+const WorkerCheckpointPayload = v.strictObject({ data: v.unknown() });
+const ProtocolErrorPayload = v.strictObject({ message: v.pipe(v.string(), v.minLength(1)), error: v.optional(AirError) });
 
 // ---------------------------------------------------------------------------------------------------
 // Protocol errors
@@ -168,8 +167,6 @@ export const WORKER_TO_PARENT_KINDS = ["worker.ready", "event", "log", "tool.cal
 export type ParentToWorkerKind = (typeof PARENT_TO_WORKER_KINDS)[number];
 export type WorkerToParentKind = (typeof WORKER_TO_PARENT_KINDS)[number];
 export type IpcKind = ParentToWorkerKind | WorkerToParentKind;
-
-export const IpcKindSchema = v.picklist([...PARENT_TO_WORKER_KINDS, ...WORKER_TO_PARENT_KINDS]);
 
 /** The direction each kind travels in; a message on the wrong channel is a protocol error. */
 export function direction_of(kind: IpcKind): IpcDirection {
@@ -210,7 +207,6 @@ export type IpcMessage = v.InferOutput<typeof IpcMessage>;
 export type IpcMessageOf<K extends IpcKind> = Extract<IpcMessage, { kind: K }>;
 export type ParentToWorkerMessage = IpcMessageOf<ParentToWorkerKind>;
 export type WorkerToParentMessage = IpcMessageOf<WorkerToParentKind>;
-export type IpcPayloadOf<K extends IpcKind> = IpcMessageOf<K>["payload"];
 /** Payload as a sender may write it (valibot input: defaults not yet filled in). */
 export type IpcPayloadInputOf<K extends IpcKind> =
   v.InferInput<typeof IpcMessage> extends infer M ? (M extends { kind: K; payload: infer P } ? P : never) : never;

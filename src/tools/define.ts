@@ -16,7 +16,7 @@ import type { ReadObservationScope } from "./observations.js";
  * so the PermissionEngine sees the exact paths and command before anything runs. Paths are relative
  * to the project root or absolute.
  */
-export type ToolPermissions<I> = {
+type ToolPermissions<I> = {
   reads?(input: I): readonly string[];
   writes?(input: I): readonly string[];
   executes?(input: I): { command: string; cwd: string };
@@ -83,8 +83,9 @@ export type ToolDefinition<I extends v.GenericSchema = v.GenericSchema, O extend
   execute(input: v.InferOutput<I>, execution: ToolExecution): Promise<v.InferInput<O>>;
 };
 
-// The registry stores tools of every input/output type side by side.
-export type AnyToolDefinition = ToolDefinition<any, any>;
+// The registry stores tools of every input/output type side by side: `execute` and the permission functions are
+// methods, so a tool typed from its own schemas is still one of these.
+export type AnyToolDefinition = ToolDefinition<v.GenericSchema, v.GenericSchema>;
 
 /** Identity, for inference: `define_tool({...})` types `execute`'s input from the schema. */
 export function define_tool<I extends v.GenericSchema, O extends v.GenericSchema>(definition: ToolDefinition<I, O>): ToolDefinition<I, O> {

@@ -9,11 +9,11 @@ import { session_artifacts_dir } from "../../project/layout.js";
 import { define_tool, type ToolExecution } from "../define.js";
 import { read_lines } from "./lines.js";
 
-export const DEFAULT_LINES = 2000;
-export const DEFAULT_BYTES = 64 * 1024;
-export const MAX_BYTES = 1024 * 1024;
+const DEFAULT_LINES = 2000;
+const DEFAULT_BYTES = 64 * 1024;
+const MAX_BYTES = 1024 * 1024;
 /** Characters of text returned at most, whatever the line limit: what a model can take in one go. */
-export const MAX_CONTENT_CHARS = 256 * 1024;
+const MAX_CONTENT_CHARS = 256 * 1024;
 
 export const ArtifactReadInput = v.strictObject({
   // A plain string pattern: the branded ArtifactId has no JSON Schema for the model.
@@ -43,7 +43,7 @@ type ArtifactReadInput = v.InferOutput<typeof ArtifactReadInput>;
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-export const ArtifactReadOutput = v.strictObject({
+const ArtifactReadOutput = v.strictObject({
   id: ArtifactId,
   type: v.string(),
   original_name: v.nullable(v.string()),
@@ -76,7 +76,7 @@ function is_inside(folder: string, file: string): boolean {
 function artifact_file(execution: ToolExecution, id: string, recorded: string): string {
   const folder = session_artifacts_dir(execution.session.project.layout, execution.session.id);
   const lexical = path.resolve(folder, recorded);
-  const escape = () =>
+  const outside_failure = () =>
     air_failure({
       kind: "policy_error",
       message: `artifact ${id} is recorded at ${recorded}, outside the session's artifacts folder`,
@@ -84,7 +84,7 @@ function artifact_file(execution: ToolExecution, id: string, recorded: string): 
       user_action: "The session database has been tampered with or is corrupt; do not read this artifact.",
       metadata: { artifact_id: id, path: recorded },
     });
-  if (!is_inside(folder, lexical)) throw escape();
+  if (!is_inside(folder, lexical)) throw outside_failure();
   let real: string;
   try {
     real = fs.realpathSync(lexical);
@@ -93,7 +93,7 @@ function artifact_file(execution: ToolExecution, id: string, recorded: string): 
       artifact_id: id,
     });
   }
-  if (!is_inside(fs.realpathSync(folder), real)) throw escape();
+  if (!is_inside(fs.realpathSync(folder), real)) throw outside_failure();
   if (!fs.statSync(real).isFile())
     throw read_failure(`the file of artifact ${id} is not a regular file`, "Run the step that produced it again.", { artifact_id: id });
   return real;

@@ -16,14 +16,14 @@ export type CompactorModel = ModelCompleter & { readonly capabilities?: { readon
 // Plain string patterns: branded ids have no JSON Schema, and the registry makes one for every tool.
 const id_pattern = (prefix: string) => v.pipe(v.string(), v.regex(new RegExp(`^${prefix}_[0-9A-HJKMNP-TV-Z]{26}$`), `expected a ${prefix}_<ulid> id`));
 
-export const ContextCompactInput = v.strictObject({
+const ContextCompactInput = v.strictObject({
   /** The agent whose conversation to compact; default: the calling agent, unless a task is named. */
   agent_id: v.optional(id_pattern(ID_PREFIXES.agent)),
   /** The task whose current conversation to compact. With neither (and no calling agent): the main conversation. */
   task_id: v.optional(id_pattern(ID_PREFIXES.task)),
   reason: Reason,
 });
-export type ContextCompactInput = v.InferOutput<typeof ContextCompactInput>;
+type ContextCompactInput = v.InferOutput<typeof ContextCompactInput>;
 
 export const ContextCompactOutput = v.strictObject({
   summary_id: SummaryId,

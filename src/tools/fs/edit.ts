@@ -15,7 +15,7 @@ import {
   write_text_atomic,
 } from "./common.js";
 
-export const FsEditInput = v.strictObject({
+const FsEditInput = v.strictObject({
   path: PathInput,
   old_string: v.pipe(v.string(), v.minLength(1), v.description("The exact text to replace (whitespace and indentation included).")),
   new_string: v.pipe(v.string(), v.description("The text that replaces it.")),
@@ -23,7 +23,7 @@ export const FsEditInput = v.strictObject({
   expected_sha256: v.optional(v.pipe(Sha256Input, v.description("Edit only if the file's current sha256 is this (instead of a prior fs.read)."))),
 });
 
-export const FsEditOutput = v.strictObject({
+const FsEditOutput = v.strictObject({
   path: v.string(),
   replacements: v.pipe(v.number(), v.integer(), v.minValue(1)),
   sha256: v.string(),

@@ -9,7 +9,7 @@ const DEFAULT_LIMIT = 1000;
 /** Entries looked at before giving up: bounds the work of a pattern that matches little in a huge tree. */
 const MAX_VISITED = 200_000;
 
-export const GlobPattern = v.pipe(
+const GlobPattern = v.pipe(
   v.string(),
   v.minLength(1),
   v.maxLength(1000),
@@ -37,7 +37,7 @@ export function compile_globs(patterns: readonly string[], options: picomatch.Pi
   return (relative) => matches(relative) && !excluded(relative);
 }
 
-export const FsGlobInput = v.strictObject({
+const FsGlobInput = v.strictObject({
   pattern: v.union([GlobPattern, v.pipe(v.array(GlobPattern), v.minLength(1), v.maxLength(50))]),
   cwd: v.optional(v.pipe(PathInput, v.description("The folder the patterns are relative to (default: the project root).")), "."),
   limit: v.optional(
@@ -47,7 +47,7 @@ export const FsGlobInput = v.strictObject({
   include_ignored: v.optional(v.pipe(v.boolean(), v.description("Also match files that .gitignore ignores (.git itself never).")), false),
 });
 
-export const FsGlobOutput = v.strictObject({
+const FsGlobOutput = v.strictObject({
   /** Relative to the project root, sorted. */
   paths: v.array(v.string()),
   truncated: v.boolean(),

@@ -9,9 +9,9 @@ import { locate_search_root, walk_files, type WalkEntry } from "./walk.js";
 
 const DEFAULT_MAX_MATCHES = 200;
 /** Bigger files are skipped: generated bundles and data, not code to read. */
-export const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
+const MAX_GREP_FILE_BYTES = 2 * 1024 * 1024;
 /** Only this much of a line is matched: bounds what one pathological line costs a backtracking regex. */
-export const MAX_MATCHED_LINE_CHARS = 10_000;
+const MAX_MATCHED_LINE_CHARS = 10_000;
 /** Lines returned (match and context) are clipped to this. */
 const MAX_RETURNED_LINE_CHARS = 1000;
 /** Total work of one call: files opened, bytes read, wall time. */
@@ -42,7 +42,7 @@ export const FsGrepInput = v.strictObject({
 const Line = v.pipe(v.number(), v.integer(), v.minValue(1));
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-export const FsGrepOutput = v.strictObject({
+const FsGrepOutput = v.strictObject({
   matches: v.array(
     v.strictObject({
       path: v.string(),
@@ -118,9 +118,10 @@ function matches_in(text: string, relative: string, regex: RegExp, input: FsGrep
   if (lines.at(-1) === "") lines.pop();
   const strip = (line: string) => (line.endsWith("\r") ? line.slice(0, -1) : line);
   const found: Match[] = [];
-  for (let index = 0; index < lines.length && found.length < room; index += 1) {
+  for (const [index, raw] of lines.entries()) {
+    if (found.length >= room) break;
     if (index % 1000 === 999 && !in_budget()) return { found, complete: false };
-    const line = strip(lines[index]!);
+    const line = strip(raw);
     const match = regex.exec(line.length > MAX_MATCHED_LINE_CHARS ? line.slice(0, MAX_MATCHED_LINE_CHARS) : line);
     if (match === null) continue;
     found.push({

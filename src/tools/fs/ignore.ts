@@ -11,7 +11,7 @@ const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
  * With every rule rebased into one matcher, in the order git gives them precedence (info/exclude, then
  * .gitignore files from the root down), "the last matching rule wins" is git's own semantics.
  */
-export function rebase_rule(line: string, base: string): string | undefined {
+function rebase_rule(line: string, base: string): string | undefined {
   // Trailing spaces are dropped unless escaped with a backslash, as git does.
   let rule = line.replace(/\r$/, "").replace(/(?<!\\) +$/, "");
   if (rule === "" || rule.startsWith("#")) return undefined;

@@ -10,7 +10,7 @@ const MAX_ENTRIES = 2000;
 /** Listed but never descended into: git internals and dependency trees are noise for a model. */
 const NOT_DESCENDED = new Set([".git", "node_modules"]);
 
-export const FsListInput = v.strictObject({
+const FsListInput = v.strictObject({
   path: v.optional(PathInput, "."),
   depth: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(10), v.description("How many folder levels to list (default 1: the folder's own entries).")),
@@ -18,9 +18,9 @@ export const FsListInput = v.strictObject({
   ),
 });
 
-export const EntryType = v.picklist(["file", "directory", "symlink", "other"]);
+const EntryType = v.picklist(["file", "directory", "symlink", "other"]);
 
-export const FsListOutput = v.strictObject({
+const FsListOutput = v.strictObject({
   path: v.string(),
   entries: v.array(
     v.strictObject({

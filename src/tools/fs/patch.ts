@@ -21,7 +21,7 @@ import { apply_hunks, format_rejects, parse_unified_diff, patch_error, type File
 
 const MAX_FILES = 200;
 
-export const FsPatchInput = v.strictObject({
+const FsPatchInput = v.strictObject({
   patch: v.pipe(
     v.string(),
     v.minLength(1),
@@ -44,7 +44,7 @@ export const FsPatchInput = v.strictObject({
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-export const FsPatchOutput = v.strictObject({
+const FsPatchOutput = v.strictObject({
   files: v.array(
     v.strictObject({
       path: v.string(),
@@ -106,7 +106,8 @@ function read_existing(execution: ToolExecution, name: string, input: FsPatchInp
 
 function plan_change(execution: ToolExecution, change: FileChange, input: FsPatchInput): Planned {
   const source = change.source === undefined ? undefined : read_existing(execution, change.source, input, change.kind !== "copied");
-  const target_located = change.target === undefined ? undefined : change.target === change.source ? source!.located : locate(execution, change.target);
+  const target_located =
+    change.target === undefined ? undefined : source !== undefined && change.target === change.source ? source.located : locate(execution, change.target);
   if (target_located !== undefined && target_located !== source?.located && fs.existsSync(target_located.real)) {
     throw patch_error(`${target_located.display} already exists; the patch ${change.kind === "created" ? "creates" : "writes a new file at"} it`, {
       file: target_located.display,
@@ -254,11 +255,13 @@ function commit(plans: Planned[]): void {
 /** After a successful commit: read observations of the new content, and a diff artifact + evidence per file. */
 function report(execution: ToolExecution, plans: Planned[]): FileResult[] {
   return plans.map(({ change, source, target }) => {
+    // biome-ignore lint/style/noNonNullAssertion: every change names a source or a target (parse_unified_diff), and plan_change located each one it names.
     const located = (target ?? source)!.located;
     const after = target?.text ?? "";
     const sha256 = target === undefined ? undefined : sha256_of(after);
     if (sha256 !== undefined) execution.observations.record(located.real, sha256);
     const diff = diff_artifact(execution, located, source?.text, after);
+    // biome-ignore lint/style/noNonNullAssertion: a rename or copy names its source (parse_unified_diff), which plan_change read.
     const from = change.kind === "renamed" || change.kind === "copied" ? source!.located.display : undefined;
     execution.evidence({
       kind: "artifact_excerpt",

@@ -7,13 +7,13 @@ const MAX_CONTENT_CHARS = 256 * 1024;
 
 const Line = v.pipe(v.number(), v.integer(), v.minValue(1));
 
-export const FsReadInput = v.strictObject({
+const FsReadInput = v.strictObject({
   path: PathInput,
   offset: v.optional(v.pipe(Line, v.description("First line to return, 1-based (default 1)."))),
   limit: v.optional(v.pipe(Line, v.maxValue(20_000), v.description(`How many lines to return (default ${DEFAULT_LIMIT}).`))),
 });
 
-export const FsReadOutput = v.strictObject({
+const FsReadOutput = v.strictObject({
   path: v.string(),
   content: v.string(),
   start_line: v.pipe(v.number(), v.integer(), v.minValue(0)),

@@ -4,7 +4,7 @@ import { air_failure } from "../../contracts/errors.js";
 const DEV_NULL = "/dev/null";
 
 /** The kinds of change a unified diff can make to one file. */
-export type ChangeKind = "created" | "deleted" | "modified" | "renamed" | "copied";
+type ChangeKind = "created" | "deleted" | "modified" | "renamed" | "copied";
 
 /** One file's part of a patch, with its paths as the patch names them (the `a/` and `b/` prefixes removed). */
 export type FileChange = {

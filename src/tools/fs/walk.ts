@@ -65,8 +65,9 @@ export async function* walk_files(options: WalkOptions): AsyncGenerator<WalkEntr
   const include_ignored = options.include_ignored || rules.ignores(start, true);
   // Depth first in name order: a stack of what is still to visit, next on top.
   const pending: { relative: string; type: WalkEntry["type"] | "folder" }[] = [{ relative: start, type: "folder" }];
-  while (pending.length > 0 && !signal.aborted) {
-    const next = pending.pop()!;
+  while (!signal.aborted) {
+    const next = pending.pop();
+    if (next === undefined) break;
     if (next.type !== "folder") {
       yield { relative: next.relative, absolute: absolute_of(next.relative), type: next.type };
       continue;

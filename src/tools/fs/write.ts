@@ -16,13 +16,13 @@ import {
   write_text_atomic,
 } from "./common.js";
 
-export const FsWriteInput = v.strictObject({
+const FsWriteInput = v.strictObject({
   path: PathInput,
   content: v.pipe(v.string(), v.maxLength(MAX_TEXT_BYTES), v.description("The whole new content of the file.")),
   expected_sha256: v.optional(v.pipe(Sha256Input, v.description("Overwrite only if the file's current sha256 is this (instead of a prior fs.read)."))),
 });
 
-export const FsWriteOutput = v.strictObject({
+const FsWriteOutput = v.strictObject({
   path: v.string(),
   created: v.boolean(),
   changed: v.boolean(),

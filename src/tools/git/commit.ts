@@ -15,7 +15,7 @@ type GitCommitInput = v.InferOutput<typeof GitCommitInput>;
 
 const CommittedFile = v.strictObject({ path: v.string(), status: v.string() });
 
-export const GitCommitOutput = v.strictObject({
+const GitCommitOutput = v.strictObject({
   sha: v.string(),
   subject: v.string(),
   files: v.array(CommittedFile),
@@ -60,8 +60,13 @@ async function changed_files(repo: Repo): Promise<{ path: string; status: string
     .split("\0")
     .filter((field) => field !== "");
   const files: { path: string; status: string }[] = [];
-  for (let index = 0; index + 1 < fields.length; index += 2) files.push({ status: fields[index]!, path: project_path(repo, fields[index + 1]!) });
-  return files;
+  // Status and path alternate, one pair per file.
+  for (let index = 0; ; index += 2) {
+    const status = fields[index];
+    const path = fields[index + 1];
+    if (status === undefined || path === undefined) return files;
+    files.push({ status, path: project_path(repo, path) });
+  }
 }
 
 export const git_commit = define_tool({
@@ -93,7 +98,7 @@ export const git_commit = define_tool({
     if (head.code !== 0) throw git_failure(["rev-parse"], head, "The commit was made; inspect it with git.log.");
     const sha = head.stdout.toString("utf8").trim();
     const files = await changed_files(repo);
-    const subject = input.message.trim().split("\n")[0]!;
+    const [subject = ""] = input.message.trim().split("\n");
     execution.evidence({ kind: "tool_run", ref: execution.tool_run_id, claim: `commit ${sha} "${subject.slice(0, 200)}" records ${files.length} file(s)` });
     return { sha, subject, files, effects: { commits: [sha] } };
   },

@@ -9,7 +9,7 @@ import { git_failure } from "./run-git.js";
 /** Options of every diff-producing git: no external diff or textconv program, no colour, paths relative to the project. */
 export const DIFF_HARDENING = ["--no-ext-diff", "--no-textconv", "--no-color", "--relative"];
 
-export const GitDiffInput = v.strictObject({
+const GitDiffInput = v.strictObject({
   staged: v.optional(v.pipe(v.boolean(), v.description("Diff the index (staged changes) instead of the work tree (default false).")), false),
   base: v.optional(v.pipe(RevInput, v.description("Compare against this revision instead of the index."))),
   target: v.optional(v.pipe(RevInput, v.description("With base: compare base with this revision (work tree and index are not involved)."))),
@@ -27,7 +27,7 @@ const FileStat = v.strictObject({
 });
 type FileStat = v.InferOutput<typeof FileStat>;
 
-export const GitDiffOutput = v.strictObject({
+const GitDiffOutput = v.strictObject({
   files: v.array(FileStat),
   files_changed: v.number(),
   insertions: v.number(),
@@ -40,11 +40,11 @@ export const GitDiffOutput = v.strictObject({
 });
 
 /** Parses `git diff --numstat -z`: `added\tdeleted\tpath\0`, or for a rename `added\tdeleted\t\0from\0to\0`. */
-export function parse_numstat(raw: string): FileStat[] {
-  const records = raw.split("\0");
+function parse_numstat(raw: string): FileStat[] {
+  // One iterator for the loop and the rename's two paths, which it takes as they come.
+  const records = raw.split("\0").values();
   const files: FileStat[] = [];
-  for (let index = 0; index < records.length; index += 1) {
-    const record = records[index]!;
+  for (const record of records) {
     if (record === "") continue;
     const [added = "", deleted = "", ...rest] = record.split("\t");
     const binary = added === "-" && deleted === "-";
@@ -52,8 +52,8 @@ export function parse_numstat(raw: string): FileStat[] {
     const path = rest.join("\t");
     if (path !== "") files.push({ path, ...counts });
     else {
-      const from = records[(index += 1)] ?? "";
-      const to = records[(index += 1)] ?? "";
+      const from = records.next().value ?? "";
+      const to = records.next().value ?? "";
       files.push({ path: to, from, ...counts });
     }
   }

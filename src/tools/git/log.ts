@@ -8,7 +8,7 @@ const MAX_BODY_CHARS = 4000;
 const FIELD = "\x1f";
 const RECORD = "\x1e";
 
-export const GitLogInput = v.strictObject({
+const GitLogInput = v.strictObject({
   max_count: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(200), v.description("How many commits (default 20, at most 200).")), 20),
   rev: v.optional(v.pipe(RevInput, v.description("Start from this revision or range (default HEAD)."))),
   path: v.optional(v.pipe(PathInput, v.description("Only commits that touch this path."))),
@@ -27,11 +27,11 @@ const Commit = v.strictObject({
 });
 type Commit = v.InferOutput<typeof Commit>;
 
-export const GitLogOutput = v.strictObject({ commits: v.array(Commit) });
+const GitLogOutput = v.strictObject({ commits: v.array(Commit) });
 
 const FORMAT = `--format=${["%H", "%P", "%an", "%ae", "%aI", "%s", "%b"].join("%x1f")}%x1e`;
 
-export function parse_log(raw: string): Commit[] {
+function parse_log(raw: string): Commit[] {
   const commits: Commit[] = [];
   for (const record of raw.split(RECORD)) {
     const fields = record.replace(/^\n/, "").split(FIELD);

@@ -5,7 +5,7 @@
  * and any git inside `shell.run` — gets these values at command-line precedence, through
  * `GIT_CONFIG_COUNT`, so no repository, global or system setting can bring them back.
  */
-export const NEUTRAL_GIT_CONFIG: readonly (readonly [key: string, value: string])[] = [
+const NEUTRAL_GIT_CONFIG: readonly (readonly [key: string, value: string])[] = [
   ["core.fsmonitor", "false"],
   ["core.hooksPath", "/dev/null"],
   ["core.sshCommand", "ssh"],

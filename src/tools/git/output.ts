@@ -2,7 +2,7 @@ import type { ToolExecution } from "../define.js";
 import type { GitResult } from "./run-git.js";
 
 /** Characters of a diff or show returned inline; the whole text goes to an artifact past this. */
-export const MAX_INLINE_CHARS = 64 * 1024;
+const MAX_INLINE_CHARS = 64 * 1024;
 
 export type CappedText = {
   text: string;

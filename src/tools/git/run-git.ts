@@ -3,9 +3,9 @@ import { air_failure, type AirFailure } from "../../contracts/errors.js";
 import { scrub_env } from "../shell/env.js";
 import { neutral_git_env } from "./neutral-config.js";
 
-export const GIT_TIMEOUT_MS = 60_000;
+const GIT_TIMEOUT_MS = 60_000;
 /** Bytes of stdout kept; past it git is stopped and the result marked truncated. */
-export const GIT_MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
+const GIT_MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
 const STDERR_MAX_BYTES = 64 * 1024;
 
 /**
@@ -36,7 +36,7 @@ export type GitResult = {
 };
 
 /** The environment of an air git: scrubbed, neutral configuration, plus `config` appended to it. */
-export function git_env(config: readonly (readonly [string, string])[] = []): Record<string, string> {
+function git_env(config: readonly (readonly [string, string])[] = []): Record<string, string> {
   const env: Record<string, string> = { ...scrub_env(process.env), ...neutral_git_env(), LC_ALL: "C" };
   let count = Number(env.GIT_CONFIG_COUNT);
   for (const [key, value] of config) {
@@ -69,6 +69,18 @@ function spawn_failure(error: NodeJS.ErrnoException): AirFailure {
     },
     error,
   );
+}
+
+/** git with its output piped and, when the run has input, its stdin piped too: fed the input, then closed. */
+function spawn_git(run: GitRun) {
+  const args = [...GLOBAL_ARGS, ...run.args];
+  const options = { cwd: run.cwd, env: git_env(run.config) };
+  if (run.stdin === undefined) return spawn("git", args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("git", args, { ...options, stdio: "pipe" });
+  // git may exit before reading its input (a bad argument): the broken pipe is not the failure to report.
+  child.stdin.on("error", () => undefined);
+  child.stdin.end(run.stdin);
+  return child;
 }
 
 function stopped_failure(reason: "timed_out" | "cancelled", args: readonly string[], timeout_ms: number): AirFailure {
@@ -105,11 +117,7 @@ export function run_git(run: GitRun): Promise<GitResult> {
       reject(stopped_failure("cancelled", run.args, timeout_ms));
       return;
     }
-    const child = spawn("git", [...GLOBAL_ARGS, ...run.args], {
-      cwd: run.cwd,
-      env: git_env(run.config),
-      stdio: [run.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-    });
+    const child = spawn_git(run);
     const stdout: Buffer[] = [];
     let stdout_bytes = 0;
     let stderr = "";
@@ -128,7 +136,7 @@ export function run_git(run: GitRun): Promise<GitResult> {
       run.signal.removeEventListener("abort", on_abort);
     };
 
-    child.stdout!.on("data", (chunk: Buffer) => {
+    child.stdout.on("data", (chunk: Buffer) => {
       if (truncated) return;
       const room = max_output - stdout_bytes;
       stdout.push(chunk.byteLength <= room ? chunk : chunk.subarray(0, room));
@@ -138,14 +146,9 @@ export function run_git(run: GitRun): Promise<GitResult> {
         kill();
       }
     });
-    child.stderr!.on("data", (chunk: Buffer) => {
+    child.stderr.on("data", (chunk: Buffer) => {
       if (stderr.length < STDERR_MAX_BYTES) stderr += chunk.toString("utf8");
     });
-    if (run.stdin !== undefined) {
-      // git may exit before reading its input (a bad argument): the broken pipe is not the failure to report.
-      child.stdin!.on("error", () => undefined);
-      child.stdin!.end(run.stdin);
-    }
     child.on("error", (error: NodeJS.ErrnoException) => {
       cleanup();
       reject(spawn_failure(error));

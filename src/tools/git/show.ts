@@ -7,13 +7,13 @@ import { capped_text } from "./output.js";
 import { git_in, open_repo, pathspecs, RevInput } from "./repo.js";
 import { git_failure } from "./run-git.js";
 
-export const GitShowInput = v.strictObject({
+const GitShowInput = v.strictObject({
   rev: v.optional(RevInput, "HEAD"),
   path: v.optional(v.pipe(PathInput, v.description("Show this file (or folder listing) as it is in rev, instead of the commit."))),
   stat_only: v.optional(v.pipe(v.boolean(), v.description("For a commit: the message and changed-file summary without the patch.")), false),
 });
 
-export const GitShowOutput = v.strictObject({
+const GitShowOutput = v.strictObject({
   object: v.string(),
   text: v.string(),
   /** The object is a binary file: `text` is empty. */
@@ -34,7 +34,7 @@ export const git_show = define_tool({
   output: GitShowOutput,
   permissions: { reads: (input) => [input.path ?? "."] },
   async execute(input, execution) {
-    const spec = input.path === undefined ? undefined : pathspecs(execution, [input.path])[0]!;
+    const [spec] = input.path === undefined ? [] : pathspecs(execution, [input.path]);
     // `rev:./path` names the path relative to git's working folder, the project root.
     const object = spec === undefined ? input.rev : `${input.rev}:./${spec === "." ? "" : spec}`;
     const repo = await open_repo(execution);

@@ -6,8 +6,8 @@ import { git_in, open_repo, project_path, type Repo } from "./repo.js";
 
 const MAX_ENTRIES = 2000;
 
-export const FileState = v.picklist(["unmodified", "modified", "type_changed", "added", "deleted", "renamed", "copied", "updated_unmerged"]);
-export type FileState = v.InferOutput<typeof FileState>;
+const FileState = v.picklist(["unmodified", "modified", "type_changed", "added", "deleted", "renamed", "copied", "updated_unmerged"]);
+type FileState = v.InferOutput<typeof FileState>;
 
 const STATE_OF: Record<string, FileState> = {
   ".": "unmodified",
@@ -20,7 +20,7 @@ const STATE_OF: Record<string, FileState> = {
   U: "updated_unmerged",
 };
 
-export const GitStatusInput = v.strictObject({
+const GitStatusInput = v.strictObject({
   untracked: v.optional(
     v.pipe(v.picklist(["no", "normal", "all"]), v.description("Untracked files: no, normal (folders collapsed, default) or all.")),
     "normal",
@@ -38,7 +38,7 @@ const StatusEntry = v.strictObject({
 });
 type StatusEntry = v.InferOutput<typeof StatusEntry>;
 
-export const GitStatusOutput = v.strictObject({
+const GitStatusOutput = v.strictObject({
   branch: v.strictObject({
     /** Null when HEAD is detached. */
     head: v.nullable(v.string()),
@@ -78,27 +78,27 @@ function fields_and_path(line: string, fields: number): { fields: string[]; path
 }
 
 /** Parses `git status --porcelain=v2 --branch -z`. */
-export function parse_status(repo: Repo, raw: string): { branch: Branch; entries: StatusEntry[] } {
+function parse_status(repo: Repo, raw: string): { branch: Branch; entries: StatusEntry[] } {
   const branch: Branch = { head: null, commit: null };
   const entries: StatusEntry[] = [];
-  const records = raw.split("\0");
-  const xy = (code: string) => ({ index: STATE_OF[code[0]!] ?? "modified", worktree: STATE_OF[code[1]!] ?? "modified" });
-  for (let index = 0; index < records.length; index += 1) {
-    const record = records[index]!;
+  // One iterator for the loop and a rename's source path, which it takes as it comes.
+  const records = raw.split("\0").values();
+  const xy = (code = "") => ({ index: STATE_OF[code.charAt(0)] ?? "modified", worktree: STATE_OF[code.charAt(1)] ?? "modified" });
+  for (const record of records) {
     if (record === "") continue;
     const type = record[0];
     if (type === "#") branch_header(record, branch);
     else if (type === "1") {
       const { fields, path } = fields_and_path(record, 8);
-      entries.push({ path: project_path(repo, path), kind: "changed", ...xy(fields[1]!) });
+      entries.push({ path: project_path(repo, path), kind: "changed", ...xy(fields[1]) });
     } else if (type === "2") {
       const { fields, path } = fields_and_path(record, 9);
-      const from = records[(index += 1)] ?? "";
-      const kind = fields[8]!.startsWith("C") ? "copied" : "renamed";
-      entries.push({ path: project_path(repo, path), kind, ...xy(fields[1]!), from: project_path(repo, from) });
+      const from = records.next().value ?? "";
+      const kind = fields[8]?.startsWith("C") ? "copied" : "renamed";
+      entries.push({ path: project_path(repo, path), kind, ...xy(fields[1]), from: project_path(repo, from) });
     } else if (type === "u") {
       const { fields, path } = fields_and_path(record, 10);
-      entries.push({ path: project_path(repo, path), kind: "unmerged", ...xy(fields[1]!) });
+      entries.push({ path: project_path(repo, path), kind: "unmerged", ...xy(fields[1]) });
     } else if (type === "?") entries.push({ path: project_path(repo, record.slice(2)), kind: "untracked" });
     else if (type === "!") entries.push({ path: project_path(repo, record.slice(2)), kind: "ignored" });
   }

@@ -7,12 +7,12 @@ import { locate, PathInput, type Located } from "../fs/common.js";
 import { ScanSummary } from "./summary.js";
 import { walk_tree, type ScanWarning } from "./walk.js";
 
-export const DEFAULT_MAX_ENTRIES = 200_000;
+const DEFAULT_MAX_ENTRIES = 200_000;
 const MAX_WARNINGS = 100;
 /** Between two live `tool.progress` events; stream chunks go out every batch. */
 const PROGRESS_INTERVAL_MS = 250;
 
-export const ProjectScanInput = v.strictObject({
+const ProjectScanInput = v.strictObject({
   path: v.optional(v.pipe(PathInput, v.description("Folder to scan (default: the project root).")), "."),
   max_entries: v.optional(
     v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2_000_000), v.description(`Stop after this many entries (default ${DEFAULT_MAX_ENTRIES}).`)),
@@ -25,7 +25,7 @@ export const ProjectScanInput = v.strictObject({
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-export const ProjectScanOutput = v.strictObject({
+const ProjectScanOutput = v.strictObject({
   path: v.string(),
   totals: v.strictObject({ entries: Count, files: Count, directories: Count, symlinks: Count, special: Count, errors: Count, bytes: Count }),
   non_source_files: Count,

@@ -58,7 +58,9 @@ export class ScanSummary {
   }
 
   #note_largest(path: string, size_bytes: number): void {
-    if (this.#largest.length === LARGEST && size_bytes <= this.#largest[LARGEST - 1]!.size_bytes) return;
+    // The list never holds more than LARGEST: its last place is taken only when it is full.
+    const smallest = this.#largest[LARGEST - 1];
+    if (smallest !== undefined && size_bytes <= smallest.size_bytes) return;
     this.#largest.push({ path, size_bytes });
     this.#largest.sort((a, b) => b.size_bytes - a.size_bytes);
     if (this.#largest.length > LARGEST) this.#largest.pop();

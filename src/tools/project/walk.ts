@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-export type EntryType = "file" | "directory" | "symlink" | "fifo" | "socket" | "char_device" | "block_device" | "other";
+type EntryType = "file" | "directory" | "symlink" | "fifo" | "socket" | "char_device" | "block_device" | "other";
 
 /** One entry of the tree, from `lstat` (and `readlink` for symlinks): never from opening the entry. */
 export type ScanEntry = {
@@ -81,7 +81,9 @@ const yield_turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type Pending = { absolute: string; relative: string; depth: number; names: string[]; next: number };
 
-/** A folder's entry names in order; its listing failure (EACCES …) is recorded on its entry. */
+/** A folder's entry names in order; its listing failure (EACCES …) is recorded on its entry, or thrown without one. */
+function list_names(absolute: string): string[];
+function list_names(absolute: string, entry: ScanEntry): string[] | undefined;
 function list_names(absolute: string, entry?: ScanEntry): string[] | undefined {
   try {
     return fs.readdirSync(absolute).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
@@ -100,11 +102,10 @@ function list_names(absolute: string, entry?: ScanEntry): string[] | undefined {
 export async function walk_tree(root: string, limits: WalkLimits, hooks: WalkHooks): Promise<WalkResult> {
   const root_stat = fs.statSync(root);
   const seen = new Set<string>([`${root_stat.dev}:${root_stat.ino}`]);
-  const stack: Pending[] = [{ absolute: root, relative: "", depth: 0, names: list_names(root)!, next: 0 }];
+  const stack: Pending[] = [{ absolute: root, relative: "", depth: 0, names: list_names(root), next: 0 }];
   let entries = 0;
   let directories = 0;
-  while (stack.length > 0) {
-    const folder = stack[stack.length - 1]!;
+  for (let folder = stack.at(-1); folder !== undefined; folder = stack.at(-1)) {
     const name = folder.names[folder.next];
     folder.next += 1;
     if (name === undefined) {

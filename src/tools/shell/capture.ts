@@ -22,8 +22,11 @@ export class Capture {
     }
     this.#tail.push(chunk);
     this.#tail_bytes += chunk.byteLength;
-    while (this.#tail.length > 1 && this.#tail_bytes - this.#tail[0]!.byteLength >= this.cap / 4) {
-      this.#tail_bytes -= this.#tail.shift()!.byteLength;
+    let oldest = this.#tail[0];
+    while (this.#tail.length > 1 && oldest !== undefined && this.#tail_bytes - oldest.byteLength >= this.cap / 4) {
+      this.#tail.shift();
+      this.#tail_bytes -= oldest.byteLength;
+      oldest = this.#tail[0];
     }
     return this.#decoder.write(chunk);
   }

@@ -4,7 +4,7 @@ import type { Readable } from "node:stream";
 import type { Capture } from "./capture.js";
 
 /** Between SIGTERM and SIGKILL of the process group. */
-export const KILL_GRACE_MS = 2_000;
+const KILL_GRACE_MS = 2_000;
 
 export type StreamName = "stdout" | "stderr";
 
@@ -134,6 +134,7 @@ export function run_process(
     timers.push(setTimeout(() => stop("timed_out"), timeout_ms));
 
     for (const name of ["stdout", "stderr"] as const) {
+      // biome-ignore lint/style/noNonNullAssertion: both stdio layouts above spawn stdout and stderr as pipes, so the child has both streams.
       child[name]!.on("data", (chunk: Buffer) => {
         const text = captures[name].push(chunk);
         if (text !== "") on_chunk(name, text);

@@ -11,14 +11,14 @@ import { run_process, type Ending, type Launch, type StreamName } from "./proces
 import { bwrap_args, plan_sandbox } from "./sandbox-plan.js";
 import { require_sandbox, type SandboxMode } from "./sandbox.js";
 
-export const DEFAULT_TIMEOUT_MS = 120_000;
-export const MAX_TIMEOUT_MS = 30 * 60_000;
+const DEFAULT_TIMEOUT_MS = 120_000;
+const MAX_TIMEOUT_MS = 30 * 60_000;
 /** Kept in memory (and in the artifact) per stream; beyond it the middle is dropped. */
-export const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
+const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
 /** Characters of each stream's end returned to the caller. */
-export const TAIL_CHARS = 8_000;
+const TAIL_CHARS = 8_000;
 
-export const ShellRunInput = v.strictObject({
+const ShellRunInput = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1), v.maxLength(100_000), v.description("A bash command line, run with `bash --noprofile --norc -c`.")),
   cwd: v.optional(v.pipe(PathInput, v.description("Working folder inside the project (default: the project root).")), "."),
   timeout_ms: v.optional(
@@ -33,7 +33,7 @@ export const ShellRunInput = v.strictObject({
   ),
 });
 
-export const ShellRunOutput = v.strictObject({
+const ShellRunOutput = v.strictObject({
   command_run_id: CommandRunId,
   exit_code: v.pipe(v.number(), v.integer()),
   stdout_tail: v.string(),
@@ -89,7 +89,7 @@ function ending_error(ending: Exclude<Ending, { kind: "exited" }>, command: stri
 }
 
 function describe_command(command: string): string {
-  const line = command.split("\n")[0]!;
+  const [line = ""] = command.split("\n");
   return line.length > 200 || command.includes("\n") ? `${line.slice(0, 200)}…` : line;
 }
 

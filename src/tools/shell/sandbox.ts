@@ -8,7 +8,7 @@ import { air_failure } from "../../contracts/errors.js";
  * works, else none. `AIR_SANDBOX` picks: `auto` (default) uses bwrap when the probe succeeds, `bwrap`
  * requires it (a command fails rather than run unsandboxed), `off` never uses it.
  */
-export const SANDBOX_SETTINGS = ["auto", "bwrap", "off"] as const;
+const SANDBOX_SETTINGS = ["auto", "bwrap", "off"] as const;
 export type SandboxSetting = (typeof SANDBOX_SETTINGS)[number];
 export type SandboxMode = "bwrap" | "none";
 

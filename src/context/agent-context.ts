@@ -27,7 +27,7 @@ export type PersistedMessage =
   | { readonly role: "assistant"; readonly message_id: string; readonly response: ModelResponse };
 
 /** Calls `context.compact` with a reason; undefined when it failed (the caller goes on without compaction). */
-export type Compact = (reason: string) => Promise<unknown>;
+type Compact = (reason: string) => Promise<unknown>;
 
 export type AgentContextOptions = {
   readonly purpose: ModelRequest["purpose"];
@@ -75,7 +75,8 @@ export class AgentContext {
   async next_request(turn: number): Promise<AssembledContext> {
     let assembled = this.#assemble();
     const verdict = this.#policy.should_compact({ token_estimate: assembled.token_estimate, context_window: this.#options.context_window, turn });
-    if (verdict.compact && this.#options.compact !== undefined) assembled = await this.#compact(verdict.reason, turn, assembled);
+    const compact = this.#options.compact;
+    if (verdict.compact && compact !== undefined) assembled = await this.#compact(compact, verdict.reason, turn, assembled);
     if (assembled.token_estimate > this.#options.context_window) {
       throw air_failure({
         kind: "context_error",
@@ -88,8 +89,8 @@ export class AgentContext {
     return assembled;
   }
 
-  async #compact(reason: string, turn: number, before: AssembledContext): Promise<AssembledContext> {
-    const output = v.safeParse(CompactOutput, await this.#options.compact!(reason));
+  async #compact(compact: Compact, reason: string, turn: number, before: AssembledContext): Promise<AssembledContext> {
+    const output = v.safeParse(CompactOutput, await compact(reason));
     if (!output.success) {
       this.#policy.record({ turn, failed: true });
       return before;

@@ -6,13 +6,22 @@ import type { ConversationEntry } from "./conversation.js";
 import { CHARS_PER_TOKEN, estimate_tokens, system_blocks } from "./layers.js";
 
 /** Longest tool output handed back to the model in one tool_result; the rest stays in the tool run's record. */
-export const TOOL_RESULT_MAX_CHARS = 64 * 1024;
+const TOOL_RESULT_MAX_CHARS = 64 * 1024;
 /** A request larger than this, serialized, is also written as a `messages` artifact. */
 export const MESSAGES_ARTIFACT_THRESHOLD_BYTES = 256 * 1024;
 
 /** The mutable stable layers, lowest priority first: what budget fitting gives up before conversation turns. */
 const DROPPABLE_LEVELS = ["evidence", "architecture"] as const;
 const LEVEL_ORDER = new Map(PromptLayerLevel.options.map((level, index) => [level, index]));
+
+function level_rank(level: PromptLayerLevel): number {
+  const rank = LEVEL_ORDER.get(level);
+  if (rank === undefined) throw new Error(`unknown prompt layer level: ${level}`);
+  return rank;
+}
+
+/** A conversation entry with the message as it is sent (tool output clipped) and its token estimate. */
+type Turn = { readonly entry: ConversationEntry; readonly message: CanonicalMessage; readonly tokens: number };
 
 /**
  * Cuts `text` to at most `max` characters, the cut marked. Idempotent: a clipped text is not clipped again,
@@ -71,20 +80,23 @@ export class ContextAssembler {
   }
 
   assemble(input: AssembleInput): AssembledContext {
-    const layers = [...input.layers].sort((a, b) => LEVEL_ORDER.get(a.level)! - LEVEL_ORDER.get(b.level)!);
-    const messages = input.conversation.map((entry) => this.#clip(entry.message));
-    const message_tokens = messages.map((message) => this.#estimate(message));
+    const layers = [...input.layers].sort((a, b) => level_rank(a.level) - level_rank(b.level));
+    const turns: Turn[] = input.conversation.map((entry) => {
+      const message = this.#clip(entry.message);
+      return { entry, message, tokens: this.#estimate(message) };
+    });
+    const messages = turns.map((turn) => turn.message);
     const tool_tokens = input.tools === undefined || input.tools.length === 0 ? 0 : estimate_tokens(JSON.stringify(input.tools));
     const omissions: ContextOmission[] = [];
-    const kept = this.#fit_layers(layers, tool_tokens + sum(message_tokens), input.token_budget, omissions);
+    const kept = this.#fit_layers(layers, tool_tokens + sum(turns.map((turn) => turn.tokens)), input.token_budget, omissions);
     const fixed = tool_tokens + sum(kept.map((layer) => layer.token_estimate));
-    const cut = fit_conversation(messages, message_tokens, input.token_budget - fixed);
-    for (const [index, entry] of input.conversation.slice(0, cut.from).entries()) {
+    const cut = fit_conversation(turns, input.token_budget - fixed);
+    for (const { entry, tokens } of turns.slice(0, cut.from)) {
       omissions.push({
         level: is_tool_results(entry.message) ? "tool_output" : "conversation",
         id: entry.id,
         reason: "oldest turn left out to fit the token budget",
-        token_estimate: message_tokens[index]!,
+        token_estimate: tokens,
       });
     }
     const kept_messages = cut.from === 0 ? messages : [omission_note(cut.from), ...messages.slice(cut.from)];
@@ -100,10 +112,7 @@ export class ContextAssembler {
     const artifact = this.#write_if_large(request, estimate);
     return {
       request,
-      layers: [
-        ...kept.map(({ level, id, token_estimate }) => ({ level, id, token_estimate })),
-        ...conversation_summary(input.conversation.slice(cut.from), message_tokens.slice(cut.from)),
-      ],
+      layers: [...kept.map(({ level, id, token_estimate }) => ({ level, id, token_estimate })), ...conversation_summary(turns.slice(cut.from))],
       omissions,
       token_estimate,
       token_budget: input.token_budget,
@@ -117,10 +126,10 @@ export class ContextAssembler {
     const kept = [...layers];
     let total = others + sum(kept.map((layer) => layer.token_estimate));
     for (const level of DROPPABLE_LEVELS) {
-      for (let index = kept.length - 1; index >= 0 && total > budget; index -= 1) {
-        const layer = kept[index]!;
+      for (const layer of [...kept].reverse()) {
+        if (total <= budget) break;
         if (layer.level !== level || layer.immutable) continue;
-        kept.splice(index, 1);
+        kept.splice(kept.indexOf(layer), 1);
         total -= layer.token_estimate;
         omissions.push({ level, id: layer.id, reason: "left out to fit the token budget", token_estimate: layer.token_estimate });
       }
@@ -172,19 +181,24 @@ function clip_block(block: ContentBlock, max: number): ContentBlock {
  * Where the conversation starts once the oldest turns that do not fit are left out: at an assistant turn
  * (so a tool_result is never separated from its tool_use), never past the newest turn.
  */
-function fit_conversation(messages: readonly CanonicalMessage[], tokens: readonly number[], room: number): { from: number; tokens: number } {
-  const total = sum(tokens);
+function fit_conversation(turns: readonly Turn[], room: number): { from: number; tokens: number } {
+  const total = sum(turns.map((turn) => turn.tokens));
   if (total <= room) return { from: 0, tokens: total };
-  const newest = messages.length - 1;
-  const protected_from = newest > 0 && is_tool_results(messages[newest]!) && messages[newest - 1]!.role === "assistant" ? newest - 1 : newest;
+  const newest = turns.length - 1;
+  const [before, last] = [turns.at(-2), turns.at(-1)];
+  const protected_from =
+    before !== undefined && last !== undefined && is_tool_results(last.message) && before.message.role === "assistant" ? newest - 1 : newest;
   const note_tokens = estimate_tokens(JSON.stringify(omission_note(0)));
+  // `dropped` sums the turns before `index`: those left out when the conversation starts there.
   let dropped = 0;
   let best = { from: 0, tokens: total };
-  for (let index = 1; index <= protected_from; index += 1) {
-    dropped += tokens[index - 1]!;
-    if (messages[index]!.role !== "assistant") continue;
-    best = { from: index, tokens: total - dropped + note_tokens };
-    if (best.tokens <= room) break;
+  for (const [index, turn] of turns.entries()) {
+    if (index > protected_from) break;
+    if (index > 0 && turn.message.role === "assistant") {
+      best = { from: index, tokens: total - dropped + note_tokens };
+      if (best.tokens <= room) break;
+    }
+    dropped += turn.tokens;
   }
   return best;
 }
@@ -194,19 +208,19 @@ function omission_note(count: number): CanonicalMessage {
 }
 
 /** L7–L9 as the context reports them: the conversation, the tool results within it, and the newest instruction. */
-function conversation_summary(entries: readonly ConversationEntry[], tokens: readonly number[]): LayerSummary[] {
-  const newest = entries.at(-1);
-  const instruction = newest !== undefined && newest.message.role === "user" && !is_tool_results(newest.message) ? newest : undefined;
+function conversation_summary(turns: readonly Turn[]): LayerSummary[] {
+  const newest = turns.at(-1);
+  const instruction = newest !== undefined && newest.entry.message.role === "user" && !is_tool_results(newest.entry.message) ? newest : undefined;
   let conversation = 0;
   let tool_output = 0;
-  entries.forEach((entry, index) => {
-    if (entry === instruction) return;
-    if (is_tool_results(entry.message)) tool_output += tokens[index]!;
-    else conversation += tokens[index]!;
-  });
+  for (const turn of turns) {
+    if (turn === instruction) continue;
+    if (is_tool_results(turn.entry.message)) tool_output += turn.tokens;
+    else conversation += turn.tokens;
+  }
   const summary: LayerSummary[] = [];
   if (conversation > 0) summary.push({ level: "conversation", id: "messages", token_estimate: conversation });
   if (tool_output > 0) summary.push({ level: "tool_output", id: "tool_results", token_estimate: tool_output });
-  if (instruction !== undefined) summary.push({ level: "user_override", id: instruction.id, token_estimate: tokens.at(-1)! });
+  if (instruction !== undefined) summary.push({ level: "user_override", id: instruction.entry.id, token_estimate: instruction.tokens });
   return summary;
 }

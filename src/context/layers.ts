@@ -42,7 +42,7 @@ export function safety_layer(mode: PermissionMode): PromptLayer {
 }
 
 /** L5 of a TaskSpec: what to do, how success is judged, where the work may happen and how it is verified. */
-export function task_spec_text(task: TaskSpec, project_root: string): string {
+function task_spec_text(task: TaskSpec, project_root: string): string {
   const lines = [`# Task specification: ${task.title}`, "", task.description];
   if (task.acceptance_criteria.length > 0) lines.push("", "## Acceptance criteria", ...task.acceptance_criteria.map((c) => `- ${c}`));
   const { write_area, expected_files, allowed_paths, denied_paths } = task.scope;

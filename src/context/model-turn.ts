@@ -28,7 +28,7 @@ export function text_of(content: readonly ContentBlock[]): string {
 }
 
 /** A tool's outcome as the text of its tool_result: the error with what to do, or the output, clipped. */
-export function render_outcome(outcome: ToolOutcome): string {
+function render_outcome(outcome: ToolOutcome): string {
   if (!outcome.ok) {
     const { kind, message, user_action } = outcome.error;
     return `error (${kind}): ${message}${user_action === undefined ? "" : `\n${user_action}`}`;

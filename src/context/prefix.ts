@@ -7,7 +7,7 @@
 type Body = { readonly tools?: unknown; readonly system?: unknown; readonly messages?: unknown };
 type WireMessage = { readonly role?: unknown; readonly content?: unknown };
 
-export type PrefixTurn = {
+type PrefixTurn = {
   /** 1 for the first request. */
   readonly turn: number;
   readonly bytes: number;
@@ -71,7 +71,10 @@ function normalized_segments(body: Body): string[] {
 
 function common_bytes(previous: readonly string[], current: readonly string[]): number {
   let bytes = 0;
-  for (let index = 0; index < current.length && previous[index] === current[index]; index += 1) bytes += Buffer.byteLength(current[index]!);
+  for (const [index, part] of current.entries()) {
+    if (previous[index] !== part) break;
+    bytes += Buffer.byteLength(part);
+  }
   return bytes;
 }
 
@@ -87,7 +90,7 @@ export function prefix_report(bodies: readonly Body[]): PrefixReport {
   bodies.forEach((body, index) => {
     const current = normalized_segments(body);
     const bytes = byte_total(current);
-    const previous = index === 0 ? undefined : bodies[index - 1]!;
+    const previous = index === 0 ? undefined : bodies[index - 1];
     const eligible = previous === undefined ? 0 : common_bytes(normalized_segments(previous), current);
     let identical = true;
     if (previous !== undefined) {

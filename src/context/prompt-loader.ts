@@ -20,7 +20,7 @@ export const PROMPTS_DIR = fileURLToPath(new URL("../../prompts/", import.meta.u
 export type PromptRole = AgentType | "main";
 
 /** The project files of L3 at the root, after `.air/shared/rules/*.md`. */
-export const ROOT_RULE_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
+const ROOT_RULE_FILES = ["AGENTS.md", "CLAUDE.md"] as const;
 
 /** Longest rule file put in the prompt; a longer one is cut and says so. */
 const RULE_FILE_MAX_CHARS = 100_000;

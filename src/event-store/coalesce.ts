@@ -30,11 +30,11 @@ export class Coalescer {
     const rule = coalescing_of(event);
     const key = rule === undefined ? undefined : `${event.type}\u0000${String(field(event.payload, rule.key))}`;
     const slot = key === undefined ? undefined : this.#slot.get(key);
-    if (rule === undefined || key === undefined || slot === undefined) {
+    const earlier = slot === undefined ? undefined : this.#pending[slot];
+    if (rule === undefined || key === undefined || slot === undefined || earlier === undefined) {
       if (key !== undefined) this.#slot.set(key, this.#pending.length);
       this.#pending.push(event);
     } else if (rule.mode === "append") {
-      const earlier = this.#pending[slot]!;
       const text = `${String(field(earlier.payload, rule.text))}${String(field(event.payload, rule.text))}`;
       this.#pending[slot] = { ...earlier, payload: { ...(earlier.payload as object), [rule.text]: text } } as RuntimeEvent;
     } else {

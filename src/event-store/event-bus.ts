@@ -15,7 +15,7 @@ const stderr_logger: BusLogger = {
   error: (message, data) => process.stderr.write(`${message}${data === undefined ? "" : ` ${String(data)}`}\n`),
 };
 
-export function matches(filter: BusFilter, event: RuntimeEvent): boolean {
+function matches(filter: BusFilter, event: RuntimeEvent): boolean {
   if (filter.types !== undefined && !filter.types.includes(event.type)) return false;
   for (const key of REF_KEYS) {
     if (filter[key] !== undefined && ref_of(event, key) !== filter[key]) return false;

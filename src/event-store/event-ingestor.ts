@@ -18,7 +18,10 @@ export class EventIngestor {
   ingest(input: unknown): RuntimeEvent {
     const event = this.#redacted(parse_event(input));
     assert_session(event, this.store.session_id);
-    if (is_durable(event)) return this.store.append_parsed([event])[0]!;
+    if (is_durable(event)) {
+      this.store.append_parsed([event]);
+      return event;
+    }
     this.bus.publish(event);
     return event;
   }

@@ -67,7 +67,9 @@ export class EventStore {
   ) {}
 
   append(input: unknown): DurableEvent {
-    return this.append_parsed([this.parse_durable(input)])[0]!;
+    const event = this.parse_durable(input);
+    this.append_parsed([event]);
+    return event;
   }
 
   /** Commits a batch in one transaction: all of it, or — if any event is refused — none of it. */
@@ -78,6 +80,9 @@ export class EventStore {
   /** For the ingestor, which has validated already. */
   append_parsed(batch: DurableEvent[]): DurableEvent[] {
     for (const event of batch) assert_session(event, this.session_id);
+    // An empty batch writes and publishes nothing (and has no event to name in a failure).
+    const [first] = batch;
+    if (first === undefined) return batch;
     let current: DurableEvent | undefined;
     let seqs: number[];
     try {
@@ -88,9 +93,9 @@ export class EventStore {
         }),
       );
     } catch (error) {
-      throw write_failure(current ?? batch[0]!, error);
+      throw write_failure(current ?? first, error);
     }
-    batch.forEach((event, index) => this.bus.publish(event, seqs[index]));
+    for (const [index, event] of batch.entries()) this.bus.publish(event, seqs[index]);
     return batch;
   }
 

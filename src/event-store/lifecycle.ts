@@ -61,10 +61,6 @@ const BINDINGS: Bindings = {
   "capability.updated": { entity: "capability", id: capability_id },
 };
 
-export function bound_entity(type: DurableEventType): LifecycleMachineId | undefined {
-  return BINDINGS[type]?.entity;
-}
-
 /**
  * A snapshot per (machine, status). Lifecycle machines have no context, so a status fully determines the
  * snapshot; caching it keeps the guard at ~1 µs instead of resolving the state for every event.

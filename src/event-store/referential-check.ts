@@ -49,7 +49,7 @@ const INVARIANTS: readonly Invariant[] = [
   },
 ];
 
-export type Orphan = { readonly invariant: string; readonly table: string; readonly id: string; readonly column: string; readonly value: string };
+type Orphan = { readonly invariant: string; readonly table: string; readonly id: string; readonly column: string; readonly value: string };
 export type OrphanReport = { readonly ok: boolean; readonly orphans: readonly Orphan[] };
 
 /** Checks the 8 invariants that `foreign_keys=OFF` leaves to air (seeds 000 §18.3); reads only. */

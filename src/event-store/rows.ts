@@ -24,7 +24,9 @@ function bound(values: Record<string, unknown>, keys: string[], prefix: string):
 }
 
 function column(table: SQLiteTable, key: string): SQLiteColumn {
-  return (table as unknown as Record<string, SQLiteColumn>)[key]!;
+  const found = (table as unknown as Record<string, SQLiteColumn | undefined>)[key];
+  if (found === undefined) throw new Error(`table ${getTableName(table)} has no column ${key}`);
+  return found;
 }
 
 /** Equality on each key; a null value means `IS NULL` (and is not bound), since `= NULL` is never true. */

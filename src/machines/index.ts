@@ -1,4 +1,4 @@
-import type { AnyStateMachine, EventFromLogic, StateNodeDefinition } from "xstate";
+import type { AnyStateMachine, AnyStateNodeDefinition, EventFromLogic } from "xstate";
 import { agent_machine } from "./agent.js";
 import { capability_machine } from "./capability.js";
 import { task_machine } from "./task.js";
@@ -17,16 +17,10 @@ export const lifecycle_machines = {
   capability: capability_machine,
 } as const;
 
-export type LifecycleMachines = typeof lifecycle_machines;
+type LifecycleMachines = typeof lifecycle_machines;
 export type LifecycleMachineId = keyof LifecycleMachines;
-/** The events one lifecycle accepts, e.g. `LifecycleEventOf<"task">`. */
-export type LifecycleEventOf<K extends LifecycleMachineId> = EventFromLogic<LifecycleMachines[K]>;
-/** Every event any lifecycle accepts. */
-export type LifecycleEvent = LifecycleEventOf<LifecycleMachineId>;
 
-type AnyDefinition = StateNodeDefinition<any, any>;
-
-function walk(node: AnyDefinition, visit: (node: AnyDefinition) => void): void {
+function walk(node: AnyStateNodeDefinition, visit: (node: AnyStateNodeDefinition) => void): void {
   visit(node);
   for (const child of Object.values(node.states)) walk(child, visit);
 }

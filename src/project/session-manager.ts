@@ -4,7 +4,7 @@ import { EventBus } from "../event-store/event-bus.js";
 import { EventIngestor } from "../event-store/event-ingestor.js";
 import { EventStore } from "../event-store/event-store.js";
 import { make_event, type EventOrigin } from "../contracts/events/registry.js";
-import { new_id, SessionId } from "../contracts/ids.js";
+import { new_id, type SessionId } from "../contracts/ids.js";
 import { Connection } from "../db/connection.js";
 import { migrate } from "../db/migrate.js";
 import { sessions } from "../db/schema.js";

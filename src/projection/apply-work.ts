@@ -14,13 +14,12 @@ type Identified = { readonly id: string };
 
 /** The list with the item of this id replaced by `change(item)`; the same list when there is none. */
 function update_by_id<T extends Identified>(list: readonly T[], id: string, change: (item: T) => T): readonly T[] {
-  for (let index = list.length - 1; index >= 0; index -= 1) {
-    if (list[index]!.id !== id) continue;
-    const copy = list.slice();
-    copy[index] = change(list[index]!);
-    return copy;
-  }
-  return list;
+  const index = list.findLastIndex((item) => item.id === id);
+  const item = index < 0 ? undefined : list[index];
+  if (item === undefined) return list;
+  const copy = list.slice();
+  copy[index] = change(item);
+  return copy;
 }
 
 function upsert_by_id<T extends Identified>(list: readonly T[], item: T, change: (existing: T) => T): readonly T[] {

@@ -19,7 +19,7 @@ export type ProjectionStoreOptions = ProjectionOptions & {
 const DEFAULT_FLUSH_MS = 33;
 
 /** The live events the projection shows; other ephemeral traffic (render timings) is not subscribed to. */
-export const LIVE_EVENT_TYPES: readonly EventType[] = [
+const LIVE_EVENT_TYPES: readonly EventType[] = [
   "assistant.message.delta",
   "token.delta",
   "task.progress",

@@ -21,10 +21,10 @@ import type {
 import type { AgentStatus, CommandRunStatus, MessageDraftStatus, SessionStatus, TaskStatus, ToolRunStatus } from "../contracts/status.js";
 import type { TaskType } from "../contracts/task.js";
 import type { AgentType } from "../contracts/worker-result.js";
-import type { UiCommand, UiCommandSender } from "./ui-command-channel.js";
+import type { UiCommandSender } from "./ui-command-channel.js";
 import type { HudPreset, UiState, UiStatePatch } from "./ui-state.js";
 
-export type { HudPreset, UiCommand, UiCommandSender, UiState, UiStatePatch };
+export type { HudPreset, UiCommandSender, UiStatePatch };
 
 /** An `AirError` as a UI shows it. */
 export type ErrorView = { readonly kind: ErrorKind; readonly message: string; readonly user_action: string | null };
@@ -73,9 +73,9 @@ export type DraftView = {
   readonly started_at: string;
 };
 
-export type ConversationView = { readonly messages: readonly MessageView[]; readonly drafts: readonly DraftView[] };
+type ConversationView = { readonly messages: readonly MessageView[]; readonly drafts: readonly DraftView[] };
 
-export type TaskProgress = { readonly message: string; readonly percent: number | null };
+type TaskProgress = { readonly message: string; readonly percent: number | null };
 
 export type TaskView = {
   readonly id: TaskId;

@@ -11,7 +11,7 @@ import type { Classification, UserRequest } from "../../machines/main-agent.js";
 const Line = v.pipe(v.string(), v.minLength(1));
 
 /** What the model must answer through the `classify_request` tool: untrusted until it parses. */
-export const ClassificationReply = v.variant("intent", [
+const ClassificationReply = v.variant("intent", [
   v.strictObject({ intent: v.literal("chat"), answer: Line }),
   v.strictObject({
     intent: v.literal("task"),
@@ -22,9 +22,7 @@ export const ClassificationReply = v.variant("intent", [
     write_area: v.optional(Line),
   }),
 ]);
-export type ClassificationReply = v.InferOutput<typeof ClassificationReply>;
-
-export const CLASSIFY_TOOL = "classify_request";
+const CLASSIFY_TOOL = "classify_request";
 
 export type TaskDefaults = { max_turns: number; soft_timeout_ms: number; hard_timeout_ms: number; retry_budget: number };
 

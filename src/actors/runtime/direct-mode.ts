@@ -12,7 +12,7 @@ import { answer_tool_use, text_of, tool_uses_of, type ToolUse } from "../../cont
 import { emitter } from "./emit.js";
 
 /** Model calls of one direct message before the turn is ended for the user to steer. */
-export const DIRECT_MAX_MODEL_CALLS = 40;
+const DIRECT_MAX_MODEL_CALLS = 40;
 
 /** Told to the model once, at the head of the direct conversation, so the stable layers stay shared with the Main Agent's. */
 const DIRECT_MODE_NOTE =
@@ -69,7 +69,7 @@ function plural(count: number, word: string): string {
  * conversation (its stable layers first, so every request starts with the bytes of the one before), each tool
  * called with no task or agent — the main workspace, judged by the session's permission engine.
  */
-export class DirectSession {
+class DirectSession {
   readonly #conversation = new Conversation();
   readonly #runs: DirectRun[] = [];
   #messages = 0;

@@ -12,7 +12,7 @@ import { emitter } from "./emit.js";
 import { provide_scheduler } from "./scheduler-actors.js";
 import { read_task } from "./task-graph.js";
 
-export type CompleteModel = (request: ModelRequest, requester: string) => Promise<ModelResponse>;
+type CompleteModel = (request: ModelRequest, requester: string) => Promise<ModelResponse>;
 
 export type MainAgentDependencies = {
   readonly complete: CompleteModel;

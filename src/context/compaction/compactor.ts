@@ -13,7 +13,7 @@ import type { CompactionRules } from "./rules.js";
 import { render_transcript } from "./transcript.js";
 
 /** The requester the compactor's model calls carry (the scripted server's turns and usage records know it so). */
-export const COMPACTOR_REQUESTER = "compactor";
+const COMPACTOR_REQUESTER = "compactor";
 
 export type CompactionPlan = {
   readonly conversation: Conversation;

@@ -17,7 +17,7 @@ export type PinnedState = {
   readonly files_touched: readonly string[];
 };
 
-export type PinnedTask = { readonly id: string; readonly title: string; readonly status: string; readonly reason: string | null };
+type PinnedTask = { readonly id: string; readonly title: string; readonly status: string; readonly reason: string | null };
 
 /** Runs recorded before tools declared their effects: these tools' outputs named the files they wrote. */
 const PRE_EFFECTS_WRITERS = ["fs.write", "fs.edit", "fs.patch"];

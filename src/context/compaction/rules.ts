@@ -17,8 +17,7 @@ const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Positive = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 /** What the ContextClassifier does with a kind of message; `drop_if_needed` may go because originals are kept. */
-export const Treatment = v.picklist(["summarize", "drop_if_needed"]);
-export type Treatment = v.InferOutput<typeof Treatment>;
+const Treatment = v.picklist(["summarize", "drop_if_needed"]);
 
 /** The kinds of content the classifier tells apart in a conversation. */
 export type MessageKind = "user_text" | "assistant_text" | "tool_use" | "tool_result" | "tool_error";
@@ -127,7 +126,10 @@ export function read_rule_file(file: string): RuleFile | undefined {
   const { yaml, body } = split_front_matter(text, file);
   const document = YAML.parseDocument(yaml);
   const first_error = document.errors[0];
-  if (first_error !== undefined) throw invalid(file, `the front matter is not valid YAML: ${first_error.message.split("\n")[0]!.replace(/:$/, "")}`);
+  if (first_error !== undefined) {
+    const [headline = ""] = first_error.message.split("\n");
+    throw invalid(file, `the front matter is not valid YAML: ${headline.replace(/:$/, "")}`);
+  }
   const value: unknown = document.toJS() ?? {};
   if (typeof value !== "object" || Array.isArray(value)) throw invalid(file, "the front matter must be a mapping (key: value lines)");
   const parsed = v.safeParse(RuleFileSettings, value);
@@ -155,7 +157,7 @@ function deep_merge(base: Plain, over: Plain): Plain {
  * The three tiers merged, lowest first: settings key by key (the higher tier wins each key it sets), and
  * instructions appended tier by tier unless a tier says `instructions: replace`. An empty body changes nothing.
  */
-export function merge_rule_files(files: readonly RuleFile[]): CompactionRules {
+function merge_rule_files(files: readonly RuleFile[]): CompactionRules {
   let settings: Plain = {};
   let instructions = "";
   for (const { settings: tier, body } of files) {

@@ -12,7 +12,7 @@ export type CompactionScope =
 
 export type StoredMessage = { readonly id: string; readonly role: "user" | "assistant"; readonly content: string | ContentBlock[] };
 
-export type PreviousSummary = { readonly id: string; readonly content: string; readonly covered_message_ids: readonly string[] };
+type PreviousSummary = { readonly id: string; readonly content: string; readonly covered_message_ids: readonly string[] };
 
 /** A conversation as the next request would carry it: the latest summary of it, then the messages it does not cover. */
 export type Conversation = {
@@ -32,9 +32,16 @@ function no_conversation(what: string): never {
   });
 }
 
+/** Both conditions: drizzle's `and` is `undefined` only when it is given no condition at all. */
+function both(left: SQL, right: SQL): SQL {
+  const condition = and(left, right);
+  if (condition === undefined) throw new Error("and() of two conditions gave no condition");
+  return condition;
+}
+
 /** The filter and task of a scope. A task's conversation is the one of its latest agent: each attempt starts afresh. */
 function resolve(connection: Connection, scope: CompactionScope): { where: SQL; task_id: string | undefined } {
-  if (scope.kind === "main") return { where: and(isNull(messages.task_id), isNull(messages.agent_id))!, task_id: undefined };
+  if (scope.kind === "main") return { where: both(isNull(messages.task_id), isNull(messages.agent_id)), task_id: undefined };
   if (scope.kind === "agent") {
     const agent = connection.db.select({ task_id: agents.task_id }).from(agents).where(eq(agents.id, scope.agent_id)).get();
     if (agent === undefined) no_conversation(`agent ${scope.agent_id}`);
@@ -49,7 +56,7 @@ function resolve(connection: Connection, scope: CompactionScope): { where: SQL; 
     .orderBy(desc(sql`rowid`))
     .get();
   const agent_filter = latest?.agent_id == null ? isNull(messages.agent_id) : eq(messages.agent_id, latest.agent_id);
-  return { where: and(eq(messages.task_id, scope.task_id), agent_filter)!, task_id: scope.task_id };
+  return { where: both(eq(messages.task_id, scope.task_id), agent_filter), task_id: scope.task_id };
 }
 
 /** The newest compaction summary that covers any message of this conversation. */
@@ -115,15 +122,11 @@ function is_tool_results(message: StoredMessage): boolean {
  * the answer kept after it. 0 when nothing can be covered.
  */
 export function covered_count(messages: readonly StoredMessage[], keep_recent_turns: number): number {
-  let kept_turns = 0;
-  let cut = messages.length;
-  if (keep_recent_turns > 0) {
-    for (cut = messages.length - 1; cut >= 0; cut -= 1) {
-      if (messages[cut]!.role === "assistant") kept_turns += 1;
-      if (kept_turns === keep_recent_turns) break;
-    }
-    if (cut < 0) return 0;
-  }
+  const model_turns = messages.flatMap((message, index) => (message.role === "assistant" ? [index] : []));
+  // The oldest model turn kept; with none to keep, everything may be covered.
+  const oldest_kept = keep_recent_turns > 0 ? model_turns.at(-keep_recent_turns) : messages.length;
+  if (oldest_kept === undefined) return 0;
+  let cut = oldest_kept;
   while (cut > 0 && !splits_no_pair(messages, cut)) cut -= 1;
   const before = messages[cut - 1];
   if (cut > 0 && messages[cut]?.role === "assistant" && before?.role === "user" && !is_tool_results(before)) cut -= 1;

@@ -36,8 +36,11 @@ function classify(message: StoredMessage): Piece[] {
   });
 }
 
-function render(messages: readonly StoredMessage[], groups: readonly (readonly Piece[])[]): string {
-  return messages.map((message, index) => [`### ${message.id} (${message.role})`, ...groups[index]!.map((piece) => piece.text)].join("\n")).join("\n\n");
+/** A message with its classified pieces. */
+type Group = { readonly message: StoredMessage; readonly pieces: readonly Piece[] };
+
+function render(groups: readonly Group[]): string {
+  return groups.map(({ message, pieces }) => [`### ${message.id} (${message.role})`, ...pieces.map((piece) => piece.text)].join("\n")).join("\n\n");
 }
 
 export type Transcript = { readonly text: string; readonly omitted: number };
@@ -52,11 +55,11 @@ export function render_transcript(
   settings: Pick<CompactionSettings, "classify" | "max_compactor_input_tokens">,
   previous_summary?: string,
 ): Transcript {
-  const groups = messages.map(classify);
+  const groups = messages.map((message): Group => ({ message, pieces: classify(message) }));
   const preamble = previous_summary === undefined ? "" : `## Earlier summary\n\n${previous_summary}\n\n## Messages since\n\n`;
-  let length = (preamble + render(messages, groups)).length;
+  let length = (preamble + render(groups)).length;
   let omitted = 0;
-  for (const piece of groups.flat()) {
+  for (const piece of groups.flatMap((group) => group.pieces)) {
     if (Math.ceil(length / CHARS_PER_TOKEN) <= settings.max_compactor_input_tokens) break;
     if (settings.classify[piece.kind] !== "drop_if_needed") continue;
     const marker = `[${piece.kind} omitted for length: ${piece.text.length} characters; the original is kept in ${piece.message_id}]`;
@@ -64,6 +67,6 @@ export function render_transcript(
     piece.text = marker;
     omitted += 1;
   }
-  const text = preamble + render(messages, groups);
+  const text = preamble + render(groups);
   return { text, omitted };
 }

@@ -1,5 +1,5 @@
 import { Box, Text, useInput } from "ink";
-import { createElement as h, useState, type ReactNode } from "react";
+import { createElement as h, useRef, useState, type ReactNode } from "react";
 import type { PermissionPromptView } from "../../projection/types.js";
 import { clean_line } from "../sanitize.js";
 
@@ -47,11 +47,18 @@ export function PermissionDialog(props: { readonly prompt: PermissionPromptView;
   const { prompt } = props;
   const options = prompt_options(prompt);
   const [selected, set_selected] = useState(0);
+  // The keys of one input burst all reach the handler before React renders again, so each must read the
+  // selection the previous one left: the ref holds it, the state only redraws.
+  const selection = useRef(0);
+  const select = (index: number): void => {
+    selection.current = index;
+    set_selected(index);
+  };
   useInput((input, key) => {
-    if (key.upArrow) set_selected((index) => (index + options.length - 1) % options.length);
-    else if (key.downArrow || key.tab) set_selected((index) => (index + 1) % options.length);
-    // biome-ignore lint/style/noNonNullAssertion: selected moves modulo options.length, and options always holds deny
-    else if (key.return) props.on_answer(options[selected]!);
+    if (key.upArrow) select((selection.current + options.length - 1) % options.length);
+    else if (key.downArrow || key.tab) select((selection.current + 1) % options.length);
+    // biome-ignore lint/style/noNonNullAssertion: the selection moves modulo options.length, and options always holds deny
+    else if (key.return) props.on_answer(options[selection.current]!);
     else {
       const chosen = options.find((option) => option.key === input.toLowerCase());
       if (chosen !== undefined) props.on_answer(chosen);

@@ -44,6 +44,15 @@ afterEach(async () => {
 
 const actor_names = (messages: Message[]) => messages.filter((m) => m.type === "@xstate.actor").map((m) => m.name);
 
+const is_worker_run = (m: Message) => m.type === "@xstate.actor" && m.definition !== undefined && JSON.parse(m.definition).id === "worker-run";
+
+/** Every named actor and a worker run have been announced, and every announced actor has sent a snapshot. */
+function replayed(messages: Message[], names: string[]): boolean {
+  const actors = messages.filter((m) => m.type === "@xstate.actor");
+  const has_snapshot = (actor: Message) => messages.some((m) => m.type === "@xstate.snapshot" && m.sessionId === actor.sessionId);
+  return names.every((name) => actor_names(messages).includes(name)) && actors.some(is_worker_run) && actors.every(has_snapshot);
+}
+
 describe("air run --inspect", () => {
   it("replays every live actor's definition and latest snapshot to a client that connects mid-run", async () => {
     require_build();
@@ -73,7 +82,8 @@ describe("air run --inspect", () => {
 
     const client = await InspectorClient.connect(url);
     cleanups.push(() => client.close());
-    const messages = await client.until((received) => ["main-agent", "scheduler", "run_worker"].every((name) => actor_names(received).includes(name)), 10_000);
+    // The replay arrives as a stream of messages: wait for all of it, not just the first actors' announcements.
+    const messages = await client.until((received) => replayed(received, ["main-agent", "scheduler", "run_worker"]), 10_000);
     for (const actor of messages.filter((m) => m.type === "@xstate.actor")) {
       expect(actor.definition, `${actor.name} has its definition`).toBeTruthy();
       expect(
@@ -83,7 +93,7 @@ describe("air run --inspect", () => {
     }
     const main_agent = messages.find((m) => m.type === "@xstate.actor" && m.name === "main-agent")!;
     expect(JSON.parse(main_agent.definition!)).toMatchObject({ id: "main-agent" });
-    const worker_runs = messages.filter((m) => m.type === "@xstate.actor" && m.definition !== undefined && JSON.parse(m.definition).id === "worker-run");
+    const worker_runs = messages.filter(is_worker_run);
     expect(worker_runs.length, `actors: ${actor_names(messages).join(", ")}`).toBeGreaterThan(0);
   });
 });

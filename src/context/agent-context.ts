@@ -1,5 +1,6 @@
 import * as v from "valibot";
-import type { AssembledContext, PromptLayer } from "../contracts/context.js";
+import type { AssembledContext } from "../contracts/context.js";
+import type { PromptLayer } from "../contracts/prompt-layer.js";
 import { air_failure } from "../contracts/errors.js";
 import { new_id } from "../contracts/ids.js";
 import type { CanonicalMessage, ModelRequest, ModelResponse } from "../contracts/provider.js";

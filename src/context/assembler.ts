@@ -1,4 +1,5 @@
-import { PromptLayerLevel, type AssembledContext, type ContextOmission, type LayerSummary, type PromptLayer } from "../contracts/context.js";
+import type { AssembledContext, ContextOmission, LayerSummary } from "../contracts/context.js";
+import { PromptLayerLevel, type PromptLayer } from "../contracts/prompt-layer.js";
 import type { ArtifactId } from "../contracts/ids.js";
 import type { CanonicalMessage, ContentBlock, ModelRequest } from "../contracts/provider.js";
 import type { ToolSchema } from "../contracts/tool.js";

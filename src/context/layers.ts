@@ -1,4 +1,4 @@
-import { IMMUTABLE_LEVELS, STABLE_LEVELS, type PromptLayer, type PromptLayerLevel } from "../contracts/context.js";
+import { IMMUTABLE_LEVELS, STABLE_LEVELS, type PromptLayer, type PromptLayerLevel } from "../contracts/prompt-layer.js";
 import type { PermissionMode } from "../contracts/events/permission.js";
 import type { SystemBlock } from "../contracts/provider.js";
 import type { TaskSpec } from "../contracts/task.js";

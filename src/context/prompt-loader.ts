@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PromptLayer } from "../contracts/context.js";
+import type { PromptLayer } from "../contracts/prompt-layer.js";
 import { air_failure } from "../contracts/errors.js";
 import type { TaskSpec } from "../contracts/task.js";
 import type { AgentType } from "../contracts/worker-result.js";

@@ -1,4 +1,5 @@
-import type { AssembledContext, PromptLayer } from "../contracts/context.js";
+import type { AssembledContext } from "../contracts/context.js";
+import type { PromptLayer } from "../contracts/prompt-layer.js";
 import type { PermissionMode } from "../contracts/events/permission.js";
 import type { ModelRequest } from "../contracts/provider.js";
 import type { TaskSpec } from "../contracts/task.js";

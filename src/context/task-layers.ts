@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { eq, inArray } from "drizzle-orm";
-import type { PromptLayer } from "../contracts/context.js";
+import type { PromptLayer } from "../contracts/prompt-layer.js";
 import type { TaskSpec } from "../contracts/task.js";
 import type { Connection } from "../db/connection.js";
 import { artifacts, evidence_refs, tasks } from "../db/schema.js";

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { monotonicFactory } from "ulidx";
-import { PromptLayer } from "./context.js";
+import { PromptLayer } from "./prompt-layer.js";
 import { AirError, make_air_error } from "./errors.js";
 import { AgentId, SessionId, Timestamp } from "./ids.js";
 import { TaskSpec, type TaskType } from "./task.js";

@@ -13,7 +13,7 @@ import {
   type IpcPayloadInputOf,
   type LogLevel,
 } from "../contracts/ipc.js";
-import { ModelDelta, ModelResponse, type ModelRequest } from "../contracts/provider.js";
+import type { ModelDelta, ModelRequest, ModelResponse } from "../contracts/provider.js";
 import type { TaskSpec } from "../contracts/task.js";
 import { MODEL_COMPLETE_TOOL, ToolCall, type ToolOutcome } from "../contracts/tool.js";
 import type { AgentType } from "../contracts/worker-result.js";
@@ -135,6 +135,8 @@ export class WorkerRuntime {
 
   /** A model completion: the internal tool `model.complete`, whose text and tool-input deltas stream back. */
   async complete(request: ModelRequest, on_delta?: (delta: ModelDelta) => void): Promise<ModelResponse> {
+    // The model contract is loaded with the first completion, so that the handshake does not wait for it.
+    const { ModelDelta, ModelResponse } = await import("../contracts/provider.js");
     const on_stream =
       on_delta === undefined
         ? undefined

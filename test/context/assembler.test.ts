@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { clip_tool_output, ContextAssembler, type AssembleInput } from "../../src/context/assembler.js";
 import { Conversation } from "../../src/context/conversation.js";
 import { make_layer } from "../../src/context/layers.js";
-import type { PromptLayer } from "../../src/contracts/context.js";
+import type { PromptLayer } from "../../src/contracts/prompt-layer.js";
 import type { ContentBlock, ModelRequest } from "../../src/contracts/provider.js";
 import { new_id } from "../../src/contracts/ids.js";
 import { open_temp_session } from "../fixtures/session.js";

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROMPTS_DIR, PromptLayerLoader } from "../../src/context/prompt-loader.js";
-import { PromptLayer } from "../../src/contracts/context.js";
+import { PromptLayer } from "../../src/contracts/prompt-layer.js";
 import { AirFailure } from "../../src/contracts/errors.js";
 import { TaskSpec } from "../../src/contracts/task.js";
 import { minimal_task_spec } from "../fixtures/events.js";

@@ -28,10 +28,6 @@ export class IpcProtocolError extends AirFailure {
   }
 }
 
-export function is_protocol_error(value: unknown): value is IpcProtocolError {
-  return value instanceof IpcProtocolError;
-}
-
 export type ProtocolOptions = {
   /** The protocol version lines must carry (default `PROTOCOL_VERSION`). */
   protocol_version?: number;
@@ -80,7 +76,7 @@ export function decode_line<D extends IpcDirection>(line: string, direction: D, 
 }
 
 /** A message must travel in the direction its kind belongs to, and say so. */
-export function check_direction(message: IpcMessage, direction: IpcDirection): void {
+function check_direction(message: IpcMessage, direction: IpcDirection): void {
   const belongs = direction_of(message.kind);
   if (belongs !== direction || message.direction !== direction) {
     throw new IpcProtocolError("wrong_direction", `"${message.kind}" (${belongs}, marked ${message.direction}) received on the ${direction} channel`, {

@@ -38,7 +38,7 @@ type Pending = {
 };
 
 /** Thrown by `call_tool`/`complete` once the parent has cancelled the run. */
-export function cancelled_failure(reason: string): AirFailure {
+function cancelled_failure(reason: string): AirFailure {
   return air_failure({
     kind: "agent_error",
     severity: "info",

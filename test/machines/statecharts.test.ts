@@ -7,6 +7,7 @@ import { main_agent_machine } from "../../src/machines/main-agent.js";
 import { scheduler_machine } from "../../src/machines/scheduler.js";
 import { charted_machines, render_statecharts } from "../../src/machines/statecharts.js";
 import { to_mermaid } from "../../src/machines/to-mermaid.js";
+import { worker_run_machine } from "../../src/machines/worker-run.js";
 
 const dir = fileURLToPath(new URL("../../statecharts/", import.meta.url));
 const stale = "is out of date with src/machines: run `npm run statecharts` and commit the result";
@@ -60,8 +61,8 @@ describe("names across machines", () => {
     }
   });
 
-  it("names the events of the lifecycles, the Main Agent and the Scheduler as lowercase dotted domain.verb", () => {
-    const machines: AnyStateMachine[] = [...Object.values(lifecycle_machines), main_agent_machine, scheduler_machine];
+  it("names the events of the lifecycles, the Main Agent, the Scheduler and the worker run as lowercase dotted domain.verb", () => {
+    const machines: AnyStateMachine[] = [...Object.values(lifecycle_machines), main_agent_machine, scheduler_machine, worker_run_machine];
     for (const machine of machines) {
       expect(
         machine_event_types(machine).filter((type) => !/^[a-z]+(\.[a-z_]+)+$/.test(type)),

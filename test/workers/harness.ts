@@ -60,7 +60,7 @@ export function tool_results_of(request: ModelRequest): ContentBlock[] {
 // Tools
 // ---------------------------------------------------------------------------------------------------
 
-export const TOOL_SCHEMAS: ToolSchema[] = [
+const TOOL_SCHEMAS: ToolSchema[] = [
   {
     name: "text.upper",
     description: "Upper-cases a text.",
@@ -137,7 +137,7 @@ export function test_tools(root: string, script: readonly ModelTurn[], log: Tool
 // Runs
 // ---------------------------------------------------------------------------------------------------
 
-export const FIXTURE_WORKER = path.join(REPO_ROOT, "test", "fixtures", "workers", "misbehaving-worker.ts");
+const FIXTURE_WORKER = path.join(REPO_ROOT, "test", "fixtures", "workers", "misbehaving-worker.ts");
 
 /** A fixture worker in `mode` instead of the real one. */
 export function fixture_entry(mode: string): WorkerEntry {

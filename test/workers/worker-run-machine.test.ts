@@ -55,7 +55,7 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
   });
   // XState's own events (an invoked actor's end, a delay passing) are not in the machine's event type.
   const internal = (type: string, fields: Record<string, unknown> = {}) => ({ type, ...fields }) as never;
-  const after = (delay: string, state: string) => internal(`xstate.after.${delay}.worker-run.${state}`);
+  const delay_passed = (delay: string, state: string) => internal(`xstate.after.${delay}.worker-run.${state}`);
   const events: WorkerRunEvent[] = [
     { type: "worker.spawned", pid: 42 },
     internal("xstate.done.actor.announce"),
@@ -68,15 +68,15 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
     exited(0),
     exited(1),
     exited(null),
-    after("hard_timeout", "working"),
-    after("handshake_timeout", "working.starting.handshaking"),
-    after("cancel_grace", "cancelling.asking"),
-    after("kill_grace", "cancelling.terminating"),
-    after("kill_grace", "lingering.waiting"),
-    after("kill_grace", "lingering.terminating"),
-    after("kill_grace", "leaving.waiting"),
-    after("kill_grace", "leaving.terminating"),
-    after("kill_grace", "stopping.terminating"),
+    delay_passed("hard_timeout", "working"),
+    delay_passed("handshake_timeout", "working.starting.handshaking"),
+    delay_passed("cancel_grace", "cancelling.asking"),
+    delay_passed("kill_grace", "cancelling.terminating"),
+    delay_passed("kill_grace", "lingering.waiting"),
+    delay_passed("kill_grace", "lingering.terminating"),
+    delay_passed("kill_grace", "leaving.waiting"),
+    delay_passed("kill_grace", "leaving.terminating"),
+    delay_passed("kill_grace", "stopping.terminating"),
   ];
   // A final state's settlement is part of what it is: a run completed at exit 0 is not one completed at a signal.
   const paths = getShortestPaths(worker_run_machine, {

@@ -5,5 +5,5 @@
  */
 export { default_worker_entry, worker_environment } from "./process.js";
 export { write_log } from "./services.js";
-export type { WorkerEntry, WorkerLogEntry, WorkerServices, WorkerToolCaller, WorkerToolContext } from "./services.js";
+export type { WorkerEntry, WorkerLogEntry, WorkerServices, WorkerToolCaller } from "./services.js";
 export { worker_process_logic } from "./worker-process.js";

@@ -2,7 +2,8 @@ import { fromPromise } from "xstate";
 import { to_air_error } from "../contracts/errors.js";
 import { make_event, type EventOrigin, type EventType, type PayloadInputOf } from "../contracts/events/registry.js";
 import type { AgentId } from "../contracts/ids.js";
-import { worker_run_machine, type AgentEnding } from "../machines/worker-run.js";
+import { worker_run_machine } from "../machines/worker-run.js";
+import type { AgentEnding } from "../machines/worker-run-settlement.js";
 import { worker_process_logic, write_log, type WorkerServices } from "./worker-bridge/index.js";
 
 /**

@@ -25,18 +25,10 @@ export const PromptLayerLevel = v.picklist([
 export type PromptLayerLevel = v.InferOutput<typeof PromptLayerLevel>;
 
 /** L0–L2: never dropped to fit a budget (prompt-layering `Mutable: no`). */
-export const IMMUTABLE_LEVELS: ReadonlySet<PromptLayerLevel> = new Set(["runtime_invariant", "role", "safety"]);
+export const IMMUTABLE_LEVELS: ReadonlySet<PromptLayerLevel> = new Set(PromptLayerLevel.options.slice(0, 3));
 
 /** L0–L6: fixed for the life of an agent, so they form the cached prefix of every request. */
-export const STABLE_LEVELS: ReadonlySet<PromptLayerLevel> = new Set([
-  "runtime_invariant",
-  "role",
-  "safety",
-  "project_rules",
-  "architecture",
-  "task_spec",
-  "evidence",
-]);
+export const STABLE_LEVELS: ReadonlySet<PromptLayerLevel> = new Set(PromptLayerLevel.options.slice(0, 7));
 
 export const PromptLayer = v.strictObject({
   level: PromptLayerLevel,

@@ -3,7 +3,7 @@ import { to_air_error, type AirError } from "../contracts/errors.js";
 import type { TaskStatus } from "../contracts/status.js";
 import { error_of, held } from "./state-data.js";
 import { unprovided } from "./unprovided.js";
-import type { WorkerRunOutcome } from "./worker-run.js";
+import type { WorkerRunOutcome } from "./worker-run-settlement.js";
 
 /** What the Scheduler learns from the session database on each load (never from bus traffic, INV-5). */
 export type TaskGraphSnapshot = {

@@ -1,5 +1,5 @@
 import { and, assign, enqueueActions, fromCallback, not, or, sendTo, setup } from "xstate";
-import { air_failure, make_air_error, to_air_error, type AirError } from "../contracts/errors.js";
+import { air_failure, to_air_error, type AirError } from "../contracts/errors.js";
 import type { PayloadInputOf } from "../contracts/events/registry.js";
 import type { AgentId } from "../contracts/ids.js";
 import {
@@ -16,7 +16,16 @@ import type { TaskSpec } from "../contracts/task.js";
 import type { ToolCall } from "../contracts/tool.js";
 import type { AgentType, WorkerResult } from "../contracts/worker-result.js";
 import { unprovided } from "./unprovided.js";
-import { cancelled_error, exit_error, lost_error, lost_reason, not_recorded_error, timeout_error, with_stderr } from "./worker-run-errors.js";
+import {
+  SETTLE,
+  unsettled_error,
+  type AgentEnding,
+  type ExitEnding,
+  type Settlement,
+  type WorkerExit,
+  type WorkerRunOutcome,
+} from "./worker-run-settlement.js";
+import { not_recorded_error, timeout_error } from "./worker-run-errors.js";
 
 /** The run's own delays; the task's soft and hard timeouts come from its TaskSpec constraints. */
 export type WorkerRunDelays = {
@@ -35,15 +44,6 @@ export type WorkerRunInput = {
   readonly task: TaskSpec;
   readonly brief: AgentBrief;
   readonly delays?: Partial<WorkerRunDelays>;
-};
-
-/** How a worker process ended, as its actor saw it. */
-type WorkerExit = {
-  readonly code: number | null;
-  readonly signal: string | null;
-  /** The last characters the worker wrote to stderr: the detail of the error it ends with. */
-  readonly stderr: string;
-  readonly last_heartbeat_at: string | undefined;
 };
 
 type WorkerSignal = "SIGTERM" | "SIGKILL";
@@ -88,31 +88,6 @@ export type WorkerProcessEvent =
 
 export type WorkerRunEvent = WorkerProcessEvent | { type: "run.cancel"; reason: string };
 
-/**
- * How a worker run ended: the machine's output, and what the Scheduler settles the task from. `status` is the
- * agent's final status. A completed run carries the worker's result; the others the error that explains them,
- * and the result when the worker still sent one (a cancelled worker reports a cancelled result).
- * `exit_code`: null when a signal ended the process, absent when there was no process.
- */
-export type WorkerRunOutcome =
-  | { readonly status: "completed"; readonly result: WorkerResult; readonly error?: undefined; readonly exit_code: number | null }
-  | {
-      readonly status: "failed" | "lost" | "cancelled";
-      readonly error: AirError;
-      readonly result?: WorkerResult;
-      readonly exit_code?: number | null;
-    };
-
-/** The durable event that ends an agent, recorded on entry of the run's final state. */
-export type AgentEnding =
-  | { readonly type: "agent.completed"; readonly payload: PayloadInputOf<"agent.completed"> }
-  | { readonly type: "agent.failed"; readonly payload: PayloadInputOf<"agent.failed"> }
-  | { readonly type: "agent.lost"; readonly payload: PayloadInputOf<"agent.lost"> }
-  | { readonly type: "agent.cancelled"; readonly payload: PayloadInputOf<"agent.cancelled"> };
-
-/** The outcome, and the ending to record: none when the agent was never recorded as started. */
-type Settlement = { readonly outcome: WorkerRunOutcome; readonly record: AgentEnding | undefined };
-
 /** `worker`: a `log` line the worker sent; `bridge`: something the parent noticed (refused event, protocol error…). */
 export type WorkerRunLog = { readonly source: "worker" | "bridge"; readonly level: LogLevel; readonly message: string; readonly data?: unknown };
 
@@ -134,71 +109,6 @@ type WorkerRunContext = {
   settlement: Settlement | undefined;
 };
 
-// --- settling ---------------------------------------------------------------------------------------
-
-function exit_code_field(code: number | null | undefined): { exit_code?: number } {
-  return code === null || code === undefined ? {} : { exit_code: code };
-}
-
-function result_field(result: WorkerResult | undefined): { result?: WorkerResult } {
-  return result === undefined ? {} : { result };
-}
-
-/** A run that reached an ending its transitions do not allow: a bug, reported as one. */
-function unsettled_error(how: string): AirError {
-  return make_air_error({
-    kind: "system_error",
-    message: `a worker run ended ${how}`,
-    retryability: "unknown",
-    user_action: "This is a bug in air's worker run; report it.",
-  });
-}
-
-function failed(context: WorkerRunContext, exit: WorkerExit, error: AirError): Settlement {
-  const detailed = with_stderr(error, exit.stderr);
-  // A worker killed on its hard timeout is recorded with the timeout's exit code, whatever signal ended it.
-  const recorded = error.metadata?.timeout === true ? WORKER_EXIT.hard_timeout : exit.code;
-  return {
-    outcome: { status: "failed", error: detailed, exit_code: exit.code, ...result_field(context.result) },
-    record: { type: "agent.failed", payload: { agent_id: context.agent_id, error: detailed, ...exit_code_field(recorded) } },
-  };
-}
-
-function completed(context: WorkerRunContext, exit: WorkerExit): Settlement {
-  // The guards let only a run with a result complete; the type of the context cannot say so.
-  if (context.result === undefined) return failed(context, exit, unsettled_error("completed without a result"));
-  return {
-    outcome: { status: "completed", result: context.result, exit_code: exit.code },
-    record: { type: "agent.completed", payload: { agent_id: context.agent_id, ...exit_code_field(exit.code) } },
-  };
-}
-
-/** The failure the parent decided on, or the worker's own non-zero exit. */
-function failed_on_exit(context: WorkerRunContext, exit: WorkerExit): Settlement {
-  const error = context.failure ?? (exit.code === null ? unsettled_error("failed without an error") : exit_error(exit.code, exit.stderr, context.worker_said));
-  return failed(context, exit, error);
-}
-
-function lost(context: WorkerRunContext, exit: WorkerExit): Settlement {
-  const reason = lost_reason(exit.code, exit.signal);
-  const { last_heartbeat_at } = exit;
-  return {
-    outcome: { status: "lost", error: lost_error(reason, exit.code, exit.signal, exit.stderr), exit_code: exit.code },
-    record: {
-      type: "agent.lost",
-      payload: { agent_id: context.agent_id, reason, ...(last_heartbeat_at === undefined ? {} : { last_heartbeat_at }) },
-    },
-  };
-}
-
-function cancelled(context: WorkerRunContext, exit: WorkerExit): Settlement {
-  const reason = context.cancel_reason ?? "cancelled";
-  return {
-    outcome: { status: "cancelled", error: cancelled_error(reason), exit_code: exit.code, ...result_field(context.result) },
-    record: { type: "agent.cancelled", payload: { agent_id: context.agent_id, reason } },
-  };
-}
-
 /** A protocol error with a fixed message, made when it happens. */
 function unexpected(message: string): () => AirError {
   return () => protocol_error("unexpected_message", message);
@@ -213,10 +123,6 @@ function forward_tool_call(aborted: boolean) {
     aborted,
   });
 }
-
-/** How an exit settles the run, by the final state it leads to. */
-const SETTLE = { completed, failed: failed_on_exit, lost, cancelled } as const;
-type ExitEnding = keyof typeof SETTLE;
 
 function before_ready(kind: string): AirError {
   return protocol_error("unexpected_message", `"${kind}" before worker.ready`);

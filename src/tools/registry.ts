@@ -11,6 +11,7 @@ import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionR
 import { BackupStore } from "../project/backup-store.js";
 import type { Session } from "../project/session-manager.js";
 import { ToolFailure, type AnyToolDefinition, type ToolExecution } from "./define.js";
+import { declares_effects, lift_effects } from "./effects.js";
 import { ReadObservations } from "./observations.js";
 import { cancelled_error, invalid_input_error, invalid_output_error, malformed_call_error, refusal_error, unknown_tool_error } from "./registry-errors.js";
 
@@ -59,22 +60,6 @@ type RunFailure = { error: AirError; effects?: ToolEffects };
 
 function failure(error: AirError, tool_run_id?: ToolRunId, effects?: ToolEffects): ToolOutcome {
   return { ok: false, ...(tool_run_id === undefined ? {} : { tool_run_id }), error, ...(effects === undefined ? {} : { effects }) };
-}
-
-/** Whether an output schema has the `effects: ToolEffects` field. */
-function declares_effects(output: v.GenericSchema): boolean {
-  if (!("entries" in output) || typeof output.entries !== "object" || output.entries === null) return false;
-  return "effects" in output.entries && output.entries.effects === ToolEffects;
-}
-
-const WithEffects = v.looseObject({ effects: ToolEffects });
-
-/** The effects of a tool's output, moved out of it: the model reads what the tool answered, the runtime what it did. */
-function lift_effects(output: unknown): { output: unknown; effects?: ToolEffects } {
-  const parsed = v.safeParse(WithEffects, output);
-  if (!parsed.success) return { output };
-  const { effects, ...answer } = parsed.output;
-  return { output: answer, effects };
 }
 
 function abort_reason(signal: AbortSignal): string {

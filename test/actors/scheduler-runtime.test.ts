@@ -8,7 +8,7 @@ import { make_air_error } from "../../src/contracts/errors.js";
 import { make_event } from "../../src/contracts/events/registry.js";
 import { new_id, type TaskId } from "../../src/contracts/ids.js";
 import { WorkerResult } from "../../src/contracts/worker-result.js";
-import type { WorkerRunOutcome } from "../../src/machines/worker-run.js";
+import type { WorkerRunOutcome } from "../../src/machines/worker-run-settlement.js";
 import { task_created_event, worker_result } from "../fixtures/events.js";
 import { open_temp_session, type TempSession } from "../fixtures/session.js";
 

@@ -9,7 +9,7 @@ import WebSocket from "ws";
 import type { TaskGraphSnapshot } from "../../src/machines/scheduler.js";
 import { main_agent_machine, type Classification } from "../../src/machines/main-agent.js";
 import { scheduler_machine } from "../../src/machines/scheduler.js";
-import type { WorkerRunOutcome } from "../../src/machines/worker-run.js";
+import type { WorkerRunOutcome } from "../../src/machines/worker-run-settlement.js";
 import { task_machine } from "../../src/machines/task.js";
 
 const never_ending = fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(() => new Promise(() => undefined));

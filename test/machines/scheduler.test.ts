@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { air_failure, make_air_error } from "../../src/contracts/errors.js";
 import type { TaskStatus } from "../../src/contracts/status.js";
 import { scheduler_machine, type TaskGraphSnapshot } from "../../src/machines/scheduler.js";
-import type { WorkerRunOutcome } from "../../src/machines/worker-run.js";
+import type { WorkerRunOutcome } from "../../src/machines/worker-run-settlement.js";
 
 const NO_TASKS: Record<TaskStatus, number> = {
   pending: 0,

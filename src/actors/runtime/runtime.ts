@@ -12,7 +12,7 @@ import { ModelResponse, type ModelRequest } from "../../contracts/provider.js";
 import type { RequestOutcome } from "../../machines/main-agent.js";
 import { held } from "../../machines/state-data.js";
 import type { RunWorkerLogic, SchedulerRunResult } from "../../machines/scheduler.js";
-import type { WorkerRunOutcome } from "../../machines/worker-run.js";
+import type { WorkerRunOutcome } from "../../machines/worker-run-settlement.js";
 import type { PermissionEngine } from "../../permissions/engine.js";
 import { air_home } from "../../project/layout.js";
 import type { Session } from "../../project/session-manager.js";

@@ -3,7 +3,7 @@ import { make_air_error } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
 import type { WorkerResult } from "../../contracts/worker-result.js";
 import { scheduler_machine, type RunWorkerLogic } from "../../machines/scheduler.js";
-import type { WorkerRunOutcome } from "../../machines/worker-run.js";
+import type { WorkerRunOutcome } from "../../machines/worker-run-settlement.js";
 import type { Session } from "../../project/session-manager.js";
 import { emitter } from "./emit.js";
 import { read_task, read_task_graph } from "./task-graph.js";

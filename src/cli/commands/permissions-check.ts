@@ -68,6 +68,7 @@ function report_of(decision: PermissionDecision) {
         argv: run.argv,
         categories: run.categories,
         ...(run.executes_via === undefined ? {} : { executes_via: run.executes_via }),
+        ...(run.rule === undefined ? {} : { rule: run.rule, manual: run.manual }),
       })) ?? [],
     writes: analysis?.writes ?? [],
     paths: decision.paths.map((c) => ({ input: c.input, real: c.real, category: c.category, inside_project: c.inside_project })),
@@ -82,7 +83,7 @@ function render_text(report: ReturnType<typeof report_of>): string {
     lines.push("commands the shell would run:");
     for (const run of report.commands)
       lines.push(
-        `  ${run.argv.join(" ")}   [${run.categories.join(", ") || "uncategorised"}]${run.executes_via === undefined ? "" : ` via ${run.executes_via}`}`,
+        `  ${run.argv.join(" ")}   [${run.categories.join(", ") || "uncategorised"}]${run.executes_via === undefined ? "" : ` via ${run.executes_via}`}${run.rule === undefined ? "  (no grammar)" : `  (rule ${run.rule}: ${run.manual})`}`,
       );
   }
   for (const written of report.writes) lines.push(`writes:   ${written}`);

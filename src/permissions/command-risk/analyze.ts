@@ -6,6 +6,8 @@ import { flatten, type ShellRedirect, type SimpleCommand } from "./parse.js";
 import { judge_read, judge_write } from "./paths.js";
 import { piped_text } from "./piped.js";
 import { argument_execution } from "./argument-execution.js";
+import { rule_of } from "./grammar/registry.js";
+import type { Matched } from "./grammar/matched.js";
 import type {
   AnalyzedCommand,
   AnalyzerAction,
@@ -180,22 +182,40 @@ class Analysis implements PathSink {
     const argv = unwrapped.words.map((word) => word.value);
     const categories = new Set<CommandCategory>();
     if (unwrapped.privileged) categories.add("system_sensitive");
+    let matched: Matched | undefined;
     const name = this.program(head);
     if (name !== undefined) {
       argv[0] = name;
       if (scope.functions.has(name)) {
         categories.add("read_only");
-        this.record(argv, categories, through);
+        this.record(argv, categories, through, { rule: `function ${name}`, manual: "defined by this command" });
         return;
       }
       const invocation: Invocation = { command, name, args, values: args.map((word) => word.value), categories, depth };
       const runner = CODE_RUNNERS.get(name);
+      const rule = runner === undefined ? rule_of(name) : undefined;
       if (runner !== undefined) runner(this, invocation);
+      else if (rule !== undefined) matched = this.matched(rule.match(args), invocation, scope);
       else this.other_program(invocation, scope);
       if ((name === "cd" || name === "pushd") && args[0]?.literal === true) this.enter(args[0].value);
     }
-    this.record(argv, categories, through);
+    this.record(argv, categories, through, matched);
     this.finish(categories, argv);
+  }
+
+  /** A command its program's rule has read: what the rule found, judged against the project. */
+  matched(matched: Matched, { command, name, categories, depth }: Invocation, scope: Scope): Matched {
+    for (const category of matched.categories) categories.add(category);
+    for (const finding of matched.findings) this.add(finding.action, finding.category, finding.reason);
+    for (const { word, via } of matched.code) this.code(word, via, depth);
+    for (const { words, via } of matched.argv) this.simple({ words, assignments: [], redirects: [], piped_stdin: false }, via, depth + 1, scope);
+    for (const { word } of matched.reads) read_word(this, word, scope.variables);
+    const destructive = categories.has("destructive");
+    for (const write of matched.writes) write_word(this, write.word, scope.variables, matched.rule, destructive || write.destructive);
+    for (const script of matched.scripts) this.script(script, name);
+    if (matched.stdin_code) this.stdin_code(command, name, depth);
+    if (PACKAGE_MANAGERS.has(name)) this.package_configuration(name);
+    return matched;
   }
 
   /** Variable assignments before a command (or a wrapper's, like `env X=…`). */
@@ -233,11 +253,15 @@ class Analysis implements PathSink {
     return undefined;
   }
 
-  /** A program that runs no code it is given: classified by name and arguments, and by what its arguments carry. */
+  /**
+   * A program with no argument grammar: classified by name and arguments, and by what its arguments carry,
+   * and never run without a question, since nothing vouches for its options.
+   */
   other_program({ name, args, values, categories, depth }: Invocation, scope: Scope): void {
     const classified = classify_argv(name, values);
     for (const category of classified.categories) categories.add(category);
     if (!classified.known) this.add("ask_user", "unknown_execution", `${[name, ...values.slice(0, 1)].join(" ")} is not a command this analyzer knows`);
+    else this.add("ask_user", "unknown_execution", `${name} has no argument grammar in this analyzer, so its arguments cannot be checked`);
     const borne = argument_execution(name, args);
     for (const finding of borne.findings) this.add(finding.action, finding.category, finding.reason);
     for (const category of borne.categories) categories.add(category);
@@ -249,8 +273,13 @@ class Analysis implements PathSink {
     if (PACKAGE_MANAGERS.has(name)) this.package_configuration(name);
   }
 
-  record(argv: readonly string[], categories: ReadonlySet<CommandCategory>, through: string | undefined): void {
-    this.commands.push({ argv, categories: [...categories], ...(through === undefined ? {} : { executes_via: through }) });
+  record(argv: readonly string[], categories: ReadonlySet<CommandCategory>, through: string | undefined, rule?: { rule: string; manual: string }): void {
+    this.commands.push({
+      argv,
+      categories: [...categories],
+      ...(through === undefined ? {} : { executes_via: through }),
+      ...(rule === undefined ? {} : { rule: rule.rule, manual: rule.manual }),
+    });
   }
 
   finish(categories: Set<CommandCategory>, argv: readonly string[]): void {

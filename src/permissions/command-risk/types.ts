@@ -33,6 +33,9 @@ export type AnalyzedCommand = {
   readonly categories: readonly CommandCategory[];
   /** How it is reached when not directly: `bash -c`, `eval`, `find -exec`, `xargs`, `sudo` … */
   readonly executes_via?: string;
+  /** The argument grammar the command matched (`git log`), and the manual that grammar follows. */
+  readonly rule?: string;
+  readonly manual?: string;
 };
 
 export type CommandAnalysis = {

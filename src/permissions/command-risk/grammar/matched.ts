@@ -1,0 +1,53 @@
+import type { AnalyzerAction, CommandCategory, CommandFinding, FindingCategory, ShellWord } from "../types.js";
+
+/** How a read path is followed: the word itself, or every file below it (with or without following symlinks). */
+export type ReadDepth = "path" | "tree" | "linked_tree";
+
+export type PathUse = { readonly word: ShellWord; readonly depth: ReadDepth };
+
+/**
+ * What one command does, as its rule read its arguments: the rule it matched, categories, the paths it
+ * reads and writes, the scripts, command lines and argument vectors it runs, and findings for what made
+ * it less than plainly safe. Rules write into it; the analyzer judges it.
+ */
+export class Matched {
+  readonly categories = new Set<CommandCategory>();
+  readonly reads: PathUse[] = [];
+  readonly writes: { readonly word: ShellWord; readonly destructive: boolean }[] = [];
+  /** Files run as code: a project file is announced, any other asks. */
+  readonly scripts: ShellWord[] = [];
+  /** Shell command lines the program runs (`--pager='less -R'`, `SHELL=…`): analysed, and asked about. */
+  readonly code: { readonly word: ShellWord; readonly via: string }[] = [];
+  /** Argument vectors the program executes directly (`find -exec`, `xargs`). */
+  readonly argv: { readonly words: readonly ShellWord[]; readonly via: string }[] = [];
+  readonly findings: CommandFinding[] = [];
+  /** The program runs code it reads from its standard input (`python3 -`, `node` with no script). */
+  stdin_code = false;
+
+  constructor(
+    /** The rule matched (`git log`), or the closest one when the arguments did not fit it. */
+    public rule: string,
+    public manual: string,
+  ) {}
+
+  add(action: AnalyzerAction, category: FindingCategory, reason: string): void {
+    this.findings.push({ action, category, reason });
+  }
+
+  /** Something about the arguments the grammar does not know, or that runs code: the command asks. */
+  ask(reason: string, category: FindingCategory = "unknown_execution"): void {
+    this.add("ask_user", category, reason);
+  }
+
+  deny(reason: string, category: FindingCategory): void {
+    this.add("deny", category, reason);
+  }
+
+  read(word: ShellWord, depth: ReadDepth = "path"): void {
+    this.reads.push({ word, depth });
+  }
+
+  write(word: ShellWord, destructive = false): void {
+    this.writes.push({ word, destructive });
+  }
+}

@@ -1,0 +1,3 @@
+import type { ProgramRule } from "../grammar/types.js";
+
+export const BUILD_RULES: readonly ProgramRule[] = [];

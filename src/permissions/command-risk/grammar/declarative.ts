@@ -58,6 +58,7 @@ export function judge_value(kind: ValueKind, word: ShellWord, via: string, match
       return;
     case "tree":
     case "linked_tree":
+    case "visible_tree":
       matched.read(word, kind);
       return;
     case "write":

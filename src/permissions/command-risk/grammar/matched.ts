@@ -1,7 +1,10 @@
 import type { AnalyzerAction, CommandCategory, CommandFinding, FindingCategory, ShellWord } from "../types.js";
 
-/** How a read path is followed: the word itself, or every file below it (with or without following symlinks). */
-export type ReadDepth = "path" | "tree" | "linked_tree";
+/**
+ * How a read path is followed: the word itself, or every entry below it — without following symlinks,
+ * following them, or skipping hidden entries (as rg and fd do by default).
+ */
+export type ReadDepth = "path" | "tree" | "linked_tree" | "visible_tree";
 
 export type PathUse = { readonly word: ShellWord; readonly depth: ReadDepth };
 

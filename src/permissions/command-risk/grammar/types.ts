@@ -8,6 +8,7 @@ import type { Matched } from "./matched.js";
  * - `number`: a count, a size or a duration; anything else asks;
  * - `read` / `write` / `delete`: a path read, written, or removed;
  * - `tree` / `linked_tree`: a folder read recursively, without / with following the symlinks inside it;
+ * - `visible_tree`: a folder read recursively, skipping hidden (dot) entries, as rg and fd do by default;
  * - `folder`: a folder the program works in (`make -C`, `git -C`);
  * - `script`: a file the program runs as code (a project file is announced, any other asks);
  * - `command`: a shell command line or a program the tool runs (asks; a literal one is analysed too);
@@ -23,6 +24,7 @@ export type ValueKind =
   | "delete"
   | "tree"
   | "linked_tree"
+  | "visible_tree"
   | "folder"
   | "script"
   | "command"

@@ -566,7 +566,7 @@ const SHOW_REF = command("show-ref", {
   operands: { rest: "text" },
 });
 
-// git for-each-ref's friends that only name refs and check names
+// git count-objects [-v] [-H | --human-readable]
 const COUNT_OBJECTS = command("count-objects", { category: "git_read", options: flags("-v|--verbose -H|--human-readable") });
 
 // git check-ignore [<options>] <pathname>...: matches names against the ignore rules, reads no file
@@ -874,10 +874,8 @@ const REMOTE = command("remote", {
 
 /** `git remote show -n NAME` reads the configuration only; without `-n` it asks the remote. */
 function remote_show(matched: Matched, seen: Seen): void {
-  if (seen.has("-n")) {
-    matched.categories.delete("network");
-    matched.categories.add("git_read");
-  } else matched.categories.add("git_read");
+  matched.categories.add("git_read");
+  if (seen.has("-n")) matched.categories.delete("network");
 }
 
 function remote_prune(matched: Matched, seen: Seen): void {
@@ -1072,7 +1070,8 @@ const ADD = command("add", {
   operands: { rest: "read" },
 });
 
-// git commit [-a | --interactive | --patch] [-s] [-v] [-u<mode>] [--amend] [--dry-run] [(-c | -C | --squash) <commit> | --fixup …] [-F <file> | -m <msg>] … [--] [<pathspec>...]
+// git commit [-a | --interactive | --patch] [-s] [-v] [-u<mode>] [--amend] [--dry-run] [(-c | -C | --squash) <commit>] [-F <file> | -m <msg>] …
+//            [--] [<pathspec>...]
 const COMMIT = command("commit", {
   category: "git_write",
   options: {
@@ -1236,7 +1235,8 @@ const MV = command("mv", {
   operands: { rest: "read", last: "write" },
 });
 
-// git init [-q | --quiet] [--bare] [--template=<template-directory>] [--separate-git-dir <git-dir>] [--object-format=<format>] [-b <branch-name>] [--shared[=<permissions>]] [<directory>]
+// git init [-q | --quiet] [--bare] [--template=<template-directory>] [--separate-git-dir <git-dir>] [--object-format=<format>]
+//          [-b <branch-name>] [--shared[=<permissions>]] [<directory>]
 const INIT = command("init", {
   category: "git_write",
   options: {
@@ -1286,7 +1286,7 @@ const FETCH: Options = {
   "--upload-pack": { value: "command" },
 };
 
-// git fetch [<options>] [<repository> [<refspec>...]]; git fetch [<options>] <group>; git fetch --multiple [<options>] [(<repository> | <group>)...]; git fetch --all [<options>]
+// git fetch [<options>] [<repository> [<refspec>...]]; git fetch [<options>] <group>; git fetch --multiple [<options>] [(<repository> | <group>)...]
 const FETCH_COMMAND = command("fetch", {
   category: "network",
   // its -n is --no-tags
@@ -1305,7 +1305,7 @@ const PULL = command("pull", {
 
 const PUSH_DESTROYS = ["-f", "--force-with-lease", "--force-if-includes", "-d", "--mirror", "--prune"];
 
-// git push [--all | --branches | --mirror | --tags] [--follow-tags] [--atomic] [-n | --dry-run] [--receive-pack=<git-receive-pack>] … [<repository> [<refspec>...]]
+// git push [--all | --mirror | --tags] [--follow-tags] [--atomic] [-n | --dry-run] [--receive-pack=<git-receive-pack>] … [<repository> [<refspec>...]]
 const PUSH = command("push", {
   category: "network",
   options: {
@@ -1328,7 +1328,8 @@ const PUSH = command("push", {
   },
 });
 
-// git clone [--template=<template-directory>] [-l] [-s] [--no-hardlinks] [-q] [-n] [--bare] [--mirror] [-o <name>] [-b <name>] [-u <upload-pack>] [--reference <repository>] … <repository> [<directory>]
+// git clone [--template=<template-directory>] [-l] [-s] [--no-hardlinks] [-q] [-n] [--bare] [--mirror] [-o <name>] [-b <name>]
+//           [-u <upload-pack>] [--reference <repository>] … <repository> [<directory>]
 const CLONE = command("clone", {
   category: "network",
   options: {
@@ -1368,7 +1369,7 @@ const LS_REMOTE = command("ls-remote", {
   check: (matched) => matched.categories.add("git_read"),
 });
 
-// git am [--signoff] [--keep] [--[no-]keep-cr] [--[no-]utf8] [--[no-]3way] [--interactive] … [(<mbox> | <Maildir>)...]; git am (--continue | --skip | --abort | --quit | …)
+// git am [--signoff] [--keep] [--[no-]keep-cr] [--[no-]utf8] [--[no-]3way] [--interactive] … [(<mbox> | <Maildir>)...]; git am (--continue | --abort …)
 const AM = command("am", {
   category: "git_write",
   options: {

@@ -15,8 +15,9 @@ export type ArgumentExecution = {
   reads: string[];
 };
 
-const GIT_EXEC_KEYS =
-  /^(core\.(pager|sshcommand|fsmonitor|editor|askpass|gitproxy|hookspath)|sequence\.editor|pager\..*|diff\..*\.(command|textconv)|diff\.external|filter\..*|merge\..*\.driver|credential\..*|gpg\..*program|alias\..*|uploadpack\..*|receivepack\..*|remote\..*\.(uploadpack|receivepack|proxy)|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|include\..*|includeif\..*)$/i;
+/** git configuration keys whose value is a program or a command line git runs (git-config(1), Git 2.43). */
+export const GIT_EXEC_KEYS =
+  /^(core\.(pager|sshcommand|fsmonitor|editor|askpass|gitproxy|hookspath|alternaterefscommand)|gpg\.ssh\.defaultkeycommand|trailer\..*\.(command|cmd)|submodule\..*\.update|sendemail\.(tocmd|cccmd|smtpserver)|imap\.tunnel|guitool\..*\.cmd|sequence\.editor|pager\..*|diff\..*\.(command|textconv)|diff\.external|filter\..*|merge\..*\.driver|credential\..*|gpg\..*program|alias\..*|uploadpack\..*|receivepack\..*|remote\..*\.(uploadpack|receivepack|proxy)|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|include\..*|includeif\..*)$/i;
 const unknown = (reason: string): CommandFinding => ({ action: "ask_user", category: "unknown_execution", reason });
 
 export function argument_execution(name: string, args: readonly ShellWord[]): ArgumentExecution {

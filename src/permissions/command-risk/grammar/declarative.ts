@@ -158,6 +158,7 @@ function match_compiled(compiled: Compiled, args: readonly ShellWord[], matched:
     const word = args[index]!;
     if (!options_done && word.literal && word.value === "--") {
       options_done = true;
+      seen.set("--", []);
       continue;
     }
     if (!options_done && word.literal && word.value.startsWith("-") && word.value !== "-") {

@@ -54,7 +54,10 @@ export type Operands = {
   readonly last?: ValueKind;
 };
 
-/** The options a command was given, by canonical name (the first spelling in its spec), with their values. */
+/**
+ * The options a command was given, by canonical name (the first spelling in its spec), with their values;
+ * `--` when the arguments end their options with it (`git checkout -- FILE` discards changes to FILE).
+ */
 export type Seen = ReadonlyMap<string, readonly ShellWord[]>;
 
 /**

@@ -2,7 +2,7 @@ import { expand_braces } from "./braces.js";
 import { type Globs, MAX_MATCHES } from "./glob.js";
 import type { SimpleCommand } from "./parse.js";
 import { glob_base } from "./paths.js";
-import { has_glob, unescape } from "./pattern.js";
+import { has_glob, unquote } from "./pattern.js";
 import type { ShellWord } from "./types.js";
 import type { Variables } from "./variables.js";
 import { literal_word } from "./words.js";
@@ -19,14 +19,14 @@ type Field = { readonly value: string; readonly unmatched?: string };
 /** Brace expansion, then filename expansion of every word it gives (bash(1), "Expansion", in that order). */
 function expand_pattern(pattern: string, globs: Globs): Expansion {
   const spellings = expand_braces(pattern, MAX_MATCHES);
-  if (spellings === undefined) return { over: `${unescape(pattern)} expands to more than ${MAX_MATCHES} words: too many to check` };
+  if (spellings === undefined) return { over: `${unquote(pattern)} expands to more than ${MAX_MATCHES} words: too many to check` };
   const fields: Field[] = [];
   for (const spelling of spellings) {
-    const matched = has_glob(spelling) ? globs.match(spelling) : { paths: [unescape(spelling)] };
-    if (matched === undefined) fields.push({ value: unescape(spelling), unmatched: spelling });
+    const matched = has_glob(spelling) ? globs.match(spelling) : { paths: [unquote(spelling)] };
+    if (matched === undefined) fields.push({ value: unquote(spelling), unmatched: spelling });
     else if ("over" in matched) return matched;
     else fields.push(...matched.paths.map((value) => ({ value })));
-    if (fields.length > MAX_MATCHES) return { over: `${unescape(pattern)} expands to more than ${MAX_MATCHES} words: too many to check` };
+    if (fields.length > MAX_MATCHES) return { over: `${unquote(pattern)} expands to more than ${MAX_MATCHES} words: too many to check` };
   }
   return { fields };
 }
@@ -55,7 +55,7 @@ export function expand_words(words: readonly ShellWord[], globs: Globs): { reado
 }
 
 /** A path a word may stand for; `base`: the base folder of a glob that matched nothing, whose entries it names. */
-export type Candidate = { readonly path: string; readonly base: boolean };
+type Candidate = { readonly path: string; readonly base: boolean };
 
 /**
  * The paths a word may stand for when bash runs it: a literal word is itself, or what its braces and
@@ -65,7 +65,8 @@ export type Candidate = { readonly path: string; readonly base: boolean };
  * known at run time, or stands for too many paths to check.
  */
 export function path_candidates(word: ShellWord, variables: Variables, globs: Globs): readonly Candidate[] | undefined {
-  if (word.literal) return word.pattern !== undefined || word.glob ? pattern_candidates(word.pattern ?? word.value, globs) : [{ path: word.value, base: false }];
+  if (word.literal)
+    return word.pattern !== undefined || word.glob ? pattern_candidates(word.pattern ?? word.value, globs) : [{ path: word.value, base: false }];
   if (!SIMPLE_WORD.test(word.value)) return undefined;
   let spellings: Candidate[] = [{ path: "", base: false }];
   for (const match of word.value.replace(/"/g, "").matchAll(/\$\{?([A-Za-z_]\w*)\}?|[^$]+/g)) {
@@ -106,7 +107,8 @@ function values_of(name: string, variables: Variables, globs: Globs): Candidate[
   if (values.some((value) => !value.literal)) return undefined;
   const spelt: Candidate[] = [];
   for (const value of values) {
-    const candidates = value.pattern !== undefined || value.glob ? pattern_candidates(value.pattern ?? value.value, globs) : [{ path: value.value, base: false }];
+    const candidates =
+      value.pattern !== undefined || value.glob ? pattern_candidates(value.pattern ?? value.value, globs) : [{ path: value.value, base: false }];
     if (candidates === undefined) return undefined;
     spelt.push(...candidates);
   }
@@ -119,7 +121,7 @@ const GLOB_VARIABLES = ["GLOBIGNORE", "BASHOPTS"];
 /** Shells whose patterns are not bash's (zsh's `**` and qualifiers, ksh's extglob by default). */
 const OTHER_SHELLS = /^(zsh|ksh|mksh|fish|busybox)\b/;
 /** A `cd` inside a string some command may run (`eval "cd /tmp"`, `bash -c 'cd src && …'`). */
-const CD_IN_TEXT = /(?:^|[\s;&|({`])(?:cd|pushd)(?:\s+([^\s;&|()`]+))?/g;
+const CD_IN_TEXT = /(?:^|[\s;&|({`])(?:cd|pushd)(?=$|[\s;&|)`])(?:\s+([^\s;&|()`]+))?/g;
 
 /**
  * Before a script's commands are judged: what in it changes where and how its globs expand. `shopt`

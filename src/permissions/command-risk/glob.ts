@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { explicit_dot, has_glob, segment_expression, unescape, without_extglob } from "./pattern.js";
+import { explicit_dot, has_glob, segment_expression, unquote, without_extglob } from "./pattern.js";
 
 /** More matches than this for one pattern, and the command asks rather than judging them all. */
 export const MAX_MATCHES = 256;
@@ -10,7 +10,7 @@ const MAX_LISTED = 2048;
 const MAX_FOLDERS = 8;
 
 /** What a pattern matched: the words bash puts in its place, none (`undefined`), or too much to check. */
-export type GlobResult = { readonly paths: readonly string[] } | { readonly over: string } | undefined;
+type GlobResult = { readonly paths: readonly string[] } | { readonly over: string } | undefined;
 
 /**
  * One way through the pattern so far: the file system path reached, the word as bash spells it, and
@@ -103,7 +103,7 @@ export class Globs {
   }
 
   private match_uncached(pattern: string): GlobResult {
-    const shown = unescape(pattern);
+    const shown = unquote(pattern);
     const simple = without_extglob(pattern);
     if (simple === undefined) return { over: `${shown} has an extended pattern spanning a folder, which this analyzer cannot match` };
     const wide = this.wide || simple.had || /(^|\/)\*\*(\/|$)/.test(simple.pattern);
@@ -116,7 +116,8 @@ export class Globs {
     const paths = new Set<string>();
     for (const start of starts) {
       const reached = this.walk(start.at, start.rest, wide, budget);
-      if (reached === "over" || paths.size + reached.length > MAX_MATCHES) return { over: `${shown} matches more than ${MAX_MATCHES} files: too many to check` };
+      if (reached === "over" || paths.size + reached.length > MAX_MATCHES)
+        return { over: `${shown} matches more than ${MAX_MATCHES} files: too many to check` };
       // Matches in a folder a `cd` leads to are judged where they are; a name starting with a dash stays
       // as bash passes it, since to the program it is an option.
       for (const word of reached) paths.add(start.folder === undefined || word.startsWith("-") ? word : `${start.folder}/${word}`);
@@ -136,13 +137,12 @@ export class Globs {
       for (const at of reached) {
         if (segment === "**" && wide) this.descend(at, last, budget, next);
         else if (has_glob(segment)) this.list_matching(at, segment, wide, last, budget, next);
-        else next.push(step(at, unescape(segment), false));
+        else next.push(step(at, unquote(segment), false));
         if (next.length > MAX_MATCHES || budget.listed > MAX_LISTED) return "over";
       }
       reached = next;
     }
-    const exists = (at: Reached): boolean =>
-      directories_only ? this.is_directory(at.file) : at.listed === true || fs.existsSync(at.file) || is_link(at.file);
+    const exists = (at: Reached): boolean => (directories_only ? this.is_directory(at.file) : at.listed === true || fs.existsSync(at.file) || is_link(at.file));
     return reached.filter(exists).map((at) => (directories_only ? `${at.word}/` : at.word));
   }
 

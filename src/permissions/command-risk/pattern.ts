@@ -63,7 +63,7 @@ export function word_pattern(parts: readonly WordPart[]): string | undefined {
 }
 
 /** Quote removal: the text a pattern stands for when it matches nothing. */
-export function unescape(pattern: string): string {
+export function unquote(pattern: string): string {
   return pattern.replace(/\\(.)/gsu, "$1");
 }
 
@@ -124,7 +124,7 @@ const CLASSES: Readonly<Record<string, string>> = {
   graph: "\\P{Cc}",
 };
 
-const class_char = (char: string): string => (/[\\\]\[^-]/.test(char) ? `\\${char}` : char);
+const class_char = (char: string): string => (/[\\\][^-]/.test(char) ? `\\${char}` : char);
 
 /**
  * The bracket expression starting at `chars[start]` (`[a-z]`, `[!.]`, `[[:alpha:]]`) as a regular

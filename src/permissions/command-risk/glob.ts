@@ -68,6 +68,7 @@ export class Globs {
       this.folders_unknown = true;
       return;
     }
+    if (this.targets.includes(target)) return;
     this.targets.push(target);
     for (let grown = true; grown && !this.folders_unknown; ) {
       grown = false;

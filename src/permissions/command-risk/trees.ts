@@ -26,14 +26,18 @@ type Folder = { readonly real: string; readonly shown: string };
  */
 export function judge_tree(word: string, real: string, depth: ReadDepth, context: AnalyzerContext): CommandFinding[] {
   if (depth === "path" || !is_folder(real)) return [];
-  const home = context.home ?? os.homedir();
-  const air = resolve_real(air_home());
-  const findings: CommandFinding[] = [];
-  const seen = new Set<string>([real]);
-  const pending: Folder[] = [{ real, shown: word.replace(/\/+$/, "") || "/" }];
+  const walk: Walk = {
+    word,
+    depth,
+    context,
+    home: context.home ?? os.homedir(),
+    air: resolve_real(air_home()),
+    seen: new Set([real]),
+    pending: [{ real, shown: word.replace(/\/+$/, "") || "/" }],
+    findings: [],
+  };
   let entries = 0;
-  const reaches = (shown: string, what: string): string => `${word} is read as a whole tree, and that reaches ${shown}, ${what}`;
-  for (let folder = pending.pop(); folder !== undefined && findings.length < MAX_FINDINGS; folder = pending.pop()) {
+  for (let folder = walk.pending.pop(); folder !== undefined && walk.findings.length < MAX_FINDINGS; folder = walk.pending.pop()) {
     let listed: fs.Dirent[];
     try {
       listed = fs.readdirSync(folder.real, { withFileTypes: true });
@@ -42,51 +46,52 @@ export function judge_tree(word: string, real: string, depth: ReadDepth, context
     }
     entries += listed.length;
     if (entries > MAX_TREE_ENTRIES) {
-      findings.push({
-        action: "ask_user",
-        category: "unknown_execution",
-        reason: `${word} holds more than ${MAX_TREE_ENTRIES} entries: too many files to check what reading it as a tree reaches`,
-      });
+      const reason = `${word} holds more than ${MAX_TREE_ENTRIES} entries: too many files to check what reading it as a tree reaches`;
+      walk.findings.push({ action: "ask_user", category: "unknown_execution", reason });
       break;
     }
-    for (const entry of listed) {
-      if (depth === "visible_tree" && entry.name.startsWith(".")) continue;
-      const file = path.join(folder.real, entry.name);
-      const shown = `${folder.shown}/${entry.name}`;
-      if (entry.isSymbolicLink()) {
-        if (depth !== "linked_tree") continue;
-        const target = classify_path(file, folder.real, { real_root: context.root_real, home });
-        if (target.category === "credential_or_secret")
-          findings.push({ action: "deny", category: "credential_sensitive", reason: reaches(shown, `a symlink to ${target.real}, which holds credentials`) });
-        else if (!target.inside_project)
-          findings.push({ action: "ask_user", category: "outside_project", reason: reaches(shown, `a symlink to ${target.real}, outside the project`) });
-        else if (is_folder(target.real) && !seen.has(target.real)) {
-          seen.add(target.real);
-          pending.push({ real: target.real, shown });
-        }
-        continue;
-      }
-      if (entry.isDirectory()) {
-        if (file === air)
-          findings.push({ action: "ask_user", category: "credential_sensitive", reason: reaches(shown, "air's own home, with its keys and rules") });
-        else if (!seen.has(file)) {
-          seen.add(file);
-          pending.push({ real: file, shown });
-        }
-        continue;
-      }
-      if (!entry.isFile()) continue;
-      if (is_credential_path(file, home))
-        findings.push({ action: "ask_user", category: "credential_sensitive", reason: reaches(shown, "which holds credentials") });
-      else if (hard_linked(file))
-        findings.push({
-          action: "ask_user",
-          category: "outside_project",
-          reason: reaches(shown, "a hard link: another name of the same file may be outside the project"),
-        });
-    }
+    for (const entry of listed) if (depth !== "visible_tree" || !entry.name.startsWith(".")) judge_entry(walk, folder, entry);
   }
-  return findings.slice(0, MAX_FINDINGS);
+  return walk.findings.slice(0, MAX_FINDINGS);
+}
+
+/** One tree walk: what it reads, where it has been, what is left, what it found. */
+type Walk = {
+  readonly word: string;
+  readonly depth: ReadDepth;
+  readonly context: AnalyzerContext;
+  readonly home: string;
+  /** air's own home, resolved: its keys and rules are credentials wherever a walk meets them. */
+  readonly air: string;
+  readonly seen: Set<string>;
+  readonly pending: Folder[];
+  readonly findings: CommandFinding[];
+};
+
+function judge_entry(walk: Walk, folder: Folder, entry: fs.Dirent): void {
+  const file = path.join(folder.real, entry.name);
+  const shown = `${folder.shown}/${entry.name}`;
+  const found = (action: CommandFinding["action"], category: CommandFinding["category"], what: string): void => {
+    walk.findings.push({ action, category, reason: `${walk.word} is read as a whole tree, and that reaches ${shown}, ${what}` });
+  };
+  const descend = (real: string): void => {
+    if (walk.seen.has(real)) return;
+    walk.seen.add(real);
+    walk.pending.push({ real, shown });
+  };
+  if (entry.isSymbolicLink()) {
+    if (walk.depth !== "linked_tree") return;
+    const target = classify_path(file, folder.real, { real_root: walk.context.root_real, home: walk.home });
+    if (target.category === "credential_or_secret") found("deny", "credential_sensitive", `a symlink to ${target.real}, which holds credentials`);
+    else if (!target.inside_project) found("ask_user", "outside_project", `a symlink to ${target.real}, outside the project`);
+    else if (is_folder(target.real)) descend(target.real);
+  } else if (entry.isDirectory()) {
+    if (file === walk.air) found("ask_user", "credential_sensitive", "air's own home, with its keys and rules");
+    else descend(file);
+  } else if (entry.isFile()) {
+    if (is_credential_path(file, walk.home)) found("ask_user", "credential_sensitive", "which holds credentials");
+    else if (hard_linked(file)) found("ask_user", "outside_project", "a hard link: another name of the same file may be outside the project");
+  }
 }
 
 function is_folder(real: string): boolean {

@@ -1,13 +1,16 @@
+import os from "node:os";
 import path from "node:path";
 import { classify_argv } from "./classify.js";
 import { judge_arguments, read_word, write_word, type PathSink } from "./command-paths.js";
+import { expand_words, notice_script } from "./expand.js";
+import { Globs } from "./glob.js";
 import { package_manager_execution, PACKAGE_MANAGERS } from "./npmrc.js";
 import { flatten, type ShellRedirect, type SimpleCommand } from "./parse.js";
 import { judge_read, judge_write } from "./paths.js";
 import { piped_text } from "./piped.js";
 import { argument_execution } from "./argument-execution.js";
 import { rule_of } from "./grammar/registry.js";
-import type { Matched } from "./grammar/matched.js";
+import type { Matched, ReadDepth } from "./grammar/matched.js";
 import type {
   AnalyzedCommand,
   AnalyzerAction,
@@ -18,6 +21,7 @@ import type {
   FindingCategory,
   ShellWord,
 } from "./types.js";
+import { judge_tree } from "./trees.js";
 import { STRICTNESS } from "./types.js";
 import { evaluation, type Variables } from "./variables.js";
 import { unwrap } from "./wrappers.js";
@@ -130,8 +134,11 @@ class Analysis implements PathSink {
   /** Folders the script `cd`s into: package-manager configuration is looked for there too. */
   readonly folders: string[] = [];
   runs_unknown_code = false;
+  readonly globs: Globs;
 
-  constructor(readonly context: AnalyzerContext) {}
+  constructor(readonly context: AnalyzerContext) {
+    this.globs = new Globs(context.cwd_real, context.home ?? os.homedir());
+  }
 
   add(action: AnalyzerAction, category: FindingCategory, reason: string): void {
     if (!this.findings.some((finding) => finding.action === action && finding.category === category && finding.reason === reason))
@@ -148,6 +155,7 @@ class Analysis implements PathSink {
     for (const text of flat.dynamic_code)
       this.add("ask_user", "unknown_execution", `${text} expands a value as a prompt string, which runs the substitutions in it`);
     const scope: Scope = { functions: flat.functions, variables: flat.variables };
+    notice_script(flat.commands, flat.variables, this.globs, via);
     const evaluated = evaluation(flat.variables);
     for (const { name, value } of evaluated.code) this.run(`: ${value}`, `arithmetic on $${name}`, depth + 1);
     for (const name of evaluated.unknown) {
@@ -173,7 +181,10 @@ class Analysis implements PathSink {
   simple(command: SimpleCommand, via: string | undefined, depth: number, scope: Scope): void {
     this.settings(command.assignments);
     this.redirections(command.redirects, scope);
-    const unwrapped = unwrap(command.words);
+    // bash expands braces and globs before it runs anything, wrappers included
+    const expanded = expand_words(command.words, this.globs);
+    for (const reason of expanded.over) this.add("ask_user", "unknown_execution", reason);
+    const unwrapped = unwrap(expanded.words);
     this.settings(unwrapped.assignments);
     const through = via ?? (unwrapped.wrappers.length > 0 ? unwrapped.wrappers.join(" ") : undefined);
     if (unwrapped.shell_string !== undefined) this.code(unwrapped.shell_string, unwrapped.wrappers.at(-1) ?? "a wrapper", depth);
@@ -209,7 +220,7 @@ class Analysis implements PathSink {
     for (const finding of matched.findings) this.add(finding.action, finding.category, finding.reason);
     for (const { word, via } of matched.code) this.code(word, via, depth);
     for (const { words, via } of matched.argv) this.simple({ words, assignments: [], redirects: [], piped_stdin: false }, via, depth + 1, scope);
-    for (const { word } of matched.reads) read_word(this, word, scope.variables);
+    for (const { word, depth } of matched.reads) read_word(this, word, scope.variables, depth);
     const destructive = categories.has("destructive");
     for (const write of matched.writes) write_word(this, write.word, scope.variables, matched.rule, destructive || write.destructive);
     for (const script of matched.scripts) this.script(script, name);
@@ -292,11 +303,13 @@ class Analysis implements PathSink {
     if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
   }
 
-  read(word: string): void {
+  /** A path read; a folder read as a tree (`depth`), also what the program reaches below it. */
+  read(word: string, depth: ReadDepth = "path"): void {
     const verdict = judge_read(word, this.context);
     if (verdict === undefined) return;
     if (verdict.exists && !this.reads.includes(verdict.real)) this.reads.push(verdict.real);
     if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
+    else for (const finding of judge_tree(word, verdict.real, depth, this.context)) this.add(finding.action, finding.category, finding.reason);
   }
 
   /** A literal `cd`: later package-manager commands read the configuration there. */

@@ -1,12 +1,17 @@
 import { path_candidates } from "./expand.js";
+import type { Globs } from "./glob.js";
+import type { ReadDepth } from "./grammar/matched.js";
 import { awk_arguments, git_arguments, sed_arguments, type FileArguments } from "./file-arguments.js";
 import type { AnalyzerAction, CommandCategory, FindingCategory, ShellWord } from "./types.js";
 import type { Variables } from "./variables.js";
 
 /** Where the path judgements of one command go: the analysis collecting findings, reads and writes. */
 export interface PathSink {
+  /** Where the command's globs expand. */
+  readonly globs: Globs;
   add(action: AnalyzerAction, category: FindingCategory, reason: string): void;
-  read(word: string): void;
+  /** `depth`: the path alone, or every entry below it (a tree read). */
+  read(word: string, depth?: ReadDepth): void;
   /** `children`: the word is a glob's base folder, so what is written is inside it, not the folder itself. */
   write(word: string, destructive: boolean, children: boolean): void;
 }
@@ -32,24 +37,24 @@ const FILE_ARGUMENTS: Record<string, (args: readonly ShellWord[]) => FileArgumen
  * a variable the script never sets) may name any file, a credential included, so it is asked about — even
  * where it is only a pattern or a message: the analyzer cannot tell.
  */
-export function read_word(sink: PathSink, word: ShellWord, variables: Variables): void {
-  const candidates = path_candidates(word, variables);
+export function read_word(sink: PathSink, word: ShellWord, variables: Variables, depth: ReadDepth = "path"): void {
+  const candidates = path_candidates(word, variables, sink.globs);
   if (candidates === undefined) {
     if (/^"?\$(HOME\b|\{HOME\})/.test(word.value)) sink.add("ask_user", "outside_project", `${word.value} is in the home folder`);
     else sink.add("ask_user", "unknown_execution", `${word.value} is a path only known at run time, so what it reads cannot be checked`);
     return;
   }
-  for (const value of candidates) sink.read(value);
+  for (const candidate of candidates) sink.read(candidate.path, depth);
 }
 
 /** Judges one word written: every spelling it may have, or a prompt when it is only known at run time. */
 export function write_word(sink: PathSink, word: ShellWord, variables: Variables, how: string, destructive = false): void {
-  const candidates = path_candidates(word, variables);
+  const candidates = path_candidates(word, variables, sink.globs);
   if (candidates === undefined) {
     sink.add("ask_user", "unknown_execution", `${how} writes ${word.value}, which is only known at run time, so it cannot be checked`);
     return;
   }
-  for (const value of candidates) sink.write(value, destructive, word.glob || value !== word.value);
+  for (const candidate of candidates) sink.write(candidate.path, destructive, candidate.base);
 }
 
 /** Path arguments: credentials and outside reads; writes for the commands that write their arguments. */

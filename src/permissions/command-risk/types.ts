@@ -59,4 +59,13 @@ export type AnalyzerContext = { readonly cwd_real: string; readonly root_real: s
 export { STRICTNESS } from "../../contracts/events/permission.js";
 
 /** A word as bash would see it before running: its literal value, or `literal: false` when it expands at run time. */
-export type ShellWord = { readonly value: string; readonly literal: boolean; readonly glob: boolean };
+export type ShellWord = {
+  readonly value: string;
+  readonly literal: boolean;
+  readonly glob: boolean;
+  /**
+   * A literal word with unquoted braces, glob characters or extglob groups, as the pattern bash expands
+   * (its other characters escaped with `\`, see pattern.ts); `value` is then the word as written.
+   */
+  readonly pattern?: string;
+};

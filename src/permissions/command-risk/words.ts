@@ -1,4 +1,5 @@
 import type { Word, WordPart } from "unbash";
+import { word_pattern } from "./pattern.js";
 import type { ShellWord } from "./types.js";
 
 /** A word air made itself (an option's attached value): literal text, no glob. */
@@ -26,5 +27,6 @@ export function shell_word(word: Word): ShellWord {
   const literal =
     parts.every(part_literal) && !(parts.length === 0 && /[$`]/.test(word.text) && word.value === word.text && /\$[({A-Za-z_@*#?!$0-9]|`/.test(word.text));
   const glob = parts.some((part) => part.type === "Glob" || part.type === "ExtendedGlob");
-  return { value: literal ? word.value : word.text, literal, glob };
+  const pattern = literal ? word_pattern(parts) : undefined;
+  return { value: literal ? word.value : word.text, literal, glob, ...(pattern === undefined ? {} : { pattern }) };
 }

@@ -28,9 +28,10 @@ const MAX_COMMAND_LENGTH = 64 * 1024;
 /** More substitutions than this in one command are refused: the parser's time grows with their nesting. */
 const MAX_SUBSTITUTIONS = 512;
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
-/** `node --version`, `python3 -V`: an interpreter asked about itself runs no code. */
+/** `tclsh --version`: an interpreter asked about itself runs no code. */
 const VERSION_FLAGS = new Set(["--version", "-v", "-V", "--help", "-h"]);
-const INTERPRETERS = new Set(["python", "python3", "python2", "node", "nodejs", "ruby", "perl", "php", "lua", "deno", "bun", "tclsh", "Rscript"]);
+/** Interpreters without an argument grammar (node, python, ruby, perl, php, lua, deno and bun have theirs, in grammars/). */
+const INTERPRETERS = new Set(["tclsh", "Rscript"]);
 const STANDARD_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]);
 /** Variables that make the next program run code of their choosing. */
 const EXECUTING_VARIABLES =

@@ -322,11 +322,19 @@ const YARN: ProgramSpec = {
   options_first: true,
   operands: { rest: "text" },
   check: (matched, seen, operands) => {
-    if (operands.length === 0 && seen.size === 0) {
+    const [first, ...rest] = operands;
+    if (first === undefined && seen.size === 0) {
       matched.categories.add("network");
       matched.ask("yarn with no command installs the dependencies", "network");
-    } else if (operands.length === 0) categorize(matched, "build", "read_only");
-    else script_or_program("yarn")(matched, seen, operands);
+    } else if (first === undefined) categorize(matched, "build", "read_only");
+    else if (first.literal && first.value === "node") {
+      // `yarn node` and `yarn exec` hand every later word, options included, to node or to the shell
+      matched.rule = "yarn node";
+      matched.argv.push({ words: [literal_word("node"), ...rest], via: "yarn node" });
+    } else if (first.literal && first.value === "exec") {
+      matched.rule = "yarn exec";
+      exec_command("yarn exec", () => true)(matched, seen, rest);
+    } else script_or_program("yarn")(matched, seen, operands);
   },
   subcommands: {
     run: yarn("run", "build", {
@@ -341,10 +349,6 @@ const YARN: ProgramSpec = {
         },
       },
       check: script_or_program("yarn run"),
-    }),
-    exec: yarn("exec", "build", { check: exec_command("yarn exec", () => true) }),
-    node: yarn("node", "build", {
-      check: (matched, _seen, operands) => matched.argv.push({ words: [literal_word("node"), ...operands], via: "yarn node" }),
     }),
     ...by_names(["why", "bin"], (name) => yarn(name, "read_only", { options: { ...YARN_INFO, "-R|--recursive|--json|--peers": {} } })),
     config: yarn("config", "read_only", {

@@ -329,7 +329,11 @@ class Analysis implements PathSink {
     }
     const verdict = judge_read(word.value, this.context);
     this.read(word.value);
-    if (verdict === undefined || verdict.action === "allow") this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
+    if (verdict === undefined) {
+      // `node /dev/stdin`, `vitest --config /dev/stdin`: a device is a stream of code, never a project script
+      this.runs_unknown_code = true;
+      this.add("ask_user", "unknown_execution", `${runner} runs code read from ${word.value || "an empty name"}, only known at run time`);
+    } else if (verdict.action === "allow") this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
     else this.add("ask_user", "unknown_execution", `${runner} runs ${word.value} from outside the project`);
   }
 

@@ -3,7 +3,7 @@ import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, Operands, ProgramRule, ProgramSpec, Seen } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
-import { address_kind, categorize, listening, served_folder_kind, script_kind } from "./runtime-values.js";
+import { address_kind, categorize, config_file_kind, judge_served_folder, listening, served_folder_kind, script_kind } from "./runtime-values.js";
 
 const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 
@@ -38,8 +38,13 @@ function ruby_httpd(matched: Matched, seen: Seen, operands: readonly ShellWord[]
   if (!libraries.includes("un") || !code.some((text) => /^\s*httpd\b/.test(text))) return;
   const bind = operands.find((word) => word.value.startsWith("--bind-address="));
   listening(bind?.value.slice("--bind-address=".length), "ruby -run -e httpd", matched, true);
+  // its operands are options (`-p PORT`, `--port=PORT`) and the document root it publishes
+  operands.forEach((word, index) => {
+    if (!word.value.startsWith("-") && operands[index - 1]?.value !== "-p") httpd_document_root(word, matched);
+  });
 }
 
+const httpd_document_root = judge_served_folder("ruby -run -e httpd");
 const RUBY_SHAPE = interpreter("ruby", ["-e"], ["-v", "--version", "-h"], ["-c"], "-i");
 
 // ruby(1): `ruby [switches] [--] [programfile] [arguments]` (Ruby 3.3); switches cluster (`-rsocket`, `-pe`).
@@ -170,7 +175,7 @@ const DENO_RUNTIME: Record<string, OptionSpec> = {
   ...DENO_PERMISSIONS,
   ...flags("--watch", "--no-clear-screen"),
   "--watch-exclude": { value: "text", optional_value: true },
-  "--env-file|--env": { value: "read", optional_value: true },
+  "--env-file|--env": { value: config_file_kind("deno --env-file"), optional_value: true },
   "--inspect|--inspect-brk|--inspect-wait": {
     value: address_kind("deno --inspect", false),
     optional_value: true,

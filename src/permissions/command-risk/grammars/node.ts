@@ -2,7 +2,7 @@ import { program_rule } from "../grammar/declarative.js";
 import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, Operands, ProgramRule, Seen, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
-import { address_kind, built_in_or_module, categorize, judge_script, module_kind, script_kind } from "./runtime-values.js";
+import { address_kind, built_in_or_module, categorize, config_file_kind, judge_script, module_kind, script_kind } from "./runtime-values.js";
 
 const NODE_MANUAL = "Node.js 20 command-line API (nodejs.org/docs/latest-v20.x/api/cli.html)";
 const TSX_MANUAL = "tsx 4 command-line interface (tsx.is/usage), passing Node.js 20 options through";
@@ -43,7 +43,7 @@ function node_options(program: string): Record<string, OptionSpec> {
     "-C|--conditions": { value: "text" },
     "--input-type": { value: { one_of: ["module", "commonjs"] } },
     "--experimental-default-type": { value: { one_of: ["module", "commonjs"] } },
-    "--env-file|--env-file-if-exists": { value: "read" },
+    "--env-file|--env-file-if-exists": { value: config_file_kind(`${program} --env-file`) },
     "--inspect": inspector(program, "--inspect"),
     "--inspect-brk": inspector(program, "--inspect-brk"),
     "--inspect-wait": inspector(program, "--inspect-wait"),

@@ -3,7 +3,7 @@ import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, Seen } from "../grammar/types.js";
 import type { CommandCategory, ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
-import { address_kind, categorize, CONVENTIONAL_SCRIPTS, dev_tool, judge_script, module_kind, script_category } from "./runtime-values.js";
+import { address_kind, categorize, CONVENTIONAL_SCRIPTS, config_file_kind, dev_tool, judge_script, module_kind, script_category } from "./runtime-values.js";
 
 const NPM_MANUAL = "npm 10 CLI documentation (docs.npmjs.com/cli/v10)";
 const PNPM_MANUAL = "pnpm 9 CLI documentation (pnpm.io/9.x/cli)";
@@ -365,7 +365,7 @@ const BUN_RUNTIME: Record<string, OptionSpec> = {
   ...flags("--watch", "--hot", "--smol", "-b|--bun", "--silent", "--if-present", "--no-install", "-v|--version", "--revision", "-h|--help"),
   "-r|--preload": { value: module_kind("bun --preload") },
   "-e|--eval|-p|--print": { value: "code" },
-  "--env-file": { value: "read" },
+  "--env-file": { value: config_file_kind("bun --env-file") },
   "--conditions": { value: "text" },
   "--cwd": OTHER_PACKAGE,
   "--inspect|--inspect-brk|--inspect-wait": {

@@ -4,7 +4,7 @@ import type { CommandCategory, ShellWord } from "../types.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, Seen, ValueKind } from "../grammar/types.js";
 import { literal_word } from "../words.js";
 import { judge_warning_filter } from "./python.js";
-import { categorize } from "./runtime-values.js";
+import { categorize, config_file_kind } from "./runtime-values.js";
 
 const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 const one_of = (...values: string[]): ValueKind => ({ one_of: values });
@@ -188,7 +188,7 @@ const PYTEST: ProgramSpec = {
     "--lfnf|--last-failed-no-failures": { value: one_of("all", "none") },
     "--import-mode": { value: one_of("prepend", "append", "importlib") },
     "--assert": { value: one_of("plain", "rewrite") },
-    "-c|--config-file|--cov-config": { value: "read" },
+    "-c|--config-file|--cov-config": { value: config_file_kind("pytest --config-file") },
     "--rootdir|--confcutdir": { value: "folder" },
     // pytest empties the base temporary folder before the run
     "--basetemp": { value: "delete" },
@@ -291,7 +291,7 @@ const FLAKE8: ProgramSpec = {
     ...flags("--disable-noqa", "--benchmark", "--tee"),
     "--select|--ignore|--extend-ignore|--extend-select|--per-file-ignores|--exclude|--extend-exclude|--filename|--format": { value: "text" },
     "--max-line-length|--max-doc-length|--max-complexity|-j|--jobs": { value: "number" },
-    "--config|--append-config": { value: "read" },
+    "--config|--append-config": { value: config_file_kind("flake8 --config") },
     "--output-file": { value: "write" },
     "--color": { value: one_of("auto", "always", "never") },
   },
@@ -307,7 +307,7 @@ const MYPY: ProgramSpec = {
     ...flags("-h|--help", "-V|--version", "-v|--verbose", "--strict", "--ignore-missing-imports", "--no-error-summary", "--pretty", "--show-error-codes"),
     ...flags("--show-column-numbers", "--no-incremental", "--disallow-untyped-defs", "--check-untyped-defs", "--warn-unused-ignores", "--warn-return-any"),
     ...flags("--explicit-package-bases", "--namespace-packages", "--no-site-packages", "--strict-optional", "--non-interactive", "--show-traceback"),
-    "--config-file": { value: "read" },
+    "--config-file": { value: config_file_kind("mypy --config-file") },
     "--follow-imports": { value: one_of("normal", "silent", "skip", "error") },
     // the text and modules given are type-checked, never run
     "--python-version|-p|--package|-m|--module|-c|--command|--exclude|--disable-error-code|--enable-error-code": { value: "text" },
@@ -325,7 +325,7 @@ const PYLINT: ProgramSpec = {
   category: "static_analysis",
   options: {
     ...flags("-h|--help", "--version", "-E|--errors-only", "--exit-zero", "-v|--verbose", "--generate-rcfile", "--generate-toml-config"),
-    "--rcfile": { value: "read" },
+    "--rcfile": { value: config_file_kind("pylint --rcfile") },
     "--load-plugins": { value: "text", ask: "loads those plugins, which are code" },
     "--init-hook": { value: "code" },
     "-d|--disable|-e|--enable|--ignore|--ignore-patterns|--ignore-paths|--py-version|--msg-template": { value: "text" },

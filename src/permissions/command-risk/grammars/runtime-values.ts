@@ -113,11 +113,26 @@ export function unaddressed(seen: Seen, option: string, via: string, matched: Ma
  * root, an absolute path or one climbing out with `..` is published to whoever connects, which is harm.
  */
 export function served_folder_kind(via: string): ValueKind {
+  return { judge: judge_served_folder(via) };
+}
+
+export function judge_served_folder(via: string): (word: ShellWord, matched: Matched) => void {
+  return (word, matched) => {
+    const escapes = !word.literal || /^[~/]|^\$/.test(word.value) || word.value.split("/").includes("..");
+    if (escapes) matched.deny(`${via} ${word.value} serves a folder outside the project to whoever connects`, "network");
+    else matched.read(word, "tree");
+  };
+}
+
+/**
+ * A configuration file that can make the tool load code (pytest's ini, mypy's plugins, pylint's rcfile, node's
+ * --env-file with NODE_OPTIONS): read like any file, but a device or stream hands it text only known at run time.
+ */
+export function config_file_kind(via: string): ValueKind {
   return {
     judge: (word, matched) => {
-      const escapes = !word.literal || /^[~/]|^\$/.test(word.value) || word.value.split("/").includes("..");
-      if (escapes) matched.deny(`${via} ${word.value} serves a folder outside the project to whoever connects`, "network");
-      else matched.read(word, "tree");
+      if (word.literal && /^\/(dev|proc)\//.test(word.value)) matched.ask(`${via} ${word.value} reads its configuration from a stream, which may load code`);
+      else matched.read(word);
     },
   };
 }

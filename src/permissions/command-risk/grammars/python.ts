@@ -15,8 +15,22 @@ const PYTHON_FLAGS = new Set("bBdEiIOPqsSuvVxh?");
 const INFO_FLAGS = new Set("Vh?");
 const PYTHON_LONG_INFO = new Set(["--version", "--help", "--help-env", "--help-xoptions", "--help-all"]);
 /** `-X` options of CPython 3.12 that only change diagnostics or runtime tuning. */
-const X_OPTIONS =
-  /^(importtime|dev|utf8(=[01])?|faulthandler|tracemalloc(=\d+)?|showrefcount|frozen_modules=(on|off)|int_max_str_digits=\d+|warn_default_encoding|no_debug_ranges|perf)$/;
+const X_OPTIONS = new Set([
+  "importtime",
+  "dev",
+  "faulthandler",
+  "showrefcount",
+  "tracemalloc",
+  "warn_default_encoding",
+  "no_debug_ranges",
+  "perf",
+  "utf8",
+  "utf8=0",
+  "utf8=1",
+  "frozen_modules=on",
+  "frozen_modules=off",
+]);
+const X_NUMBERED = /^(tracemalloc|int_max_str_digits)=\d+$/;
 
 /**
  * A warning filter, `action:message:category:module:lineno` (python -W, pytest -W): a category with a dot names
@@ -29,7 +43,8 @@ export function judge_warning_filter(word: ShellWord, matched: Matched): void {
 
 function judge_x_option(word: ShellWord, matched: Matched): void {
   if (word.literal && word.value.startsWith("pycache_prefix=")) matched.write(literal_word(word.value.slice("pycache_prefix=".length)));
-  else if (!word.literal || !X_OPTIONS.test(word.value)) matched.ask(`python -X ${word.value} is not an -X option this analyzer knows`);
+  else if (!word.literal || !(X_OPTIONS.has(word.value) || X_NUMBERED.test(word.value)))
+    matched.ask(`python -X ${word.value} is not an -X option this analyzer knows`);
 }
 
 /** `python -m http.server`: binds every interface unless `--bind` says otherwise, and serves the current folder. */

@@ -32,13 +32,14 @@ const MAX_COMMAND_LENGTH = 64 * 1024;
 /** More substitutions than this in one command are refused: the parser's time grows with their nesting. */
 const MAX_SUBSTITUTIONS = 512;
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
-/** `node --version`, `python3 -V`: an interpreter asked about itself runs no code. */
+/** `tclsh --version`: an interpreter asked about itself runs no code. */
 const VERSION_FLAGS = new Set(["--version", "-v", "-V", "--help", "-h"]);
-const INTERPRETERS = new Set(["python", "python3", "python2", "node", "nodejs", "ruby", "perl", "php", "lua", "deno", "bun", "tclsh", "Rscript"]);
+/** Interpreters without an argument grammar (node, python, ruby, perl, php, lua, deno and bun have theirs, in grammars/). */
+const INTERPRETERS = new Set(["tclsh", "Rscript"]);
 const STANDARD_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]);
 /** Variables that make the next program run code of their choosing. */
 const EXECUTING_VARIABLES =
-  /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|npm_config_.*|NPM_CONFIG_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
+  /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|PYTHONINSPECT|PYTHONWARNINGS|PYTEST_ADDOPTS|PYTEST_PLUGINS|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|PHPRC|PHP_INI_SCAN_DIR|LUA_INIT.*|LUA_C?PATH.*|npm_config_.*|NPM_CONFIG_.*|YARN_.*|COREPACK_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
 const BASE_ACTION: Record<CommandCategory, AnalyzerAction> = {
   read_only: "allow",
   build: "allow",
@@ -341,7 +342,11 @@ class Analysis implements PathSink {
     }
     const verdict = judge_read(word.value, this.context);
     this.read(word.value);
-    if (verdict === undefined || verdict.action === "allow") this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
+    if (verdict === undefined) {
+      // `node /dev/stdin`, `vitest --config /dev/stdin`: a device is a stream of code, never a project script
+      this.runs_unknown_code = true;
+      this.add("ask_user", "unknown_execution", `${runner} runs code read from ${word.value || "an empty name"}, only known at run time`);
+    } else if (verdict.action === "allow") this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
     else this.add("ask_user", "unknown_execution", `${runner} runs ${word.value} from outside the project`);
   }
 

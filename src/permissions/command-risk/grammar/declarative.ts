@@ -133,6 +133,8 @@ function read_option(compiled: Compiled, args: readonly ShellWord[], index: numb
     const rest = text.slice(at + 1);
     const value = rest !== "" ? literal_word(rest) : option.spec.optional_value === true ? undefined : next();
     take(option, value, rule, matched, seen);
+    // getopt reads `-o=FILE` as `=FILE`, cac, mri and argparse as FILE: both are judged
+    if (rest.length > 1 && rest.startsWith("=")) take(option, literal_word(rest.slice(1)), rule, matched, seen);
     return index;
   }
   return index;

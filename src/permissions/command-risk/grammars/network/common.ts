@@ -3,6 +3,12 @@ import type { OptionSpec, ValueKind } from "../../grammar/types.js";
 import type { ShellWord } from "../../types.js";
 import { literal_word } from "../../words.js";
 
+/** Options that take no value, by their spellings (`"-v|--verbose"`). */
+export const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
+
+/** Options that all take a value of one kind. */
+export const valued = (value: ValueKind, ...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, { value }]));
+
 /**
  * A word's text as far as it is known: the value of a literal word, or the source of a word only known at
  * run time without its double quotes (`"@$HOME"/x` ⇒ `@$HOME/x`), which the path expansion can still spell out.

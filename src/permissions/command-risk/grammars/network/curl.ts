@@ -4,7 +4,7 @@ import type { Matched } from "../../grammar/matched.js";
 import type { OptionSpec, ProgramRule, Seen, ValueKind } from "../../grammar/types.js";
 import type { ShellWord } from "../../types.js";
 import { literal_word } from "../../words.js";
-import { known_start, plain, rest_of, signs_with, spell_out } from "./common.js";
+import { flags, known_start, plain, rest_of, signs_with, spell_out, valued } from "./common.js";
 
 const MANUAL = "curl(1), curl 8.5";
 
@@ -94,9 +94,6 @@ const OUTPUT: ValueKind = {
     if (/#\d/.test(plain(word))) matched.ask(`curl --output ${word.value} takes its name from the URL's globs`);
   },
 };
-
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
-const valued = (value: ValueKind, ...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, { value }]));
 
 const OPTIONS: Readonly<Record<string, OptionSpec>> = {
   // Transfer shape, output manners, protocol versions: they change how, not what or where.

@@ -7,7 +7,7 @@ import { plain, rest_of } from "./common.js";
 const MANUAL = "gh(1), GitHub CLI 2.45";
 
 /** Flags whose value is a file gh reads and sends (`--body-file`, `--input`, `-F` of the commands that write text). */
-const READ_FLAGS = new Set(["--body-file", "--notes-file", "--input", "--env-file", "--add", "--template-file"]);
+const READ_FLAGS = new Set(["--body-file", "--notes-file", "--input", "--env-file", "--add"]);
 /** Flags whose value is a file or folder gh writes downloads to. */
 const WRITE_FLAGS = new Set(["--dir", "-D", "--output", "-O"]);
 /** gh flags that take a value, as far as the positional words are concerned (an unknown one is taken as a flag). */
@@ -112,7 +112,7 @@ function gh_match(args: readonly ShellWord[]): Matched {
     matched.deny(`gh ${path} prints the GitHub token`, "credential_sensitive");
   for (const { name, value } of flags) {
     if (value === undefined) continue;
-    if (READ_FLAGS.has(name) || (name === "-F" && command !== "api") || (name === "-f" && (command === "secret" || command === "variable")))
+    if (READ_FLAGS.has(name) || (name === "-F" && command !== "api") || (name === "-f" && (command === "secret" || command === "variable")) || (name === "-a" && command === "gist"))
       matched.read(value);
     else if (WRITE_FLAGS.has(name)) matched.write(value);
     else if ((name === "-F" || name === "--field") && plain(value).includes("=@")) matched.read(rest_of(value, plain(value).indexOf("=@") + 2));

@@ -1,10 +1,8 @@
 import { program_rule } from "../../grammar/declarative.js";
 import type { Matched } from "../../grammar/matched.js";
-import type { OptionSpec, ProgramRule, Seen } from "../../grammar/types.js";
-import { signs_with } from "./common.js";
+import type { ProgramRule, Seen } from "../../grammar/types.js";
+import { flags, signs_with, valued } from "./common.js";
 
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
-const texts = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, { value: "text" }]));
 /** A program asked about itself (`-V`, `-h`) prints and exits: no query goes out. */
 const informational =
   (...options: string[]) =>
@@ -25,7 +23,7 @@ export const LOOKUP_RULES: readonly ProgramRule[] = [
     category: "network",
     options: {
       ...flags("-4", "-6", "-m", "-r", "-u", "-v", "-h"),
-      ...texts("-b", "-c", "-p", "-q", "-t", "-x"),
+      ...valued("text", "-b", "-c", "-p", "-q", "-t", "-x"),
       "-f": { value: "read" },
       "-k": { value: signs_with("dig -k") },
       "-y": { value: "text", ask: "gives a TSIG key on the command line" },
@@ -40,7 +38,7 @@ export const LOOKUP_RULES: readonly ProgramRule[] = [
     category: "network",
     options: {
       ...flags("-a", "-A", "-C", "-d", "-l", "-n", "-r", "-s", "-T", "-U", "-w", "-v", "-V", "-4", "-6"),
-      ...texts("-c", "-N", "-p", "-R", "-t", "-W", "-m"),
+      ...valued("text", "-c", "-N", "-p", "-R", "-t", "-W", "-m"),
     },
     operands: { first: ["text", "text"] },
     check: informational("-V"),
@@ -75,7 +73,7 @@ export const LOOKUP_RULES: readonly ProgramRule[] = [
         ...flags("-a", "-A", "-b", "-B", "-d", "-D", "-h", "-L", "-n", "-O", "-q", "-r", "-R", "-U", "-v", "-V", "-4", "-6"),
         "-f": { ask: "floods the destination with packets" },
         ...Object.fromEntries(["-c", "-i", "-l", "-w", "-W", "-s", "-S", "-t"].map((name) => [name, { value: "number" }])),
-        ...texts("-F", "-I", "-m", "-M", "-N", "-p", "-Q", "-T"),
+        ...valued("text", "-F", "-I", "-m", "-M", "-N", "-p", "-Q", "-T"),
       },
       operands: { rest: "text" },
       check: informational("-V", "-h"),
@@ -87,7 +85,7 @@ export const LOOKUP_RULES: readonly ProgramRule[] = [
     rule: "telnet",
     manual: "telnet(1), netkit-telnet 0.17",
     category: "network",
-    options: { ...flags("-4", "-6", "-8", "-E", "-L", "-a", "-d", "-r"), ...texts("-S", "-b", "-e", "-l"), "-n": { value: "write" } },
+    options: { ...flags("-4", "-6", "-8", "-E", "-L", "-a", "-d", "-r"), ...valued("text", "-S", "-b", "-e", "-l"), "-n": { value: "write" } },
     operands: { first: ["text", "text"] },
     check: (matched) => matched.ask(`telnet ${STDIN_COMMANDS}`),
   }),

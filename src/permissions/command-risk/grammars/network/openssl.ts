@@ -3,7 +3,7 @@ import { Matched } from "../../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, ValueKind } from "../../grammar/types.js";
 import type { ShellWord } from "../../types.js";
 import { literal_word } from "../../words.js";
-import { listens, plain, signs_with } from "./common.js";
+import { flags, listens, plain, signs_with } from "./common.js";
 
 const MANUAL = "openssl(1), OpenSSL 3.0";
 
@@ -46,7 +46,6 @@ const COMMON: Readonly<Record<string, OptionSpec>> = {
   "-propquery": { value: "text" },
 };
 
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 const spec = (rule: string, manual: string, rest: Omit<ProgramSpec, "rule" | "manual" | "style">): ProgramSpec => ({
   rule: `openssl ${rule}`,
   manual: `${manual}, OpenSSL 3.0`,

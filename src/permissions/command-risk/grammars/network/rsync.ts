@@ -2,7 +2,7 @@ import { program_rule } from "../../grammar/declarative.js";
 import type { Matched } from "../../grammar/matched.js";
 import type { OptionSpec, ProgramRule, Seen, ValueKind } from "../../grammar/types.js";
 import type { ShellWord } from "../../types.js";
-import { is_remote, listens } from "./common.js";
+import { flags, is_remote, listens, valued } from "./common.js";
 
 /**
  * `-f RULE`: include, exclude, protect, hide, show, risk and clear rules are patterns; merge rules (`merge FILE`,
@@ -15,8 +15,6 @@ const FILTER: ValueKind = {
   },
 };
 
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
-const valued = (value: ValueKind, ...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, { value }]));
 const DELETES: OptionSpec = { category: "destructive" };
 /** The options that delete files in the destination (rsync(1): --delete and its timings, --delete-excluded …). */
 const DELETING = ["--del", "--delete", "--delete-before", "--delete-during", "--delete-delay", "--delete-after", "--delete-excluded", "--delete-missing-args"];

@@ -3,10 +3,9 @@ import type { Matched } from "../../grammar/matched.js";
 import type { OptionSpec, ProgramRule, Seen } from "../../grammar/types.js";
 import type { ShellWord } from "../../types.js";
 import { literal_word } from "../../words.js";
-import { listens, signs_with, spell_out } from "./common.js";
+import { flags, listens, signs_with, spell_out } from "./common.js";
 
 const SHELL_OVER_NETWORK = "runs a program with its input and output on the network connection: a shell over the network";
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 
 /**
  * With `-l` netcat listens: on the `-s` address, or on the host operand before the port (OpenBSD

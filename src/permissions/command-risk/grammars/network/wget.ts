@@ -4,7 +4,7 @@ import type { Matched } from "../../grammar/matched.js";
 import type { OptionSpec, ProgramRule, Seen, ValueKind } from "../../grammar/types.js";
 import type { ShellWord } from "../../types.js";
 import { literal_word } from "../../words.js";
-import { plain, signs_with, spell_out } from "./common.js";
+import { flags, plain, signs_with, spell_out, valued } from "./common.js";
 
 const MANUAL = "wget(1), GNU Wget 1.21";
 
@@ -62,8 +62,6 @@ const WGETRC_COMMAND: ValueKind = {
   },
 };
 
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
-const valued = (value: ValueKind, ...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, { value }]));
 const CREDENTIAL: OptionSpec = { value: "text", ask: "gives a user name or password on the command line" };
 
 const OPTIONS: Readonly<Record<string, OptionSpec>> = {

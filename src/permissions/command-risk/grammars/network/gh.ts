@@ -73,6 +73,14 @@ const COMMANDS = new Set(
     .split(" "),
 );
 
+/** Whether a flag's value is a file gh sends: `-F` is a body file but in `gh api`, `-f` the env file of `secret`/`variable set`, `-a` a gist's file. */
+function reads_file(flag: string, command: string | undefined): boolean {
+  if (READ_FLAGS.has(flag)) return true;
+  if (flag === "-F") return command !== "api";
+  if (flag === "-f") return command === "secret" || command === "variable";
+  return flag === "-a" && command === "gist";
+}
+
 /**
  * gh(1), GitHub CLI 2.45: `gh <command> <subcommand> [flags]`. Every command talks to GitHub (network, asks);
  * what gh reads and uploads — `--body-file`, `-F` (a body file, or `gh api -F key=@file`), `--input`, the files of
@@ -112,8 +120,7 @@ function gh_match(args: readonly ShellWord[]): Matched {
     matched.deny(`gh ${path} prints the GitHub token`, "credential_sensitive");
   for (const { name, value } of flags) {
     if (value === undefined) continue;
-    if (READ_FLAGS.has(name) || (name === "-F" && command !== "api") || (name === "-f" && (command === "secret" || command === "variable")) || (name === "-a" && command === "gist"))
-      matched.read(value);
+    if (reads_file(name, command)) matched.read(value);
     else if (WRITE_FLAGS.has(name)) matched.write(value);
     else if ((name === "-F" || name === "--field") && plain(value).includes("=@")) matched.read(rest_of(value, plain(value).indexOf("=@") + 2));
   }

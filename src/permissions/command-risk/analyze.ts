@@ -37,9 +37,12 @@ const VERSION_FLAGS = new Set(["--version", "-v", "-V", "--help", "-h"]);
 /** Interpreters without an argument grammar (node, python, ruby, perl, php, lua, deno and bun have theirs, in grammars/). */
 const INTERPRETERS = new Set(["tclsh", "Rscript"]);
 const STANDARD_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]);
-/** Variables that make the next program run code of their choosing. */
+/**
+ * Variables that make the next program run code of their choosing — directly, or through a configuration
+ * file they point it at (`HOME`/`XDG_CONFIG_HOME` move every dotfile, `OPENSSL_CONF` can load a library).
+ */
 const EXECUTING_VARIABLES =
-  /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|PYTHONINSPECT|PYTHONWARNINGS|PYTEST_ADDOPTS|PYTEST_PLUGINS|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|PHPRC|PHP_INI_SCAN_DIR|LUA_INIT.*|LUA_C?PATH.*|npm_config_.*|NPM_CONFIG_.*|YARN_.*|COREPACK_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
+  /^(PATH|HOME|XDG_CONFIG_HOME|ZDOTDIR|CURL_HOME|WGETRC|RSYNC_RSH|RSYNC_CONNECT_PROG|OPENSSL_CONF|OPENSSL_ENGINES|OPENSSL_MODULES|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|PYTHONINSPECT|PYTHONWARNINGS|PYTEST_ADDOPTS|PYTEST_PLUGINS|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|PHPRC|PHP_INI_SCAN_DIR|LUA_INIT.*|LUA_C?PATH.*|npm_config_.*|NPM_CONFIG_.*|YARN_.*|COREPACK_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
 const BASE_ACTION: Record<CommandCategory, AnalyzerAction> = {
   read_only: "allow",
   build: "allow",

@@ -64,7 +64,7 @@ export function script_file(via: string): ValueKind {
  * depends on the order of the options.
  */
 export function under_folders(word: ShellWord, folders: readonly ShellWord[] | undefined): ShellWord[] {
-  if (!word.literal || path.posix.isAbsolute(word.value) || word.value.startsWith("~")) return [];
+  if (!word.literal || word.value === "-" || path.posix.isAbsolute(word.value) || word.value.startsWith("~")) return [];
   return (folders ?? []).filter((folder) => folder.literal).map((folder) => literal_word(path.posix.join(folder.value, word.value)));
 }
 

@@ -1,7 +1,7 @@
 import { judge_value, program_rule } from "../grammar/declarative.js";
 import { Matched } from "../grammar/matched.js";
 import type { Operands, ProgramRule, ProgramSpec, Seen } from "../grammar/types.js";
-import type { CommandCategory, ShellWord } from "../types.js";
+import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
 import { ask_dynamic, INSTALL_TARGET, plain_value, script_file, type VariableJudge, written_path } from "./build-common.js";
 import { judge_compiler_flags } from "./compilers.js";
@@ -194,7 +194,6 @@ const command = (name: string, shape: Partial<ProgramSpec> & { operands: Operand
 });
 const copy = (seen: Seen): Operands => (seen.has("-t") ? { rest: "read" } : { rest: "read", last: "write" });
 const checksum = command("sha256sum", { category: "read_only", operands: { rest: "read" } });
-const destructive: CommandCategory = "destructive";
 
 // cmake -E <command> [<options>]: the portable commands that read, copy, create or remove files
 const COMMANDS = program_rule({
@@ -215,9 +214,9 @@ const COMMANDS = program_rule({
     ...Object.fromEntries(
       ["md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum"].map((name) => [name, { ...checksum, rule: `cmake -E ${name}` }]),
     ),
-    remove: command("remove", { category: destructive, options: { "-f": {} }, operands: { rest: "delete" } }),
-    remove_directory: command("remove_directory", { category: destructive, operands: { rest: "delete" } }),
-    rm: command("rm", { category: destructive, options: { "-r|-R": {}, "-f": {} }, operands: { rest: "delete" } }),
+    remove: command("remove", { category: "destructive", options: { "-f": {} }, operands: { rest: "delete" } }),
+    remove_directory: command("remove_directory", { category: "destructive", operands: { rest: "delete" } }),
+    rm: command("rm", { category: "destructive", options: { "-r|-R": {}, "-f": {} }, operands: { rest: "delete" } }),
     rename: command("rename", { operands: { first: ["delete", "write"] } }),
     sleep: command("sleep", { category: "read_only", operands: { rest: "number" } }),
     touch: command("touch", { operands: { rest: "write" } }),

@@ -260,6 +260,13 @@ const ZIP_LONG: Readonly<Record<string, string>> = {
   "names-stdin": "@",
 };
 
+/**
+ * zip's two-letter short options (zip 3.0 manual: `-lf` log file, `-sf` show files, `-FS` file sync, `-dd`
+ * dots …): zip matches them before single letters, so a cluster holding one of these pairs is not read letter
+ * by letter.
+ */
+const ZIP_PAIRS = /AC|AS|DF|FF|FI|FS|MM|UN|db|dc|dd|dg|ds|du|dv|ic|la|lf|li|ll|nw|sb|sc|sd|sf|so|sp|su|sU|sv|ws/;
+
 /** What one zip option does: a flag noted, a value judged, a command run; `"list"` when a pattern list begins. */
 function zip_option(option: string, value: () => ShellWord | undefined, matched: Matched, flags: Set<string>): "list" | undefined {
   if (option === "TT") {
@@ -313,7 +320,12 @@ function zip_match(args: readonly ShellWord[]): Matched {
       const letter = ZIP_LONG[name];
       if (letter === undefined) matched.ask(`zip ${word.value} is not an option this analyzer knows`);
       else listing = zip_option(letter, value(equals === -1 ? "" : word.value.slice(equals + 1)), matched, flags) === "list";
-    } else if (word.value.startsWith("-TT")) zip_option("TT", value(word.value.slice(3)), matched, flags);
+    } else if (/^-[A-Za-z]*TT/.test(word.value)) {
+      const at = word.value.indexOf("TT");
+      for (const letter of word.value.slice(1, at)) zip_option(letter, value(""), matched, flags);
+      zip_option("TT", value(word.value.slice(at + 2)), matched, flags);
+    } else if (ZIP_PAIRS.test(word.value.slice(1)))
+      matched.ask(`zip ${word.value} may hold a two-letter option (-lf writes a log file) this analyzer does not know`);
     else {
       const letters = word.value.slice(1);
       for (let at = 0; at < letters.length; at += 1) {

@@ -121,8 +121,8 @@ const CONFIGURE = program_rule({
     "--compile-no-warning-as-error": {},
     "--profiling-output": { value: "write" },
     "--profiling-format": { value: { one_of: ["google-trace"] } },
-    "--version|-version": {},
-    "--help|-help|-h": {},
+    "--version": {},
+    "--help|-h": {},
   },
   operands: { rest: "folder" },
 });

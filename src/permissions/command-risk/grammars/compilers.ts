@@ -358,7 +358,7 @@ const LD = program_rule(
       "-plugin-opt|--plugin-opt": { value: "text", ask: "passes an option to a linker plugin" },
       "--wrap|-wrap": { value: "text", ask: "redirects every call of a symbol to another function" },
       "-e|--entry": { value: "text" },
-      "-m": { value: "text" },
+      "-m": { value: "text", attached: true },
       "-dynamic-linker|--dynamic-linker|-I": { value: "text" },
       "-r|-i|--relocatable": {},
       "-x|--discard-all": {},
@@ -371,7 +371,7 @@ const LD = program_rule(
     },
     operands: { rest: read_not_response },
   },
-  ["ld", "ld.bfd", "ld.gold", "ld.lld", "ld.mold"],
+  ["ld", "ld.bfd", "ld.gold"],
 );
 
 /** C and C++ compilers, and the linker (their drivers share the option grammar of COMPILER_OPTIONS). */

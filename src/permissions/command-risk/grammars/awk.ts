@@ -10,7 +10,7 @@ type Token = { readonly kind: "word" | "string" | "regex" | "punct" | "newline";
 type Lexed = { readonly tokens: readonly Token[]; readonly unreadable?: string };
 
 /** Keywords after which `/` opens a regular expression rather than dividing. */
-const BEFORE_EXPRESSION = new Set(["print", "printf", "return", "case", "do", "else", "in", "exit", "getline"]);
+const BEFORE_EXPRESSION = new Set(["print", "printf", "return", "case", "do", "else", "in", "exit"]);
 const CONTROL = new Set(["if", "while", "for", "switch"]);
 const PUNCTUATION = ["**=", "|&", "||", "&&", ">>", ">=", "<=", "==", "!=", "!~", "++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "**"];
 

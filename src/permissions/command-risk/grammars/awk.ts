@@ -3,6 +3,7 @@ import type { Matched } from "../grammar/matched.js";
 import type { ProgramRule, Seen, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
+import { one_of } from "./common.js";
 
 type Token = { readonly kind: "word" | "string" | "regex" | "punct" | "newline"; readonly text: string };
 
@@ -194,7 +195,7 @@ export const AWK_RULE: ProgramRule = program_rule(
       "-h|--usage|--help": {},
       "-i|--include": { value: PROGRAM_FILE },
       "-l|--load": { value: "read", ask: "loads a compiled extension, which runs code" },
-      "-L|--lint": { value: { one_of: ["fatal", "invalid", "no-ext"] }, optional_value: true },
+      "-L|--lint": { value: one_of("fatal", "invalid", "no-ext"), optional_value: true },
       "-M|--bignum": {},
       "-n|--non-decimal-data": {},
       "-N|--use-lc-numeric": {},

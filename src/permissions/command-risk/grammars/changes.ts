@@ -4,8 +4,9 @@ import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, Seen, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
-import { INFO, SUFFIX, one_of } from "./text.js";
+import { INFO, SUFFIX, one_of } from "./common.js";
 
+/** The backup options of cp, mv, ln and install: an overwritten destination is kept under a suffixed name. */
 const BACKUP: Readonly<Record<string, OptionSpec>> = {
   "--backup": { value: one_of("none", "off", "numbered", "t", "existing", "nil", "simple", "never"), optional_value: true },
   "-b": {},
@@ -307,6 +308,7 @@ const DD_NUMBERS = new Set(["bs", "ibs", "obs", "cbs", "count", "skip", "seek", 
 /** Conversions and flags: how blocks are copied, never where. */
 const DD_SETTINGS = new Set(["conv", "iflag", "oflag", "status"]);
 
+/** One `KEY=VALUE` operand of dd. */
 function dd_operand(word: ShellWord, matched: Matched): void {
   const equals = word.value.indexOf("=");
   const key = word.value.slice(0, Math.max(equals, 0));

@@ -3,7 +3,7 @@ import { Matched } from "../grammar/matched.js";
 import type { ProgramRule, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
-import { one_of } from "./text.js";
+import { one_of } from "./common.js";
 
 /**
  * The entries a search finds under a starting point, as a word for the command it runs on them: the
@@ -11,7 +11,7 @@ import { one_of } from "./text.js";
  * removes what is in the project, not the project) and a read as one of it. What the entries below may
  * reach through symlinks is judged on the starting point's tree read.
  */
-export function found(start: ShellWord): ShellWord {
+function found(start: ShellWord): ShellWord {
   return { value: start.value, literal: start.literal, glob: true };
 }
 
@@ -149,9 +149,7 @@ export const FIND_RULE: ProgramRule = {
       else if (!/^-O\d$/.test(word.value)) break;
     }
     const starts: ShellWord[] = [];
-    for (; index < args.length && !starts_expression(args[index] as ShellWord); index += 1) {
-      // biome-ignore lint/style/noNonNullAssertion: index < args.length
-      const start = args[index]!;
+    for (let start = args[index]; start !== undefined && !starts_expression(start); start = args[++index]) {
       if (!start.literal) matched.ask(`${start.value} is only known at run time, and may be a find expression that runs a command`);
       starts.push(start);
     }

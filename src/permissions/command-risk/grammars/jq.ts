@@ -1,7 +1,8 @@
-import { program_rule } from "../grammar/declarative.js";
+import { judge_value, program_rule } from "../grammar/declarative.js";
 import type { Matched } from "../grammar/matched.js";
 import type { ProgramRule, Seen, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
+import { one_of } from "./common.js";
 
 /** A name in a jq or yq filter, by how it is used: called (`env`), a variable (`$ENV`), a field (`.env`) or an object key (`{env: 1}`). */
 type Name = { readonly name: string; readonly use: "call" | "variable" | "field" | "key" };
@@ -103,6 +104,7 @@ function yq_findings(names: readonly Name[], matched: Matched): void {
   if (calls.includes("system")) matched.ask("the yq expression runs a command (system)");
 }
 
+/** A filter or expression given on the command line, read for the names it uses; `findings` judges them. */
 function judge_filter(word: ShellWord, matched: Matched, via: string, findings: (names: readonly Name[]) => void): void {
   if (!word.literal) {
     matched.ask(`the ${via} ${word.value} is only known at run time`);
@@ -115,6 +117,7 @@ function judge_filter(word: ShellWord, matched: Matched, via: string, findings: 
 
 const JQ_FILTER: ValueKind = { judge: (word, matched) => judge_filter(word, matched, "jq filter", (names) => jq_findings(names, matched, "the jq filter")) };
 
+/** `jq -f FILE`, `yq --from-file FILE`: the filter is in a file, read but not judged. */
 const FILTER_FILE: ValueKind = {
   judge: (word: ShellWord, matched: Matched) => {
     matched.read(word);
@@ -170,7 +173,7 @@ const JQ_RULE: ProgramRule = {
   names: ["jq"],
   match(args) {
     const rest: ShellWord[] = [];
-    const pairs: { option: string; value: ShellWord | undefined }[] = [];
+    const pairs: { option: string; kind: ValueKind; value: ShellWord | undefined }[] = [];
     for (let index = 0; index < args.length; index += 1) {
       // biome-ignore lint/style/noNonNullAssertion: index < args.length
       const word = args[index]!;
@@ -184,14 +187,13 @@ const JQ_RULE: ProgramRule = {
         if (word.literal && SINGLE.has(word.value) && args[index + 1] !== undefined) rest.push(args[++index] as ShellWord);
         continue;
       }
-      pairs.push({ option: word.value, value: args[index + 2] });
+      pairs.push({ option: word.value, kind: pair, value: args[index + 2] });
       index += 2;
     }
     const matched = JQ.match(rest);
-    for (const { option, value } of pairs) {
-      const kind = PAIRS[option];
+    for (const { option, kind, value } of pairs) {
       if (value === undefined) matched.ask(`jq ${option} takes a name and a value`);
-      else if (kind === "read") matched.read(value);
+      else judge_value(kind, value, `jq ${option}`, matched);
     }
     return matched;
   },
@@ -226,6 +228,9 @@ function yq_operands(matched: Matched, seen: Seen, operands: readonly ShellWord[
   }
 }
 
+/** A flag that may be spelt with its value (`--unwrapScalar=false`). */
+const BOOLEAN = one_of("true", "false");
+
 // yq(1), mikefarah yq 4: `yq [eval|eval-all] [flags] [expression] [file...]`
 const YQ_RULE = program_rule({
   rule: "yq",
@@ -237,8 +242,8 @@ const YQ_RULE = program_rule({
     "-e|--exit-status": {},
     "--expression": { value: "text" },
     "--from-file": { value: FILTER_FILE },
-    "-f|--front-matter": { value: { one_of: ["extract", "process"] } },
-    "--header-preprocess": { value: { one_of: ["true", "false"] }, optional_value: true },
+    "-f|--front-matter": { value: one_of("extract", "process") },
+    "--header-preprocess": { value: BOOLEAN, optional_value: true },
     "-h|--help": {},
     "-I|--indent": { value: "number" },
     "-i|--inplace": {},
@@ -248,16 +253,17 @@ const YQ_RULE = program_rule({
     "-n|--null-input": {},
     "-N|--no-doc": {},
     "-0|--nul-output": {},
-    "-r|--unwrapScalar": { value: { one_of: ["true", "false"] }, optional_value: true },
+    "-r": {},
+    "--unwrapScalar": { value: BOOLEAN, optional_value: true },
     "-s|--split-exp": { value: "text", ask: "writes a file for every document, named by an expression" },
     "--split-exp-file": { value: "read", ask: "writes a file for every document, named by an expression" },
     "-v|--verbose": {},
     "-V|--version": {},
-    "--csv-auto-parse|--tsv-auto-parse": { value: { one_of: ["true", "false"] }, optional_value: true },
+    "--csv-auto-parse|--tsv-auto-parse": { value: BOOLEAN, optional_value: true },
     "--csv-separator|--properties-separator": { value: "text" },
     "--xml-attribute-prefix|--xml-content-name|--xml-directive-name|--xml-proc-inst-prefix": { value: "text" },
     "--xml-keep-namespace|--xml-raw-token|--xml-skip-directives|--xml-skip-proc-inst|--xml-strict-mode": {
-      value: { one_of: ["true", "false"] },
+      value: BOOLEAN,
       optional_value: true,
     },
     "--security-disable-env-ops|--security-disable-file-ops": {},

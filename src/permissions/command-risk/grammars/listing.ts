@@ -3,7 +3,7 @@ import { Matched } from "../grammar/matched.js";
 import type { ProgramRule, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
-import { FILES0_FROM, INFO, one_of } from "./text.js";
+import { FILES0_FROM, INFO, one_of } from "./common.js";
 
 const WHEN = one_of("always", "yes", "force", "never", "no", "none", "auto", "tty", "if-tty");
 
@@ -499,6 +499,7 @@ export const LISTING_RULES: readonly ProgramRule[] = [
   xxd_rule(),
 ];
 
+/** A strings operand: a file read, or an `@file` of further options. */
 function not_a_response_file(word: ShellWord, matched: Matched): void {
   if (word.literal && word.value.startsWith("@")) matched.ask(`strings ${word.value} reads further options from a file this analyzer does not read`);
   else matched.read(word);

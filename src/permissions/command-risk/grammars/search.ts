@@ -3,9 +3,9 @@ import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, Seen } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
+import { one_of } from "./common.js";
 import { run_on_found } from "./find.js";
 import { listing } from "./listing.js";
-import { one_of } from "./text.js";
 
 /** How a search walks the folders it is given; grep without `-r` reads only the files named. */
 type Walk = "tree" | "linked_tree" | "visible_tree";
@@ -395,6 +395,7 @@ const FD_RULE: ProgramRule = {
       index = end === -1 ? args.length : end;
     }
     const matched = FD.match(rest);
+    for (const word of rest) if (!word.literal) matched.ask(`${word.value} is only known at run time, and may be an fd option that runs a command`);
     const { paths, walk } = FD_SEARCH.get(matched) ?? { paths: [literal_word(".")], walk: "visible_tree" };
     const depth = commands.length > 0 ? walk : listing(walk === "linked_tree");
     for (const path of paths) matched.read(path, depth === "read" ? "path" : depth);

@@ -3,7 +3,7 @@ import type { Matched } from "../grammar/matched.js";
 import type { ProgramRule, Seen, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
-import { INFO, SUFFIX } from "./text.js";
+import { INFO, SUFFIX } from "./common.js";
 
 /** What a sed script does besides editing its input. */
 export type SedEffects = {

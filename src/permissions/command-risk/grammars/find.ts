@@ -1,5 +1,5 @@
 import { judge_value } from "../grammar/declarative.js";
-import { Matched } from "../grammar/matched.js";
+import { Matched, type ReadDepth } from "../grammar/matched.js";
 import type { ProgramRule, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
@@ -125,13 +125,30 @@ type Reading = {
   deletes: boolean;
   /** Whether a command runs on the entries found, which opens them: then the starting points are read as trees. */
   opens: boolean;
+  /** Whether every entry found is of a `-type` that is not a symlink: the expression is a plain conjunction with one. */
+  no_links: boolean;
+  /** Whether the expression has an operator (`-o`, `!`, `,`, parentheses), after which a `-type` no longer holds for every entry. */
+  branches: boolean;
 };
+
+const OPERATORS = new Set(["(", ")", "!", ",", "-not", "-o", "-or"]);
+
+/**
+ * How the starting points are read: listed only, unless a command opens the entries found; that command
+ * follows the symlinks among them (`grep -r PATTERN {}` walks a symlinked folder it is given), so they are
+ * read through their symlinks unless `-type` keeps symlinks out.
+ */
+function start_depth(reading: Reading): ReadDepth {
+  if (reading.follows) return "linked_tree";
+  if (!reading.opens) return "path";
+  return reading.no_links && !reading.branches ? "tree" : "linked_tree";
+}
 
 /**
  * find(1): `find [-H] [-L] [-P] [-D debugopts] [-Olevel] [starting-point...] [expression]`. find lists the
  * entries below its starting points (`.` when none), through the symlinks there with `-L` or `-follow`;
- * `-exec` and its kin run a command on them, which opens them, so the starting points are then read as
- * trees; `-delete` removes them, `-fprint` and its kin write a file.
+ * `-exec` and its kin run a command on them (see `start_depth`), `-delete` removes them, `-fprint` and its
+ * kin write a file.
  */
 export const FIND_RULE: ProgramRule = {
   names: ["find"],
@@ -154,10 +171,10 @@ export const FIND_RULE: ProgramRule = {
       starts.push(start);
     }
     if (starts.length === 0) starts.push(literal_word("."));
-    const reading: Reading = { matched, args, starts, follows, deletes: false, opens: false };
+    const reading: Reading = { matched, args, starts, follows, deletes: false, opens: false, no_links: false, branches: false };
     while (index < args.length) index = primary(reading, index) + 1;
     for (const start of starts) {
-      matched.read(start, reading.follows ? "linked_tree" : reading.opens ? "tree" : "path");
+      matched.read(start, start_depth(reading));
       if (reading.deletes) matched.write(found(start), true);
     }
     return matched;
@@ -176,6 +193,7 @@ function primary(reading: Reading, index: number): number {
   }
   if (FLAGS.has(name)) {
     if (name === "-follow") reading.follows = true;
+    if (OPERATORS.has(name)) reading.branches = true;
     return index;
   }
   if (name === "-delete") {
@@ -195,6 +213,7 @@ function primary(reading: Reading, index: number): number {
   if (values.length < arity) matched.ask(`find ${name} is missing its value`);
   const [value] = values;
   if (value === undefined) return index;
+  if (name === "-type" && !value.value.split(",").includes("l")) reading.no_links = true;
   if (name === "-fprintf") matched.write(value);
   else if (name === "-files0-from") {
     matched.read(value);

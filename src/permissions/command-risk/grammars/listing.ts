@@ -11,7 +11,7 @@ const WHEN = one_of("always", "yes", "force", "never", "no", "none", "auto", "tt
  * A walk that lists names, sizes and times (`ls -R`, `du`, `tree`) opens no file it finds, so only its
  * operands are judged — unless it follows the symlinks inside, which lead the listing anywhere.
  */
-export const listing = (follows: boolean): "read" | "linked_tree" => (follows ? "linked_tree" : "read");
+const listing = (follows: boolean): "read" | "linked_tree" => (follows ? "linked_tree" : "read");
 
 /** Lists `.` when a following walk is given no operand. */
 function list_here(matched: Matched, operands: readonly ShellWord[], follows: boolean): void {

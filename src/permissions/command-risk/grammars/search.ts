@@ -1,11 +1,10 @@
 import { program_rule } from "../grammar/declarative.js";
-import type { Matched } from "../grammar/matched.js";
+import type { Matched, ReadDepth } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, Seen } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
 import { one_of } from "./common.js";
 import { run_on_found } from "./find.js";
-import { listing } from "./listing.js";
 
 /** How a search walks the folders it is given; grep without `-r` reads only the files named. */
 type Walk = "tree" | "linked_tree" | "visible_tree";
@@ -349,8 +348,12 @@ const FD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   "-V|--version": {},
 };
 
-/** The paths an fd command searches (`.` when none), and how it walks them, as its grammar found them. */
-const FD_SEARCH = new WeakMap<Matched, { readonly paths: readonly ShellWord[]; readonly walk: Walk }>();
+/**
+ * The paths an fd command searches (`.` when none), as its grammar found them, and how they are read: only
+ * listed, or opened by an `--exec` command, which follows the symlinks found unless `--type` keeps them out.
+ */
+const FD_SEARCH = new WeakMap<Matched, { readonly paths: readonly ShellWord[]; readonly listed: ReadDepth; readonly opened: ReadDepth }>();
+const NOT_LINKS = new Set(["f", "file", "d", "dir", "directory"]);
 
 // fd(1), fd 10: `fd [OPTIONS] [pattern] [path...]`: it lists the entries below every path (`.` when none),
 // skipping hidden and ignored ones; `-x`/`--exec` and `-X`/`--exec-batch` take the arguments up to a `;` as a
@@ -364,7 +367,14 @@ const FD = program_rule(
     operands: { first: ["text"], rest: "text" },
     check: (matched, seen, operands) => {
       const paths = [...operands.slice(1), ...(seen.get("--search-path") ?? [])];
-      FD_SEARCH.set(matched, { paths: paths.length === 0 ? [literal_word(".")] : paths, walk: fd_depth(seen) });
+      const walk = fd_depth(seen);
+      const types = seen.get("-t") ?? [];
+      const no_links = types.length > 0 && types.every((type) => NOT_LINKS.has(type.value));
+      FD_SEARCH.set(matched, {
+        paths: paths.length === 0 ? [literal_word(".")] : paths,
+        listed: walk === "linked_tree" ? walk : "path",
+        opened: no_links ? walk : "linked_tree",
+      });
     },
   },
   ["fd", "fdfind"],
@@ -375,8 +385,7 @@ const FD_PLACEHOLDER = { whole: /^\{(|\.|\/\/)\}$/, inside: /\{(|\/|\/\/|\.|\/\.
 
 /**
  * fd with its `--exec` commands read apart: one per search path, `{}`, `{.}` and `{//}` standing for the
- * entries found there; a command without a placeholder gets `{}` at its end, as fd gives it. The paths are
- * read as trees when a command opens what is found, else only listed (see `listing`).
+ * entries found there; a command without a placeholder gets `{}` at its end, as fd gives it.
  */
 const FD_RULE: ProgramRule = {
   names: FD.names,
@@ -396,9 +405,8 @@ const FD_RULE: ProgramRule = {
     }
     const matched = FD.match(rest);
     for (const word of rest) if (!word.literal) matched.ask(`${word.value} is only known at run time, and may be an fd option that runs a command`);
-    const { paths, walk } = FD_SEARCH.get(matched) ?? { paths: [literal_word(".")], walk: "visible_tree" };
-    const depth = commands.length > 0 ? walk : listing(walk === "linked_tree");
-    for (const path of paths) matched.read(path, depth === "read" ? "path" : depth);
+    const { paths, listed, opened } = FD_SEARCH.get(matched) ?? { paths: [literal_word(".")], listed: "path", opened: "linked_tree" };
+    for (const path of paths) matched.read(path, commands.length > 0 ? opened : listed);
     for (const { via, words } of commands) {
       if (words.length === 0) matched.ask(`${via} is missing its command`);
       const placed = words.some((word) => FD_PLACEHOLDER.inside.test(word.value)) ? words : [...words, literal_word("{}")];

@@ -107,7 +107,16 @@ describe("find and fd grammars", () => {
   it("runs -exec on each starting point's entries, marked as standing for what is inside it", () => {
     const matched = match("find", "src", "lib", "-name", "*.ts", "-exec", "wc", "-l", "{}", "+");
     expect(argv(matched)).toEqual(["wc -l src/…", "wc -l lib/…"]);
-    expect(reads(matched)).toEqual(["src:tree", "lib:tree"]);
+    expect(reads(matched)).toEqual(["src:linked_tree", "lib:linked_tree"]);
+  });
+
+  it("reads the tree without its symlinks only when -type keeps them from the command", () => {
+    expect(reads(match("find", "src", "-type", "f", "-exec", "cat", "{}", "+"))).toEqual(["src:tree"]);
+    expect(reads(match("find", "src", "-type", "f", "-o", "-name", "x", "-exec", "cat", "{}", "+"))).toEqual(["src:linked_tree"]);
+    expect(reads(match("find", "src", "-type", "l", "-exec", "cat", "{}", "+"))).toEqual(["src:linked_tree"]);
+    expect(reads(match("fd", "-t", "f", "-x", "cat"))).toEqual([".:visible_tree"]);
+    expect(reads(match("fd", "-x", "cat"))).toEqual([".:linked_tree"]);
+    expect(reads(match("fd", "-e", "ts"))).toEqual([".:path"]);
   });
 
   it("only lists its starting points without a command, and follows symlinks with -L or -follow", () => {

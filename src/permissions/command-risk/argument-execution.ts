@@ -1,4 +1,5 @@
 import { awk_arguments, sed_arguments } from "./file-arguments.js";
+import { sed_script_effects } from "./grammars/sed.js";
 import type { CommandCategory, CommandFinding, ShellWord } from "./types.js";
 import { literal_word, split_option } from "./words.js";
 
@@ -58,7 +59,13 @@ export function argument_execution(name: string, args: readonly ShellWord[]): Ar
     if (parsed.program_files.length > 0) out.findings.push(unknown("sed -f runs a script file this analyzer does not read"));
     for (const script of parsed.scripts) {
       if (!script.literal) out.findings.push(unknown(`the sed script ${script.value} is only known at run time`));
-      else sed_script(script.value, out);
+      else {
+        const effects = sed_script_effects(script.value);
+        if (effects.commands.length > 0) out.findings.push(unknown("sed e runs a shell command"));
+        if (effects.runs_pattern_space) out.findings.push(unknown("sed s///e runs the pattern space as a shell command"));
+        out.writes.push(...effects.writes);
+        out.reads.push(...effects.reads);
+      }
     }
   } else if (name === "tar") {
     for (const [index, value] of values.entries()) {
@@ -89,59 +96,4 @@ export function argument_execution(name: string, args: readonly ShellWord[]): Ar
     for (const value of values) if (value.startsWith("of=")) out.writes.push(value.slice(3));
   }
   return out;
-}
-
-/** Finds `e` commands, `s///e`, `w`/`W` files and `r`/`R` reads in a sed script. */
-function sed_script(script: string, out: ArgumentExecution): void {
-  let i = 0;
-  const n = script.length;
-  const skip_space = () => {
-    while (i < n && /[\s;{}!]/.test(script.charAt(i))) i += 1;
-  };
-  const rest_of_line = () => {
-    const end = script.indexOf("\n", i);
-    const text = script.slice(i, end === -1 ? n : end).trim();
-    i = end === -1 ? n : end + 1;
-    return text;
-  };
-  while (i < n) {
-    skip_space();
-    // address: numbers, $, /re/, \cREc, ranges, steps
-    while (i < n && /[0-9$,~+/\\]/.test(script.charAt(i))) {
-      if (script[i] === "/" || script[i] === "\\") {
-        // past the end of the script (a trailing `\`) the delimiter is "", and the scan below stops at n anyway
-        const delim = script[i] === "\\" ? script.charAt(i + 1) : "/";
-        i += script[i] === "\\" ? 2 : 1;
-        while (i < n && script[i] !== delim) i += script[i] === "\\" ? 2 : 1;
-        i += 1;
-      } else i += 1;
-      while (i < n && /[IM]/.test(script.charAt(i))) i += 1;
-    }
-    while (i < n && /[\s!]/.test(script.charAt(i))) i += 1;
-    const command = script[i];
-    if (command === undefined) break;
-    i += 1;
-    if (command === "s" || command === "y") {
-      // "" when the script ends at the command: the sections below then stop at n
-      const delim = script.charAt(i);
-      i += 1;
-      for (let section = 0; section < 2; section += 1) {
-        while (i < n && script[i] !== delim) i += script[i] === "\\" ? 2 : 1;
-        i += 1;
-      }
-      const flags = /^[gpiImMe0-9]*/.exec(script.slice(i))?.[0] ?? "";
-      i += flags.length;
-      if (command === "s" && flags.includes("e")) out.findings.push(unknown("sed s///e runs the pattern space as a shell command"));
-      if (command === "s" && script[i] === "w") {
-        i += 1;
-        out.writes.push(rest_of_line());
-      }
-    } else if (command === "e") {
-      out.findings.push(unknown("sed e runs a shell command"));
-      rest_of_line();
-    } else if (command === "w" || command === "W") out.writes.push(rest_of_line());
-    else if (command === "r" || command === "R") out.reads.push(rest_of_line());
-    else if (/[aic:btTvlqQ]/.test(command)) rest_of_line();
-    else if (command === "#") rest_of_line();
-  }
 }

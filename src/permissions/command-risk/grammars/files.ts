@@ -1,44 +1,24 @@
-import { program_rule } from "../grammar/declarative.js";
 import type { ProgramRule } from "../grammar/types.js";
+import { AWK_RULE } from "./awk.js";
+import { CHANGE_RULES } from "./changes.js";
+import { FIND_RULE } from "./find.js";
+import { JSON_RULES } from "./jq.js";
+import { LISTING_RULES } from "./listing.js";
+import { SEARCH_RULES } from "./search.js";
+import { SED_RULE } from "./sed.js";
+import { TEXT_RULES } from "./text.js";
 
-/** Programs that read, list and compare files (GNU coreutils 9.4 manual, `info coreutils`). */
+/**
+ * File and text tools: coreutils' text filters, listings and file changes, find, the searches (grep, rg,
+ * ag, fd), and the programs whose argument is a small program (sed, awk, jq, yq).
+ */
 export const FILE_RULES: readonly ProgramRule[] = [
-  // cat(1): `cat [OPTION]... [FILE]...`
-  program_rule({
-    rule: "cat",
-    manual: "cat(1), GNU coreutils 9.4",
-    category: "read_only",
-    options: {
-      "-A|--show-all": {},
-      "-b|--number-nonblank": {},
-      "-e": {},
-      "-E|--show-ends": {},
-      "-n|--number": {},
-      "-s|--squeeze-blank": {},
-      "-t": {},
-      "-T|--show-tabs": {},
-      "-u": {},
-      "-v|--show-nonprinting": {},
-      "--help": {},
-      "--version": {},
-    },
-    operands: { rest: "read" },
-  }),
-  // head(1): `head [OPTION]... [FILE]...`; `-NUM` is the obsolete spelling of `-n NUM`
-  program_rule({
-    rule: "head",
-    manual: "head(1), GNU coreutils 9.4",
-    category: "read_only",
-    number_option: "-n",
-    options: {
-      "-c|--bytes": { value: "number" },
-      "-n|--lines": { value: "number" },
-      "-q|--quiet|--silent": {},
-      "-v|--verbose": {},
-      "-z|--zero-terminated": {},
-      "--help": {},
-      "--version": {},
-    },
-    operands: { rest: "read" },
-  }),
+  ...TEXT_RULES,
+  ...LISTING_RULES,
+  ...CHANGE_RULES,
+  FIND_RULE,
+  ...SEARCH_RULES,
+  SED_RULE,
+  AWK_RULE,
+  ...JSON_RULES,
 ];

@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import { classify_argv } from "./classify.js";
 import { judge_arguments, read_word, write_word, type PathSink } from "./command-paths.js";
-import { expand_words, notice_script } from "./expand.js";
+import { expand_words, notice_script, path_candidates } from "./expand.js";
 import { Globs } from "./glob.js";
 import { package_manager_execution, PACKAGE_MANAGERS } from "./npmrc.js";
 import { flatten, type ShellRedirect, type SimpleCommand } from "./parse.js";
@@ -43,7 +43,7 @@ const STANDARD_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/u
  * options they add (`MAKEFLAGS`, `CFLAGS`, `TAR_OPTIONS`): a rule judges only its command's arguments.
  */
 const EXECUTING_VARIABLES =
-  /^(PATH|HOME|XDG_CONFIG_HOME|ZDOTDIR|CURL_HOME|WGETRC|RSYNC_RSH|RSYNC_CONNECT_PROG|OPENSSL_CONF|OPENSSL_ENGINES|OPENSSL_MODULES|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|CC|CXX|CPP|LD|AR|AS|CFLAGS|CXXFLAGS|CPPFLAGS|LDFLAGS|CMAKE_.*|GCC_EXEC_PREFIX|COMPILER_PATH|CCC_OVERRIDE_OPTIONS|TAR_OPTIONS|ZIPOPT|UNZIP|UNZIPOPT|XZ_OPT|XZ_DEFAULTS|GZIP|BZIP2|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|PYTHONINSPECT|PYTHONWARNINGS|PYTEST_ADDOPTS|PYTEST_PLUGINS|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|PHPRC|PHP_INI_SCAN_DIR|LUA_INIT.*|LUA_C?PATH.*|npm_config_.*|NPM_CONFIG_.*|YARN_.*|COREPACK_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
+  /^(PATH|HOME|XDG_CONFIG_HOME|ZDOTDIR|CURL_HOME|WGETRC|RSYNC_RSH|RSYNC_CONNECT_PROG|OPENSSL_CONF|OPENSSL_ENGINES|OPENSSL_MODULES|RIPGREP_CONFIG_PATH|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|CC|CXX|CPP|LD|AR|AS|CFLAGS|CXXFLAGS|CPPFLAGS|LDFLAGS|CMAKE_.*|GCC_EXEC_PREFIX|COMPILER_PATH|CCC_OVERRIDE_OPTIONS|TAR_OPTIONS|ZIPOPT|UNZIP|UNZIPOPT|XZ_OPT|XZ_DEFAULTS|GZIP|BZIP2|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|PYTHONINSPECT|PYTHONWARNINGS|PYTEST_ADDOPTS|PYTEST_PLUGINS|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|PHPRC|PHP_INI_SCAN_DIR|LUA_INIT.*|LUA_C?PATH.*|npm_config_.*|NPM_CONFIG_.*|YARN_.*|COREPACK_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
 const BASE_ACTION: Record<CommandCategory, AnalyzerAction> = {
   read_only: "allow",
   build: "allow",
@@ -211,12 +211,29 @@ class Analysis implements PathSink {
       const runner = CODE_RUNNERS.get(name);
       const rule = runner === undefined ? rule_of(name) : undefined;
       if (runner !== undefined) runner(this, invocation);
-      else if (rule !== undefined) matched = this.matched(rule.match(args), invocation, scope);
+      else if (rule !== undefined) {
+        this.options_in_variables(name, args, scope);
+        matched = this.matched(rule.match(args), invocation, scope);
+      }
       else this.other_program(invocation, scope);
       if ((name === "cd" || name === "pushd") && args[0]?.literal === true) this.enter(args[0].value);
     }
     this.record(argv, categories, through, matched);
     this.finish(categories, argv);
+  }
+
+  /**
+   * A rule reads a word only known at run time as an operand; when the script gives it a value that is an
+   * option (`F='--expression=1e id'; sed -n p "$F"`), or one that splits into words with one (`X='-t dir'`),
+   * the program would read an option its rule never saw.
+   */
+  options_in_variables(name: string, args: readonly ShellWord[], scope: Scope): void {
+    for (const word of args) {
+      if (word.literal) continue;
+      const spellings = path_candidates(word, scope.variables, this.globs) ?? [];
+      const option = spellings.find((spelling) => /(^|\s)-/.test(spelling.path));
+      if (option !== undefined) this.add("ask_user", "unknown_execution", `${word.value} may be the option ${option.path} of ${name}, which its grammar cannot check`);
+    }
   }
 
   /** A command its program's rule has read: what the rule found, judged against the project. */

@@ -1,9 +1,12 @@
-import { GIT_EXEC_KEYS } from "../argument-execution.js";
 import { program_rule } from "../grammar/declarative.js";
 import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, Seen, ValueKind } from "../grammar/types.js";
 import type { CommandCategory } from "../types.js";
 import { literal_word } from "../words.js";
+
+/** git configuration keys whose value is a program or a command line git runs (git-config(1), Git 2.43). */
+const GIT_EXEC_KEYS =
+  /^(core\.(pager|sshcommand|fsmonitor|editor|askpass|gitproxy|hookspath|alternaterefscommand)|gpg\.ssh\.defaultkeycommand|trailer\..*\.(command|cmd)|submodule\..*\.update|sendemail\.(tocmd|cccmd|smtpserver)|imap\.tunnel|guitool\..*\.cmd|sequence\.editor|pager\..*|diff\..*\.(command|textconv)|diff\.external|filter\..*|merge\..*\.driver|credential\..*|gpg\..*program|alias\..*|uploadpack\..*|receivepack\..*|remote\..*\.(uploadpack|receivepack|proxy)|web\.browser|browser\..*|man\..*|mergetool\..*|difftool\..*|include\..*|includeif\..*)$/i;
 
 /**
  * git(1) and its commands, Git 2.43: the global options, every read-only command with the options its manual

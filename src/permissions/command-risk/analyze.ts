@@ -1,13 +1,18 @@
 import path from "node:path";
 import { classify_argv } from "./classify.js";
+import { hidden_characters } from "./characters.js";
 import { judge_arguments, read_word, write_word, type PathSink } from "./command-paths.js";
 import { package_manager_execution, PACKAGE_MANAGERS } from "./npmrc.js";
 import { flatten, type ShellRedirect, type SimpleCommand } from "./parse.js";
+import { EXECUTING_VARIABLES, from_environment } from "./environment.js";
+import { LOST, type Places, START } from "./folders.js";
 import { judge_read, judge_write } from "./paths.js";
 import { piped_text } from "./piped.js";
 import { argument_execution } from "./argument-execution.js";
 import { rule_of } from "./grammar/registry.js";
-import type { Matched } from "./grammar/matched.js";
+import type { Matched, PathUse } from "./grammar/matched.js";
+import { shell_invocation, SHELL_MANUALS } from "./shells.js";
+import { call_cycles, endless_source } from "./signals.js";
 import type {
   AnalyzedCommand,
   AnalyzerAction,
@@ -20,7 +25,8 @@ import type {
 } from "./types.js";
 import { STRICTNESS } from "./types.js";
 import { evaluation, type Variables } from "./variables.js";
-import { unwrap } from "./wrappers.js";
+import { standard_name, type Unwrapped, unwrap } from "./wrappers.js";
+import { xargs_command } from "./xargs.js";
 
 const MAX_DEPTH = 8;
 /** Longer commands are refused rather than parsed: no agent needs 64 KiB of shell in one call. */
@@ -31,10 +37,6 @@ const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "bus
 /** `node --version`, `python3 -V`: an interpreter asked about itself runs no code. */
 const VERSION_FLAGS = new Set(["--version", "-v", "-V", "--help", "-h"]);
 const INTERPRETERS = new Set(["python", "python3", "python2", "node", "nodejs", "ruby", "perl", "php", "lua", "deno", "bun", "tclsh", "Rscript"]);
-const STANDARD_BIN = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/opt/homebrew/bin"]);
-/** Variables that make the next program run code of their choosing. */
-const EXECUTING_VARIABLES =
-  /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_.*|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|GIT_.*|PAGER|MANPAGER|EDITOR|VISUAL|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PERL5OPT|PERL5LIB|RUBYOPT|npm_config_.*|NPM_CONFIG_.*|LESSOPEN|LESSCLOSE|BROWSER|SSH_ASKPASS|SUDO_ASKPASS)$/;
 const BASE_ACTION: Record<CommandCategory, AnalyzerAction> = {
   read_only: "allow",
   build: "allow",
@@ -66,13 +68,11 @@ type Invocation = {
 type CodeRunner = (analysis: Analysis, invocation: Invocation) => void;
 
 function run_shell(analysis: Analysis, { command, name, args, depth }: Invocation): void {
-  const code_index = args.findIndex((word) => word.literal && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(word.value));
-  const operand = args.findIndex((word) => !word.value.startsWith("-") || !word.literal);
-  const script = operand === -1 ? undefined : args[operand];
-  // `-s` (or `-`) reads the program from standard input even when arguments follow
-  const from_stdin = args.slice(0, operand === -1 ? undefined : operand).some((word) => word.value === "-" || /^-[a-zA-Z]*s[a-zA-Z]*$/.test(word.value));
-  if (code_index !== -1) analysis.code(args[code_index + 1], `${name} -c`, depth);
-  else if (script !== undefined && !from_stdin) analysis.script(script, name);
+  const shell = shell_invocation(name, args);
+  for (const reason of shell.asks) analysis.add("ask_user", "unknown_execution", reason);
+  for (const file of shell.startup) analysis.script(file, `${name} --rcfile`);
+  if (shell.mode === "code") analysis.code(shell.code, `${name} -c`, depth);
+  else if (shell.mode === "script" && shell.script !== undefined) analysis.script(shell.script, name);
   else analysis.stdin_code(command, name, depth);
 }
 
@@ -85,8 +85,12 @@ function run_source(analysis: Analysis, { name, args }: Invocation): void {
   if (args[0] !== undefined) analysis.script(args[0], name);
 }
 
+/** bash 5.2 `trap [-lp] [[action] sigspec …]`: the action is code run later; `-l`, `-p` only print. */
 function run_trap(analysis: Analysis, { args, depth }: Invocation): void {
-  if (args[0] !== undefined && args[0].value !== "-" && args.length > 1) analysis.code(args[0], "trap", depth);
+  const rest = args[0]?.value === "--" ? args.slice(1) : args;
+  const action = rest[0];
+  if (action === undefined || (action.literal && /^-[lpP]+$/.test(action.value))) return;
+  if (action.value !== "-" && rest.length > 1) analysis.code(action, "trap", depth);
 }
 
 function run_su(analysis: Analysis, { args, categories, depth }: Invocation): void {
@@ -122,6 +126,15 @@ const CODE_RUNNERS: ReadonlyMap<string, CodeRunner> = new Map<string, CodeRunner
   ...[...INTERPRETERS].map((interpreter): [string, CodeRunner] => [interpreter, run_interpreter]),
 ]);
 
+/** The rules the shells and the code-running builtins answer to in the report. */
+const RUNNER_RULES: ReadonlyMap<string, { rule: string; manual: string }> = new Map([
+  ...[...SHELL_MANUALS].map(([shell, manual]): [string, { rule: string; manual: string }] => [shell, { rule: shell, manual }]),
+  ...["eval", "source", ".", "trap"].map((builtin): [string, { rule: string; manual: string }] => [
+    builtin,
+    { rule: builtin, manual: `bash(1), GNU Bash 5.2: ${builtin}` },
+  ]),
+]);
+
 class Analysis implements PathSink {
   readonly commands: AnalyzedCommand[] = [];
   readonly writes: string[] = [];
@@ -129,9 +142,15 @@ class Analysis implements PathSink {
   readonly findings: CommandFinding[] = [];
   /** Folders the script `cd`s into: package-manager configuration is looked for there too. */
   readonly folders: string[] = [];
+  /** The real folders the command being analysed may run in: its relative paths are judged from each. */
+  bases: readonly string[];
+  /** How many files the commands analysed so far write, devices aside. */
+  written = 0;
   runs_unknown_code = false;
 
-  constructor(readonly context: AnalyzerContext) {}
+  constructor(readonly context: AnalyzerContext) {
+    this.bases = [context.cwd_real];
+  }
 
   add(action: AnalyzerAction, category: FindingCategory, reason: string): void {
     if (!this.findings.some((finding) => finding.action === action && finding.category === category && finding.reason === reason))
@@ -147,6 +166,13 @@ class Analysis implements PathSink {
     for (const error of flat.errors) this.add("deny", "unparseable", `the command cannot be parsed: ${error}`);
     for (const text of flat.dynamic_code)
       this.add("ask_user", "unknown_execution", `${text} expands a value as a prompt string, which runs the substitutions in it`);
+    for (const cycle of call_cycles(flat.calls)) {
+      this.add(
+        "ask_user",
+        "system_sensitive",
+        `function ${cycle[0]} calls itself (${cycle.join(" → ")}): a recursive function, piped or in the background, can exhaust processes and memory`,
+      );
+    }
     const scope: Scope = { functions: flat.functions, variables: flat.variables };
     const evaluated = evaluation(flat.variables);
     for (const { name, value } of evaluated.code) this.run(`: ${value}`, `arithmetic on $${name}`, depth + 1);
@@ -170,19 +196,47 @@ class Analysis implements PathSink {
     }
   }
 
+  /** One simple command, judged from every folder the `cd`s before it may have left the shell in. */
   simple(command: SimpleCommand, via: string | undefined, depth: number, scope: Scope): void {
-    this.settings(command.assignments);
-    this.redirections(command.redirects, scope);
-    const unwrapped = unwrap(command.words);
-    this.settings(unwrapped.assignments);
-    const through = via ?? (unwrapped.wrappers.length > 0 ? unwrapped.wrappers.join(" ") : undefined);
-    if (unwrapped.shell_string !== undefined) this.code(unwrapped.shell_string, unwrapped.wrappers.at(-1) ?? "a wrapper", depth);
-    const [head, ...args] = unwrapped.words;
+    const outer = this.bases;
+    this.bases = this.places(command.places ?? START, outer);
+    const written = this.written;
+    try {
+      this.settings(command.assignments);
+      this.redirections(command.redirects, scope);
+      const unwrapped = unwrap(command.words);
+      this.settings(unwrapped.assignments);
+      this.wrapped(unwrapped, scope);
+      const fed =
+        unwrapped.xargs === undefined ? undefined : xargs_command(unwrapped.words, unwrapped.xargs, command.producer, this.bases[0] ?? this.context.cwd_real);
+      const words = fed?.words ?? unwrapped.words;
+      const through = via ?? (unwrapped.wrappers.length > 0 ? unwrapped.wrappers.join(" ") : undefined);
+      if (unwrapped.shell_string !== undefined) this.code(unwrapped.shell_string, unwrapped.wrappers.at(-1) ?? "a wrapper", depth);
+      if (words.length > 0) this.program_command(command, words, fed?.trees ?? [], through, depth, scope, unwrapped.privileged);
+      else if (unwrapped.alone !== undefined)
+        this.record([unwrapped.alone.name], new Set(["read_only"]), via, { rule: unwrapped.alone.name, manual: unwrapped.alone.manual });
+      this.signals(command, words, unwrapped, written);
+    } finally {
+      this.bases = outer;
+    }
+  }
+
+  /** The program a command runs, after its wrappers: a function, a code runner, a grammar, or the old category analysis. */
+  program_command(
+    command: SimpleCommand,
+    words: readonly ShellWord[],
+    trees: readonly PathUse[],
+    through: string | undefined,
+    depth: number,
+    scope: Scope,
+    privileged: boolean,
+  ): void {
+    const [head, ...args] = words;
     if (head === undefined) return;
-    const argv = unwrapped.words.map((word) => word.value);
+    const argv = words.map((word) => word.value);
     const categories = new Set<CommandCategory>();
-    if (unwrapped.privileged) categories.add("system_sensitive");
-    let matched: Matched | undefined;
+    if (privileged) categories.add("system_sensitive");
+    let matched: Matched | { rule: string; manual: string } | undefined;
     const name = this.program(head);
     if (name !== undefined) {
       argv[0] = name;
@@ -194,13 +248,69 @@ class Analysis implements PathSink {
       const invocation: Invocation = { command, name, args, values: args.map((word) => word.value), categories, depth };
       const runner = CODE_RUNNERS.get(name);
       const rule = runner === undefined ? rule_of(name) : undefined;
-      if (runner !== undefined) runner(this, invocation);
-      else if (rule !== undefined) matched = this.matched(rule.match(args), invocation, scope);
-      else this.other_program(invocation, scope);
-      if ((name === "cd" || name === "pushd") && args[0]?.literal === true) this.enter(args[0].value);
+      if (runner !== undefined) {
+        runner(this, invocation);
+        matched = RUNNER_RULES.get(name);
+      } else if (rule !== undefined) {
+        const found = rule.match(args);
+        found.reads.push(...trees);
+        matched = this.matched(found, invocation, scope);
+      } else {
+        this.other_program(invocation, scope);
+        for (const tree of trees) read_word(this, tree.word, scope.variables);
+      }
     }
     this.record(argv, categories, through, matched);
     this.finish(categories, argv);
+  }
+
+  /** What the wrappers' own options do: files they read and write, the folder they run the command in. */
+  wrapped(unwrapped: Unwrapped, scope: Scope): void {
+    for (const finding of unwrapped.findings) this.add(finding.action, finding.category, finding.reason);
+    for (const word of unwrapped.reads) read_word(this, word, scope.variables);
+    for (const word of unwrapped.writes) write_word(this, word, scope.variables, unwrapped.wrappers.join(" "));
+    for (const word of unwrapped.folders) {
+      read_word(this, word, scope.variables);
+      this.bases = word.literal ? this.places([[word.value]], this.bases) : this.bases;
+    }
+  }
+
+  /**
+   * Resource exhaustion: a command that writes files (or starts background jobs) on every turn of a loop
+   * with no end in sight, or writes an endless stream (`yes > f`), or keeps one in memory (`x=$(yes)`).
+   */
+  signals(command: SimpleCommand, words: readonly ShellWord[], unwrapped: Unwrapped, written: number): void {
+    const name = words[0]?.value ?? unwrapped.alone?.name ?? "the command";
+    const inputs = command.redirects.flatMap((redirect) => (redirect.kind === "file" && redirect.operator === "<" && redirect.target ? [redirect.target] : []));
+    const source = endless_source(unwrap(command.words).words, inputs);
+    const stream = command.stream ?? source;
+    const ask = (reason: string) => this.add("ask_user", "system_sensitive", reason);
+    if (command.loop !== undefined && this.written > written)
+      ask(`${name} writes files on every turn of a loop with no end in sight (${command.loop}): it can fill the disk`);
+    else if (stream !== undefined && this.written > written) ask(`${name} writes an endless stream (${stream}) into a file: it fills the disk`);
+    if (command.loop !== undefined && command.background === true)
+      ask(`${name} starts a background job on every turn of a loop with no end in sight (${command.loop}): processes pile up without end`);
+    if (source !== undefined && command.captured === true) ask(`$(${source}) keeps an endless stream in memory`);
+    if (command.stream !== undefined && unwrapped.xargs?.parallel === true)
+      ask(`xargs -P runs commands side by side for every item of an endless stream (${command.stream}): processes pile up without end`);
+  }
+
+  /** The real folders a command may run in: each chain of `cd` targets followed from each folder the analysis is in. */
+  places(places: Places, from: readonly string[]): string[] {
+    const reached = new Set<string>();
+    for (const base of from) {
+      for (const chain of places) {
+        if (chain.includes(LOST)) {
+          this.add("ask_user", "unknown_execution", "the command changes folders too many ways to follow, so its paths cannot be checked");
+          continue;
+        }
+        let folder = base;
+        for (const target of chain) folder = judge_read(target, { ...this.context, cwd_real: folder })?.real ?? folder;
+        reached.add(folder);
+        if (folder !== this.context.cwd_real && !this.folders.includes(folder)) this.folders.push(folder);
+      }
+    }
+    return reached.size > 0 ? [...reached] : [...from];
   }
 
   /** A command its program's rule has read: what the rule found, judged against the project. */
@@ -210,6 +320,10 @@ class Analysis implements PathSink {
     for (const { word, via } of matched.code) this.code(word, via, depth);
     for (const { words, via } of matched.argv) this.simple({ words, assignments: [], redirects: [], piped_stdin: false }, via, depth + 1, scope);
     for (const { word } of matched.reads) read_word(this, word, scope.variables);
+    for (const { name: shown, via } of matched.shown) {
+      if (from_environment(shown, scope.variables))
+        this.add("ask_user", "credential_sensitive", `${via} prints $${shown}, a variable of the environment that may hold a secret`);
+    }
     const destructive = categories.has("destructive");
     for (const write of matched.writes) write_word(this, write.word, scope.variables, matched.rule, destructive || write.destructive);
     for (const script of matched.scripts) this.script(script, name);
@@ -246,8 +360,8 @@ class Analysis implements PathSink {
       this.add("ask_user", "unknown_execution", `the command name ${head.value} is only known at run time`);
       return undefined;
     }
-    if (!head.value.includes("/")) return head.value;
-    if (STANDARD_BIN.has(path.posix.dirname(head.value))) return path.posix.basename(head.value);
+    const name = standard_name(head.value);
+    if (name !== undefined) return name;
     this.add("ask_user", "unknown_execution", `${head.value} runs a program whose behaviour is unknown`);
     this.read(head.value);
     return undefined;
@@ -286,23 +400,28 @@ class Analysis implements PathSink {
     for (const category of categories) this.add(BASE_ACTION[category], category, `${argv.slice(0, 3).join(" ")} is ${category.replace("_", " ")}`);
   }
 
+  /** The contexts a path is judged in: one per folder the command may run in. */
+  from_bases(): AnalyzerContext[] {
+    return this.bases.map((base) => (base === this.context.cwd_real ? this.context : { ...this.context, cwd_real: base }));
+  }
+
   write(word: string, destructive = false, children = false): void {
-    const verdict = judge_write(word, this.context, destructive, children);
-    if (verdict.reason !== "device" && !this.writes.includes(verdict.real)) this.writes.push(verdict.real);
-    if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
+    for (const context of this.from_bases()) {
+      const verdict = judge_write(word, context, destructive, children);
+      if (verdict.reason === "device") continue;
+      this.written += 1;
+      if (!this.writes.includes(verdict.real)) this.writes.push(verdict.real);
+      if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
+    }
   }
 
   read(word: string): void {
-    const verdict = judge_read(word, this.context);
-    if (verdict === undefined) return;
-    if (verdict.exists && !this.reads.includes(verdict.real)) this.reads.push(verdict.real);
-    if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
-  }
-
-  /** A literal `cd`: later package-manager commands read the configuration there. */
-  enter(word: string): void {
-    const verdict = judge_read(word, this.context);
-    if (verdict !== undefined && !this.folders.includes(verdict.real)) this.folders.push(verdict.real);
+    for (const context of this.from_bases()) {
+      const verdict = judge_read(word, context);
+      if (verdict === undefined) continue;
+      if (verdict.exists && !this.reads.includes(verdict.real)) this.reads.push(verdict.real);
+      if (verdict.action !== "allow") this.add(verdict.action, verdict.category, verdict.reason);
+    }
   }
 
   /** npm/pnpm/yarn run what the project's .npmrc, .yarnrc(.yml) and pnpm-workspace.yaml tell them to. */
@@ -326,9 +445,9 @@ class Analysis implements PathSink {
       this.add("ask_user", "unknown_execution", `${runner} runs ${word.value}, which is only known at run time`);
       return;
     }
-    const verdict = judge_read(word.value, this.context);
+    const outside = this.from_bases().some((context) => (judge_read(word.value, context)?.action ?? "allow") !== "allow");
     this.read(word.value);
-    if (verdict === undefined || verdict.action === "allow") this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
+    if (!outside) this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
     else this.add("ask_user", "unknown_execution", `${runner} runs ${word.value} from outside the project`);
   }
 
@@ -382,7 +501,8 @@ class Analysis implements PathSink {
 export function analyze_command(command: string, context: AnalyzerContext): CommandAnalysis {
   const analysis = new Analysis(context);
   try {
-    if (command.includes("\0")) analysis.add("deny", "unparseable", "the command contains a NUL character");
+    const hidden = hidden_characters(command);
+    if (hidden !== undefined) analysis.add(hidden.action, hidden.category, hidden.reason);
     else if (command.length > MAX_COMMAND_LENGTH)
       analysis.add("deny", "unparseable", `the command is ${command.length} characters long, over the ${MAX_COMMAND_LENGTH} this analyzer reads`);
     else if ((command.match(/[$<>]\(|`/g) ?? []).length > MAX_SUBSTITUTIONS)

@@ -213,8 +213,11 @@ class Analysis implements PathSink {
       const through = via ?? (unwrapped.wrappers.length > 0 ? unwrapped.wrappers.join(" ") : undefined);
       if (unwrapped.shell_string !== undefined) this.code(unwrapped.shell_string, unwrapped.wrappers.at(-1) ?? "a wrapper", depth);
       if (words.length > 0) this.program_command(command, words, fed?.trees ?? [], through, depth, scope, unwrapped.privileged);
-      else if (unwrapped.alone !== undefined)
-        this.record([unwrapped.alone.name], new Set(["read_only"]), via, { rule: unwrapped.alone.name, manual: unwrapped.alone.manual });
+      else if (unwrapped.alone !== undefined) {
+        const before = unwrapped.wrappers.slice(0, -1).join(" ");
+        const alone = { rule: unwrapped.alone.name, manual: unwrapped.alone.manual };
+        this.record([unwrapped.alone.name], new Set(["read_only"]), via ?? (before === "" ? undefined : before), alone);
+      }
       this.signals(command, words, unwrapped, written);
     } finally {
       this.bases = outer;

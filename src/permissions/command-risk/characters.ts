@@ -272,11 +272,30 @@ function looks_like(char: string): string | undefined {
   return /^[A-Za-z-]+$/.test(compatible) ? compatible : undefined;
 }
 
+/** Letters of another script, or compatibility forms of ASCII ones, written in one run of letters with ASCII letters (`c\u0430t`). */
+function mixed_runs(chars: readonly string[]): Set<number> {
+  const mixed = new Set<number>();
+  let start = 0;
+  for (let index = 0; index <= chars.length; index += 1) {
+    const char = chars[index];
+    if (char !== undefined && /[\p{L}\p{M}]/u.test(char)) continue;
+    const run = chars.slice(start, index);
+    if (run.some((letter) => /[A-Za-z]/.test(letter)))
+      run.forEach((letter, at) => {
+        if (looks_like(letter) !== undefined || OTHER_SCRIPT.test(letter)) mixed.add(start + at);
+      });
+    start = index + 1;
+  }
+  return mixed;
+}
+
 /**
- * Look-alike letters in the words where they change what runs: any word mixing ASCII letters with
- * letters of another script or their compatibility forms, and a command name or an option made of
- * ASCII letters and look-alikes only (`ѕһ`, `-е`). Words are found without parsing — quotes are not
- * understood, so a quoted sentence counts as words too — which errs on the side of refusing.
+ * Look-alike letters where they change what runs: in a word that mixes them with ASCII letters
+ * (`c\u0430t`, `.\u0435nv`, `ex\u0430mple.com`), and in a command name or an option made of ASCII
+ * letters and look-alikes only (`\u0455\u04bb`, `-\u0435`, a dash look-alike before letters). Words are found
+ * without parsing — quotes are not understood, so a quoted sentence counts as words too, which errs on
+ * the side of refusing — and a word is a run of letters: a path with a folder named in another script
+ * (`docs/\u0434\u043e\u043a.md`) is plain text, as is a sentence in one.
  */
 function look_alikes(command: string): Hidden[] {
   const found: Hidden[] = [];
@@ -290,15 +309,14 @@ function look_alikes(command: string): Hidden[] {
     const named = command_position || text.startsWith("-") || DASHES.test(text);
     command_position = KEYWORDS.has(text) || (command_position && ASSIGNMENT.test(text));
     const chars = [...text];
-    const ascii = chars.some((char) => /[A-Za-z]/.test(char));
     const letters = chars.filter((char) => /[\p{L}-]/u.test(char));
     const whole = named && letters.every((char) => code_of(char) < 0x80 || looks_like(char) !== undefined);
+    const mixed = mixed_runs(chars);
     const offset = [...command.slice(0, match.index)].length;
     chars.forEach((char, index) => {
       const looks = looks_like(char);
-      const mixed = ascii && /\p{L}/u.test(char) && (looks !== undefined || OTHER_SCRIPT.test(char));
       const dash = index === 0 && DASHES.test(text);
-      if (mixed || dash || (whole && looks !== undefined)) {
+      if (mixed.has(index) || dash || (whole && looks !== undefined)) {
         const code = code_of(char);
         found.push({ index: offset + index, code, what: looks === undefined ? "a letter of another script among ASCII ones" : `a look-alike of "${looks}"` });
       }

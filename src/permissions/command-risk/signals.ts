@@ -165,11 +165,22 @@ function leaves_at_once(body: readonly SyntaxNode[]): boolean {
   );
 }
 
+/** How a loop's condition reads in a reason: `true`, `[ $x = 1 ]`, `! false`, `[[ … ]]`. */
+function condition_text(condition: SyntaxNode | undefined): string {
+  if (condition === undefined) return "";
+  if (condition.type === "Statement") return condition_text(condition.command);
+  if (condition.type === "Pipeline")
+    return `${condition.prefixes.some((prefix) => prefix.type === "Negation") ? "! " : ""}${condition.commands.map(condition_text).join(" | ")}`;
+  if (condition.type === "Command") return [condition.name?.text ?? "", ...condition.args.map((arg) => arg.text)].join(" ");
+  if (condition.type === "TestCommand") return "[[ … ]]";
+  if (condition.type === "ArithmeticCommand") return `((${condition.body}))`;
+  return "…";
+}
+
 /** How a loop reads in a reason: `while true`, `until [ $x = 1 ]`, `for ((;;))`. */
 function spelled(node: While | ArithmeticFor, condition: SyntaxNode | undefined): string {
-  if (node.type === "ArithmeticFor") return "for (( … ))";
-  const command = condition?.type === "Statement" ? condition.command : condition;
-  const text = command?.type === "Command" ? [command.name?.text ?? "", ...command.args.map((arg) => arg.text)].join(" ") : "…";
+  if (node.type === "ArithmeticFor") return node.test === undefined ? "for ((;;))" : "for (( … ))";
+  const text = condition_text(condition);
   return `${node.kind} ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
 }
 

@@ -77,7 +77,9 @@ function command_variables(variables: Variables, node: Extract<SyntaxNode, { typ
     }
   }
   if (!NAME_TAKING.has(name)) return;
-  for (const word of words) if (!shell_word(word).literal) evaluate(variables, referenced_names(word.text));
+  // printf takes a name only after -v: its other arguments are printed, never evaluated
+  const names = name === "printf" ? words.filter((_, index) => words[index - 1]?.value === "-v") : words;
+  for (const word of names) if (!shell_word(word).literal) evaluate(variables, referenced_names(word.text));
   const stores = STORING.has(name) || name === "printf";
   if (!stores) return;
   words.forEach((word, index) => {

@@ -5,6 +5,7 @@ import { judge_arguments, read_word, write_word, type PathSink } from "./command
 import { package_manager_execution, PACKAGE_MANAGERS } from "./npmrc.js";
 import { flatten, type ShellRedirect, type SimpleCommand } from "./parse.js";
 import { EXECUTING_VARIABLES, from_environment } from "./environment.js";
+import { path_candidates } from "./expand.js";
 import { LOST, type Places, START } from "./folders.js";
 import { judge_read, judge_write } from "./paths.js";
 import { piped_text } from "./piped.js";
@@ -199,10 +200,11 @@ class Analysis implements PathSink {
   /** One simple command, judged from every folder the `cd`s before it may have left the shell in. */
   simple(command: SimpleCommand, via: string | undefined, depth: number, scope: Scope): void {
     const outer = this.bases;
-    this.bases = this.places(command.places ?? START, outer);
+    this.bases = this.places(command.places ?? START, outer, scope.variables);
     const written = this.written;
     try {
-      this.settings(command.assignments);
+      // `IFS=, read -r a b` splits that one command's input; only an assignment standing alone changes how later words split
+      this.settings(command.words.length > 0 ? command.assignments.filter((assignment) => assignment.name !== "IFS") : command.assignments);
       this.redirections(command.redirects, scope);
       const unwrapped = unwrap(command.words);
       this.settings(unwrapped.assignments);
@@ -274,7 +276,7 @@ class Analysis implements PathSink {
     for (const word of unwrapped.writes) write_word(this, word, scope.variables, unwrapped.wrappers.join(" "));
     for (const word of unwrapped.folders) {
       read_word(this, word, scope.variables);
-      this.bases = word.literal ? this.places([[word.value]], this.bases) : this.bases;
+      this.bases = this.places([[word]], this.bases, scope.variables);
     }
   }
 
@@ -293,22 +295,29 @@ class Analysis implements PathSink {
     else if (stream !== undefined && this.written > written) ask(`${name} writes an endless stream (${stream}) into a file: it fills the disk`);
     if (command.loop !== undefined && command.background === true)
       ask(`${name} starts a background job on every turn of a loop with no end in sight (${command.loop}): processes pile up without end`);
-    if (source !== undefined && command.captured === true) ask(`$(${source}) keeps an endless stream in memory`);
+    if (stream !== undefined && command.captured === true) ask(`$(${name}) keeps an endless stream (${stream}) in memory`);
     if (command.stream !== undefined && unwrapped.xargs?.parallel === true)
       ask(`xargs -P runs commands side by side for every item of an endless stream (${command.stream}): processes pile up without end`);
   }
 
-  /** The real folders a command may run in: each chain of `cd` targets followed from each folder the analysis is in. */
-  places(places: Places, from: readonly string[]): string[] {
+  /**
+   * The real folders a command may run in: each chain of `cd` targets followed from each folder the
+   * analysis is in, a target only known at run time through every value the script gives it.
+   */
+  places(places: Places, from: readonly string[], variables: Variables): string[] {
     const reached = new Set<string>();
-    for (const base of from) {
-      for (const chain of places) {
-        if (chain.includes(LOST)) {
-          this.add("ask_user", "unknown_execution", "the command changes folders too many ways to follow, so its paths cannot be checked");
-          continue;
+    for (const chain of places) {
+      let folders = [...from];
+      for (const target of chain) {
+        const candidates = target === LOST ? undefined : path_candidates(target, variables);
+        if (candidates === undefined) {
+          const spelled = target === LOST ? "…" : target.value;
+          this.add("ask_user", "unknown_execution", `the command runs in a folder only known at run time (cd ${spelled}), so its paths cannot be checked`);
+          break;
         }
-        let folder = base;
-        for (const target of chain) folder = judge_read(target, { ...this.context, cwd_real: folder })?.real ?? folder;
+        folders = folders.flatMap((folder) => candidates.map((candidate) => judge_read(candidate, { ...this.context, cwd_real: folder })?.real ?? folder));
+      }
+      for (const folder of folders) {
         reached.add(folder);
         if (folder !== this.context.cwd_real && !this.folders.includes(folder)) this.folders.push(folder);
       }

@@ -3,18 +3,20 @@ import type { ShellWord } from "./types.js";
 import { shell_word } from "./words.js";
 
 /**
- * The folders a command may run in, as chains of literal `cd` targets from the folder the script starts in:
- * `[]` is that folder, `["src", "lib"]` is where `cd src; cd lib` leads. `cd src && cat x` reads `src/x`;
- * `cd src; cat x` may read either (the `cd` may fail), and a subshell's `cd` stays inside it.
+ * The folders a command may run in, as chains of `cd` targets from the folder the script starts in:
+ * `[]` is that folder, `[src, lib]` is where `cd src; cd lib` leads. `cd src && cat x` reads `src/x`;
+ * `cd src; cat x` may read either (the `cd` may fail), and a subshell's `cd` stays inside it. A target
+ * only known at run time (`cd "$d"`) is kept as its word, for the analyzer to resolve through the
+ * values the script gives it.
  */
-export type Places = readonly (readonly string[])[];
+export type Places = readonly (readonly ShellWord[])[];
 
 export const START: Places = [[]];
-/** A chain standing for "too many folders to follow": commands there cannot have their paths checked. */
-export const LOST = "\0";
+/** A target standing for "too many folders to follow": commands there cannot have their paths checked. */
+export const LOST: ShellWord = { value: "\0", literal: false, glob: false };
 const MAX_PLACES = 32;
 
-const key = (chain: readonly string[]): string => chain.join("\0/");
+const key = (chain: readonly ShellWord[]): string => chain.map((word) => `${word.literal ? "" : "$"}${word.value}`).join("\0/");
 
 export function union(a: Places, b: Places): Places {
   if (a === b) return a;
@@ -40,7 +42,7 @@ function earlier(places: Places): Places {
   );
 }
 
-function along(places: Places, targets: readonly string[]): Places {
+function along(places: Places, targets: readonly ShellWord[]): Places {
   return places.map((chain) => [...chain, ...targets]);
 }
 
@@ -52,9 +54,8 @@ function operand(args: readonly ShellWord[]): ShellWord | undefined {
 }
 
 /**
- * Where a `cd`, `pushd` or `popd` leaves the shell when it succeeds: after its literal target, back to an
- * earlier folder (`cd -`, `popd`, `pushd +N`), or home (`cd` alone). `undefined` for any other command; a
- * target only known at run time keeps the places (the `cd` itself asks).
+ * Where a `cd`, `pushd` or `popd` leaves the shell when it succeeds: after its target, back to an earlier
+ * folder (`cd -`, `popd`, `pushd +N`), or home (`cd` alone). `undefined` for any other command.
  */
 export function moved(words: readonly ShellWord[], places: Places): Places | undefined {
   const [head, ...args] = words;
@@ -62,17 +63,18 @@ export function moved(words: readonly ShellWord[], places: Places): Places | und
   const target = operand(args);
   if (head.value === "popd" || target?.value === "-" || (target === undefined && head.value === "pushd") || /^[+-]\d+$/.test(target?.value ?? ""))
     return earlier(places);
-  if (target === undefined) return along(places, ["~"]);
-  return target.literal ? along(places, [target.value]) : places;
+  return along(places, [target ?? HOME]);
 }
 
-/** The literal `cd`/`pushd` targets in a function's body, in order: a call may leave the shell after any of them. */
-function chain_of(body: SyntaxNode): string[] {
-  const targets: string[] = [];
+const HOME: ShellWord = { value: "~", literal: true, glob: false };
+
+/** The `cd`/`pushd` targets in a function's body, in order: a call may leave the shell after any of them. */
+function chain_of(body: SyntaxNode): ShellWord[] {
+  const targets: ShellWord[] = [];
   const walk = (node: SyntaxNode): void => {
     if (node.type === "Command" && /^(cd|pushd)$/.test(node.name?.value ?? "")) {
       const target = operand(node.args.flatMap((arg) => (arg.type === "Word" ? [shell_word(arg)] : [])));
-      if (target === undefined || target.literal) targets.push(target?.value ?? "~");
+      targets.push(target ?? HOME);
     }
     forEachChild(node, walk);
   };

@@ -251,7 +251,9 @@ export function flatten(source: string): Flattened {
     let outcome = same(context.places);
     stages.forEach((stage, index) => {
       const at = out.commands.length;
-      outcome = visit(stage, { ...context, piped: context.piped || index > 0, producer: previous, stream });
+      // only the last stage's output is what a command substitution keeps
+      const captured = index === stages.length - 1 ? context.captured : undefined;
+      outcome = visit(stage, { ...context, piped: context.piped || index > 0, producer: previous, stream, captured });
       const made = stage.type === "Command" ? out.commands[at] : undefined;
       if (made !== undefined && bounds_stream(unwrap(made.words).words)) {
         (made as Made).stream = undefined;

@@ -89,7 +89,9 @@ describe("endless streams", () => {
   );
 
   it("asks for one kept in memory, or running commands side by side", () => {
-    expect(asks("x=$(yes)")).toContainEqual("$(yes) keeps an endless stream in memory");
+    expect(asks("x=$(yes)")).toContainEqual("$(yes) keeps an endless stream (yes) in memory");
+    expect(asks("x=$(yes | cat)")).toContainEqual("$(cat) keeps an endless stream (yes) in memory");
+    expect(analyze("key=$(head -c 16 /dev/urandom | od -An -tx1); echo $key").findings.filter((finding) => /endless/.test(finding.reason))).toEqual([]);
     expect(asks("yes | xargs -P 0 -n 1 sleep")).toContainEqual(expect.stringMatching(/xargs -P runs commands side by side/));
   });
 

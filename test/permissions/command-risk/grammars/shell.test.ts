@@ -154,7 +154,7 @@ describe("shell_invocation", () => {
 });
 
 describe("working folders", () => {
-  const places = (command: string) => flatten(command).commands.map((command) => command.places ?? [[]]);
+  const places = (command: string) => flatten(command).commands.map((command) => (command.places ?? [[]]).map((chain) => chain.map((target) => target.value)));
 
   it("follows cd into the commands after it: only there after &&, either folder after ;", () => {
     expect(places("cd src && cat a")).toEqual([[[]], [["src"]]]);
@@ -168,5 +168,6 @@ describe("working folders", () => {
     expect(places("cd src | cat; cat a").at(-1)).toEqual([[]]);
     expect(places("f(){ cd src; }; f; cat a").at(-1)).toEqual([[], ["src"]]);
     expect(places("cd; cat a").at(-1)).toEqual([["~"], []]);
+    expect(places('cd "$d" && cat a').at(-1)).toEqual([['"$d"']]);
   });
 });

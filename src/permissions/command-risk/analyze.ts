@@ -4,7 +4,7 @@ import { hidden_characters } from "./characters.js";
 import { judge_arguments, read_word, write_word, type PathSink } from "./command-paths.js";
 import { package_manager_execution, PACKAGE_MANAGERS } from "./npmrc.js";
 import { flatten, type ShellRedirect, type SimpleCommand } from "./parse.js";
-import { EXECUTING_VARIABLES, from_environment } from "./environment.js";
+import { EXECUTING_VARIABLES, expanded_names, from_environment } from "./environment.js";
 import { path_candidates } from "./expand.js";
 import { LOST, type Places, START } from "./folders.js";
 import { judge_read, judge_write } from "./paths.js";
@@ -167,6 +167,7 @@ class Analysis implements PathSink {
     for (const error of flat.errors) this.add("deny", "unparseable", `the command cannot be parsed: ${error}`);
     for (const text of flat.dynamic_code)
       this.add("ask_user", "unknown_execution", `${text} expands a value as a prompt string, which runs the substitutions in it`);
+    for (const word of flat.file_tests) read_word(this, word, flat.variables);
     for (const cycle of call_cycles(flat.calls)) {
       this.add(
         "ask_user",
@@ -332,10 +333,7 @@ class Analysis implements PathSink {
     for (const { word, via } of matched.code) this.code(word, via, depth);
     for (const { words, via } of matched.argv) this.simple({ words, assignments: [], redirects: [], piped_stdin: false }, via, depth + 1, scope);
     for (const { word } of matched.reads) read_word(this, word, scope.variables);
-    for (const { name: shown, via } of matched.shown) {
-      if (from_environment(shown, scope.variables))
-        this.add("ask_user", "credential_sensitive", `${via} prints $${shown}, a variable of the environment that may hold a secret`);
-    }
+    for (const { name: shown, via } of matched.shown) this.show(shown, `${via} prints`, scope.variables);
     const destructive = categories.has("destructive");
     for (const write of matched.writes) write_word(this, write.word, scope.variables, matched.rule, destructive || write.destructive);
     for (const script of matched.scripts) this.script(script, name);
@@ -354,6 +352,10 @@ class Analysis implements PathSink {
   /** File redirections as path reads (`<`) and writes (the others); descriptor duplications (`2>&1`) touch no file. */
   redirections(redirects: readonly ShellRedirect[], scope: Scope): void {
     for (const redirect of redirects) {
+      if (redirect.kind === "heredoc" && !redirect.literal)
+        for (const name of expanded_names(redirect.body)) this.show(name, "a here-document hands the command", scope.variables);
+      if (redirect.kind === "herestring" && redirect.target?.literal === false)
+        for (const name of expanded_names(redirect.target.value)) this.show(name, "a here-string hands the command", scope.variables);
       if (redirect.kind !== "file") continue;
       const target = redirect.target;
       if (target === undefined) continue;
@@ -361,6 +363,12 @@ class Analysis implements PathSink {
       if (redirect.operator === "<") read_word(this, target, scope.variables);
       else write_word(this, target, scope.variables, "the redirection");
     }
+  }
+
+  /** A variable a command prints (`how`: "echo prints"): one of the environment that is not well known may hold a secret. */
+  show(name: string, how: string, variables: Variables): void {
+    if (from_environment(name, variables))
+      this.add("ask_user", "credential_sensitive", `${how} $${name}, a variable of the environment that may hold a secret`);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { type Assignment, type Command, forEachChild, type ParsedScript, parse, type SyntaxNode } from "unbash";
 import { called, moved, type Places, START, union } from "./folders.js";
+import { BINARY_FILE_TESTS, UNARY_FILE_TESTS } from "./shells.js";
 import { bounds_stream, endless_loop, endless_source } from "./signals.js";
 import type { ShellWord } from "./types.js";
 import { new_variables, visit_variables, type Variables } from "./variables.js";
@@ -41,6 +42,8 @@ export type Flattened = {
   readonly functions: Set<string>;
   /** The command names each function's body calls. */
   readonly calls: Map<string, Set<string>>;
+  /** The operands of the file tests of `[[ … ]]` (`-f x`, `a -nt b`): paths whose metadata is read. */
+  readonly file_tests: ShellWord[];
   readonly variables: Variables;
 };
 
@@ -138,7 +141,7 @@ function called_contexts(commands: readonly Made[], owners: ReadonlyMap<Made, st
 
 /** Parses and flattens; never throws. Errors of nested scripts ($(), <(), backticks) are collected too. */
 export function flatten(source: string): Flattened {
-  const out: Flattened = { commands: [], errors: [], dynamic_code: [], functions: new Set(), calls: new Map(), variables: new_variables() };
+  const out: Flattened = { commands: [], errors: [], dynamic_code: [], functions: new Set(), calls: new Map(), file_tests: [], variables: new_variables() };
   let script: ParsedScript;
   try {
     script = parse(source);
@@ -207,6 +210,12 @@ export function flatten(source: string): Flattened {
       case "ProcessSubstitution":
       case "ArithmeticCommandExpansion":
         return inside(node, { ...inner, piped: false, stream: undefined, captured: undefined });
+      case "TestUnary":
+        if (UNARY_FILE_TESTS.has(node.operator)) out.file_tests.push(shell_word(node.operand));
+        break;
+      case "TestBinary":
+        if (BINARY_FILE_TESTS.has(node.operator)) out.file_tests.push(shell_word(node.left), shell_word(node.right));
+        break;
       case "ParameterExpansion":
         if (node.operation?.type === "Transform" && /[PE]/.test(node.operation.operand.value)) out.dynamic_code.push(node.text);
         break;

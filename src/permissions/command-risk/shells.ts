@@ -138,6 +138,31 @@ export function shopt_risk(name: string, on: boolean): string | undefined {
   return on ? risk.set : risk.unset;
 }
 
+/** The file tests of `test`, `[` and `[[ ]]` (bash 5.2 "Bash Conditional Expressions"): their operands are paths. */
+export const UNARY_FILE_TESTS: ReadonlySet<string> = new Set([
+  "-a",
+  "-b",
+  "-c",
+  "-d",
+  "-e",
+  "-f",
+  "-g",
+  "-G",
+  "-h",
+  "-k",
+  "-L",
+  "-N",
+  "-O",
+  "-p",
+  "-r",
+  "-s",
+  "-S",
+  "-u",
+  "-w",
+  "-x",
+]);
+export const BINARY_FILE_TESTS: ReadonlySet<string> = new Set(["-nt", "-ot", "-ef"]);
+
 /** The manuals of the shells the analyzer reads, by program name. */
 export const SHELL_MANUALS: ReadonlyMap<string, string> = new Map([
   ["bash", "bash(1), GNU Bash 5.2: Invoking Bash"],

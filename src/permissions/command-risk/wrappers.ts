@@ -52,12 +52,14 @@ type Wrapper = {
   readonly assignments: boolean;
   /** What runs when no command follows (`xargs` runs echo, `sudo` a shell). */
   readonly fallback?: string;
+  /** The wrapper itself makes the command ask, for this reason. */
+  readonly ask?: string;
 };
 
 function wrapper(
   manual: string,
   options: Readonly<Record<string, OptionSpec>>,
-  extra: { operands?: readonly Kind[]; privileged?: true; assignments?: true; fallback?: string } = {},
+  extra: { operands?: readonly Kind[]; privileged?: true; assignments?: true; fallback?: string; ask?: string } = {},
 ): Wrapper {
   const spellings = new Map<string, Option>();
   for (const [keys, spec] of Object.entries(options)) {
@@ -157,7 +159,14 @@ const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map([
   // stdbuf(1), coreutils 9.4: `stdbuf OPTION... COMMAND`
   ["stdbuf", wrapper("stdbuf(1), GNU coreutils 9.4", { "-i|--input": TEXT, "-o|--output": TEXT, "-e|--error": TEXT, ...HELP })],
   // setsid(1), util-linux 2.39: `setsid [options] program [arguments]`
-  ["setsid", wrapper("setsid(1), util-linux 2.39", { "-c|--ctty": {}, "-f|--fork": {}, "-w|--wait": {}, "-h|--help": {}, "-V|--version": {} })],
+  [
+    "setsid",
+    wrapper(
+      "setsid(1), util-linux 2.39",
+      { "-c|--ctty": {}, "-f|--fork": {}, "-w|--wait": {}, "-h|--help": {}, "-V|--version": {} },
+      { ask: "runs the command in a session of its own, out of the reach of the timeout and the stop of the run" },
+    ),
+  ],
   // flock(1), util-linux 2.39: `flock [options] file|directory command [arguments]`, `… file|directory -c command`
   [
     "flock",
@@ -183,23 +192,27 @@ const WRAPPERS: ReadonlyMap<string, Wrapper> = new Map([
   // watch(1), procps-ng 4.0: `watch [options] command`
   [
     "watch",
-    wrapper("watch(1), procps-ng 4.0", {
-      "-b|--beep": {},
-      "-c|--color": {},
-      "-C|--no-color": {},
-      "-d|--differences": { value: "text", optional_value: true },
-      "-e|--errexit": {},
-      "-g|--chgexit": {},
-      "-n|--interval": { value: "duration" },
-      "-p|--precise": {},
-      "-q|--equexit": NUMBER,
-      "-r|--no-rerun": {},
-      "-t|--no-title": {},
-      "-w|--no-wrap": {},
-      "-x|--exec": {},
-      "-h|--help": {},
-      "-v|--version": {},
-    }),
+    wrapper(
+      "watch(1), procps-ng 4.0",
+      {
+        "-b|--beep": {},
+        "-c|--color": {},
+        "-C|--no-color": {},
+        "-d|--differences": { value: "text", optional_value: true },
+        "-e|--errexit": {},
+        "-g|--chgexit": {},
+        "-n|--interval": { value: "duration" },
+        "-p|--precise": {},
+        "-q|--equexit": NUMBER,
+        "-r|--no-rerun": {},
+        "-t|--no-title": {},
+        "-w|--no-wrap": {},
+        "-x|--exec": {},
+        "-h|--help": {},
+        "-v|--version": {},
+      },
+      { ask: "runs its command again and again until it is stopped, and needs a terminal" },
+    ),
   ],
   // xargs(1), findutils 4.9: `xargs [options] [command [initial-arguments]]`
   [
@@ -484,17 +497,15 @@ export function unwrap(input: readonly ShellWord[]): Unwrapped {
     if (name === "command" && looks_up(args)) break;
     const taken = take_wrapper(name, wrapper, args, out);
     out.wrappers.push(name);
+    if (wrapper.ask !== undefined) out.findings.push(ask(`${name} ${wrapper.ask}`));
     if (wrapper.privileged) out.privileged = true;
     if (taken.xargs !== undefined) {
       if (out.xargs !== undefined) out.findings.push(ask("xargs runs xargs, whose input is only known at run time"));
       out.xargs = taken.xargs;
     }
     let rest = args.slice(taken.index);
-    if (name === "watch") {
-      out.findings.push(ask("watch runs its command again and again until it is stopped, and needs a terminal"));
-      if (!taken.exec && rest.length > 0)
-        taken.shell_string = { value: rest.map((word) => word.value).join(" "), literal: rest.every((word) => word.literal), glob: false };
-    }
+    if (name === "watch" && !taken.exec && rest.length > 0)
+      taken.shell_string = { value: rest.map((word) => word.value).join(" "), literal: rest.every((word) => word.literal), glob: false };
     if (taken.shell_string !== undefined && !taken.exec) {
       out.shell_string = taken.shell_string;
       out.words = [];

@@ -120,14 +120,24 @@ describe("environment dumps", () => {
   it("asks for one variable of the environment unless it is well known or set by the script", () => {
     expect(asks("printenv GITHUB_TOKEN")).toContainEqual(expect.stringMatching(/prints \$GITHUB_TOKEN/));
     expect(asks("x=$NPM_TOKEN; echo $x")).toContainEqual(expect.stringMatching(/echo prints \$x/));
+    expect(asks("cat <<EOF\n$GITHUB_TOKEN\nEOF")).toContainEqual(expect.stringMatching(/here-document hands the command \$GITHUB_TOKEN/));
     for (const command of [
       "printenv PATH",
       "echo $HOME",
+      "cat <<EOF\n$HOME $1\nEOF",
       "export X=1; printenv X",
       "for i in 1 2; do echo $i; done",
       "read -r l < src/a.ts; echo $l",
       "env -i",
     ])
       expect(analyze(command).verdict, command).toBe("allow");
+  });
+});
+
+describe("file tests", () => {
+  it("reads the operands of [[ ]] file tests as paths, as those of [ ]", () => {
+    expect(analyze("[[ -f ~/.ssh/id_rsa ]] && echo found").verdict).toBe("deny");
+    expect(analyze("[ -f ~/.ssh/id_rsa ] && echo found").verdict).toBe("deny");
+    expect(analyze("[[ -d build && src/a.ts -nt src/b.ts ]] && echo newer").verdict).toBe("allow");
   });
 });

@@ -2,7 +2,7 @@ import { program_rule } from "../grammar/declarative.js";
 import { Matched } from "../grammar/matched.js";
 import type { ProgramRule, ValueKind } from "../grammar/types.js";
 import { EXECUTING_VARIABLES, expanded_names } from "../environment.js";
-import { SET_LETTERS, set_option_risk, shopt_risk } from "../shells.js";
+import { BINARY_FILE_TESTS, SET_LETTERS, set_option_risk, shopt_risk, UNARY_FILE_TESTS } from "../shells.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
 
@@ -98,8 +98,6 @@ function printed(args: readonly ShellWord[], via: string, matched: Matched): voi
   for (const word of args) if (!word.literal) for (const name of expanded_names(word.value)) matched.shown.push({ name, via });
 }
 
-const UNARY_FILE_TESTS = new Set(["-a", "-b", "-c", "-d", "-e", "-f", "-g", "-G", "-h", "-k", "-L", "-N", "-O", "-p", "-r", "-s", "-S", "-u", "-w", "-x"]);
-const BINARY_FILE_TESTS = new Set(["-nt", "-ot", "-ef"]);
 /** After these, a test operator is unary: at the start, after `!`, `(`, and the `-a`/`-o` connectives. */
 const UNARY_POSITION = new Set(["!", "(", "-a", "-o"]);
 
@@ -345,6 +343,8 @@ export const BUILTIN_RULES: readonly ProgramRule[] = [
     options: Object.fromEntries([..."HSabcdefiklmnpqrstuvxPRT"].map((letter) => [`-${letter}`, {}])),
     operands: { first: ["text"] },
   }),
+  // unalias [-a] [name …]
+  program_rule({ rule: "unalias", manual: bash("unalias"), category: "read_only", options: { "-a": {} }, operands: { rest: "text" } }),
   // help [-dms] [pattern …]
   program_rule({ rule: "help", manual: bash("help"), category: "read_only", options: { "-d": {}, "-m": {}, "-s": {} }, operands: { rest: "text" } }),
 ];

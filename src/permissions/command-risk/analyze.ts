@@ -73,7 +73,8 @@ function run_shell(analysis: Analysis, { command, name, args, depth }: Invocatio
   for (const reason of shell.asks) analysis.add("ask_user", "unknown_execution", reason);
   for (const file of shell.startup) analysis.script(file, `${name} --rcfile`);
   if (shell.mode === "code") analysis.code(shell.code, `${name} -c`, depth);
-  else if (shell.mode === "script" && shell.script !== undefined) analysis.script(shell.script, name);
+  else if (shell.mode === "script" && shell.script !== undefined && !(shell.script.literal && STANDARD_INPUT.has(shell.script.value)))
+    analysis.script(shell.script, name);
   else analysis.stdin_code(command, name, depth);
 }
 
@@ -82,8 +83,16 @@ function run_eval(analysis: Analysis, { args, values, depth }: Invocation): void
   analysis.code({ value: values.join(" "), literal, glob: false }, "eval", depth);
 }
 
-function run_source(analysis: Analysis, { name, args }: Invocation): void {
-  if (args[0] !== undefined) analysis.script(args[0], name);
+/** Runners whose standard input is bash code the analyzer reads: the shells but fish, and `source /dev/stdin`. */
+const reads_bash = (runner: string): boolean => (SHELLS.has(runner) && runner !== "fish") || runner === "source" || runner === ".";
+
+/** Paths that name the standard input: a shell or `source` given one runs what it is fed, not a project file. */
+const STANDARD_INPUT = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
+
+function run_source(analysis: Analysis, { command, name, args, depth }: Invocation): void {
+  const file = args[0];
+  if (file?.literal === true && STANDARD_INPUT.has(file.value)) analysis.stdin_code(command, name, depth);
+  else if (file !== undefined) analysis.script(file, name);
 }
 
 /** bash 5.2 `trap [-lp] [[action] sigspec …]`: the action is code run later; `-l`, `-p` only print. */
@@ -296,6 +305,8 @@ class Analysis implements PathSink {
     else if (stream !== undefined && this.written > written) ask(`${name} writes an endless stream (${stream}) into a file: it fills the disk`);
     if (command.loop !== undefined && command.background === true)
       ask(`${name} starts a background job on every turn of a loop with no end in sight (${command.loop}): processes pile up without end`);
+    else if (command.repeated !== undefined && command.background === true)
+      ask(`${name} starts a background job on every turn of a loop that may turn many times (${command.repeated}): processes pile up`);
     if (stream !== undefined && command.captured === true) ask(`$(${name}) keeps an endless stream (${stream}) in memory`);
     if (command.stream !== undefined && unwrapped.xargs?.parallel === true)
       ask(`xargs -P runs commands side by side for every item of an endless stream (${command.stream}): processes pile up without end`);
@@ -465,9 +476,14 @@ class Analysis implements PathSink {
       this.add("ask_user", "unknown_execution", `${runner} runs ${word.value}, which is only known at run time`);
       return;
     }
-    const outside = this.from_bases().some((context) => (judge_read(word.value, context)?.action ?? "allow") !== "allow");
+    const verdicts = this.from_bases().map((context) => judge_read(word.value, context));
     this.read(word.value);
-    if (!outside) this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
+    if (verdicts.some((verdict) => verdict === undefined))
+      this.add("ask_user", "unknown_execution", `${runner} runs ${word.value}, a device, not a project script`);
+    else if (verdicts.some((verdict) => verdict !== undefined && this.writes.includes(verdict.real)))
+      this.add("ask_user", "unknown_execution", `${runner} runs ${word.value}, which this command writes itself, so what it runs is only known at run time`);
+    else if (verdicts.every((verdict) => verdict?.action === "allow"))
+      this.add("announce_then_run", "build", `${runner} runs the project script ${word.value}`);
     else this.add("ask_user", "unknown_execution", `${runner} runs ${word.value} from outside the project`);
   }
 
@@ -476,12 +492,12 @@ class Analysis implements PathSink {
     for (const redirect of command.redirects) {
       if (redirect.kind === "heredoc") {
         if (!redirect.literal) this.add("ask_user", "unknown_execution", `${runner} runs a here-document with expansions`);
-        if (runner !== "fish" && SHELLS.has(runner)) this.run(redirect.body, `${runner} <<`, depth + 1);
+        if (reads_bash(runner)) this.run(redirect.body, `${runner} <<`, depth + 1);
         else this.add("ask_user", "unknown_execution", `${runner} runs a here-document`);
         return;
       }
       if (redirect.kind === "herestring") {
-        if (SHELLS.has(runner)) this.code(redirect.target, `${runner} <<<`, depth);
+        if (reads_bash(runner)) this.code(redirect.target, `${runner} <<<`, depth);
         else this.add("ask_user", "unknown_execution", `${runner} runs a here-string`);
         return;
       }
@@ -491,7 +507,7 @@ class Analysis implements PathSink {
       }
     }
     const piped = command.piped_stdin && command.producer !== undefined ? piped_text(command.producer) : undefined;
-    if (piped !== undefined && runner !== "fish" && SHELLS.has(runner)) {
+    if (piped !== undefined && reads_bash(runner)) {
       if (!piped.literal) {
         this.runs_unknown_code = true;
         this.add("ask_user", "unknown_execution", `${runner} runs text piped into it with expansions or escapes, only known at run time`);

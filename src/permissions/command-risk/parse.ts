@@ -1,7 +1,7 @@
 import { type Assignment, type Command, forEachChild, type ParsedScript, parse, type SyntaxNode } from "unbash";
 import { called, moved, type Places, START, union } from "./folders.js";
 import { BINARY_FILE_TESTS, UNARY_FILE_TESTS } from "./shells.js";
-import { bounds_stream, endless_loop, endless_source } from "./signals.js";
+import { bounds_stream, endless_loop, endless_source, spelled } from "./signals.js";
 import type { ShellWord } from "./types.js";
 import { new_variables, visit_variables, type Variables } from "./variables.js";
 import { part_literal, shell_word } from "./words.js";
@@ -26,6 +26,8 @@ export type SimpleCommand = {
   readonly loop?: string;
   /** The endless stream an earlier stage of its pipeline writes into it (`yes`), when no stage between bounds it. */
   readonly stream?: string;
+  /** The loop it runs in, spelled, when that loop may run it many times (anything but a short literal `for` list). */
+  readonly repeated?: string;
   /** It runs in a background job (`cmd &`, a coprocess). */
   readonly background?: true;
   /** Its output is kept by a command substitution (`x=$(cmd)`). */
@@ -52,6 +54,7 @@ type Context = {
   readonly piped: boolean;
   readonly producer?: SimpleCommand;
   readonly loop?: string;
+  readonly repeated?: string;
   readonly stream?: string;
   readonly background?: true;
   readonly captured?: true;
@@ -66,6 +69,25 @@ const same = (places: Places): Outcome => ({ ok: places, failed: places });
 const either = (outcome: Outcome): Places => union(outcome.ok, outcome.failed);
 
 type Made = { -readonly [K in keyof SimpleCommand]: SimpleCommand[K] };
+
+/** Most turns a `for` list may have and still count as a few: its words, with brace ranges counted out. */
+const FEW_TURNS = 64;
+
+/** A `for NAME in WORDS` over a few literal words, no globs, no substitutions: each turn known before it runs. */
+function few_turns(node: Extract<SyntaxNode, { type: "For" | "Select" }>): boolean {
+  if (node.type === "Select" || node.wordlist === undefined) return false;
+  let turns = 0;
+  for (const word of node.wordlist) {
+    const spelled = shell_word(word);
+    if (!spelled.literal || spelled.glob) return false;
+    turns += [...word.text.matchAll(/\{(-?\d+)\.\.(-?\d+)(?:\.\.-?\d+)?\}|\{([^{}]*,[^{}]*)\}/g)].reduce(
+      (product, match) => product * (match[3] === undefined ? Math.abs(Number(match[2]) - Number(match[1])) + 1 : match[3].split(",").length),
+      1,
+    );
+    if (turns > FEW_TURNS) return false;
+  }
+  return true;
+}
 
 /** Every function definition of a script, by name (the last one wins, as in bash). */
 function function_nodes(script: ParsedScript): Map<string, SyntaxNode> {
@@ -128,7 +150,7 @@ function called_contexts(commands: readonly Made[], owners: ReadonlyMap<Made, st
     for (const site of commands) {
       const callee = site.words[0]?.literal === true ? site.words[0].value : undefined;
       for (const body of bodies.get(callee ?? "") ?? []) {
-        for (const key of ["loop", "stream", "background", "captured"] as const) {
+        for (const key of ["loop", "repeated", "stream", "background", "captured"] as const) {
           if (site[key] !== undefined && body[key] === undefined) {
             Object.assign(body, { [key]: site[key] });
             changed = true;
@@ -152,6 +174,8 @@ export function flatten(source: string): Flattened {
   const functions = function_nodes(script);
   const owners = new Map<Made, string>();
   const pending_redirects: ShellRedirect[][] = [];
+  /** `exec > file` with no command redirects every command after it (a subshell's too, as far as this reading goes). */
+  const exec_redirects: ShellRedirect[] = [];
   /** Visits the children in order, each in the folders the ones before may have left the shell in. */
   const children = (node: SyntaxNode, context: Context): Outcome => {
     let places = context.places;
@@ -194,8 +218,16 @@ export function flatten(source: string): Flattened {
       case "Subshell":
         return inside(node, inner);
       case "While":
-      case "ArithmeticFor":
-        return children(node, { ...inner, loop: context.loop ?? endless_loop(node, functions) });
+      case "ArithmeticFor": {
+        const loop = context.loop ?? endless_loop(node, functions);
+        return children(node, { ...inner, loop, repeated: context.repeated ?? loop ?? spelled(node) });
+      }
+      case "For":
+      case "Select":
+        return children(
+          node,
+          few_turns(node) ? inner : { ...inner, repeated: context.repeated ?? `${node.type === "For" ? "for" : "select"} ${node.name.value} in …` },
+        );
       case "Redirected": {
         pending_redirects.push(node.redirects.map(to_redirect));
         const outcome = visit(node.command, inner);
@@ -236,6 +268,8 @@ export function flatten(source: string): Flattened {
     }
     inside(node, { ...context, producer: undefined, piped: false, stream: undefined });
     const run = unwrap(made.words).words;
+    if (made.words.length === 1 && made.words[0]?.value === "exec")
+      exec_redirects.push(...node.redirects.map(to_redirect).filter((redirect) => redirect.kind === "file"));
     const body = run[0]?.literal === true ? functions.get(run[0].value) : undefined;
     const ok = moved(run, context.places) ?? (body === undefined ? context.places : called(body, context.places));
     return { ok, failed: context.places };
@@ -280,7 +314,7 @@ export function flatten(source: string): Flattened {
         assignments.push({ name: prefix.name, value });
       }
     }
-    const redirects = [...node.redirects.map(to_redirect), ...pending_redirects.flat()];
+    const redirects = [...node.redirects.map(to_redirect), ...pending_redirects.flat(), ...exec_redirects];
     return {
       words: words_of(node),
       assignments,
@@ -288,6 +322,7 @@ export function flatten(source: string): Flattened {
       piped_stdin: context.piped,
       ...(context.producer === undefined ? {} : { producer: context.producer }),
       ...(context.loop === undefined ? {} : { loop: context.loop }),
+      ...(context.repeated === undefined ? {} : { repeated: context.repeated }),
       ...(context.stream === undefined ? {} : { stream: context.stream }),
       ...(context.background === undefined ? {} : { background: context.background }),
       ...(context.captured === undefined ? {} : { captured: context.captured }),

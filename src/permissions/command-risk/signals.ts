@@ -178,7 +178,10 @@ function condition_text(condition: SyntaxNode | undefined): string {
 }
 
 /** How a loop reads in a reason: `while true`, `until [ $x = 1 ]`, `for ((;;))`. */
-function spelled(node: While | ArithmeticFor, condition: SyntaxNode | undefined): string {
+export function spelled(
+  node: While | ArithmeticFor,
+  condition: SyntaxNode | undefined = node.type === "While" ? node.clause.commands.at(-1) : undefined,
+): string {
   if (node.type === "ArithmeticFor") return node.test === undefined ? "for ((;;))" : "for (( … ))";
   const text = condition_text(condition);
   return `${node.kind} ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
@@ -199,21 +202,57 @@ export function endless_loop(node: While | ArithmeticFor, functions: Functions):
 
 const ENDLESS_DEVICES = new Set(["/dev/zero", "/dev/urandom", "/dev/random"]);
 
-/** `head -n -5` and `head -c -5` print all but the last lines or bytes: they read their whole input. */
-function all_but_last(args: readonly ShellWord[]): boolean {
-  return args.some(
-    (arg, index) =>
-      /^-[nc]-|^--(lines|bytes)=-/.test(arg.value) || (/^(-[nc]|--lines|--bytes)$/.test(arg.value) && args[index + 1]?.value.startsWith("-") === true),
-  );
+/** More bytes or lines than this are no bound: they fill a disk all the same. */
+const MOST = 100_000_000;
+const UNITS: Readonly<Record<string, number>> = { "": 1, c: 1, w: 2, b: 512, kB: 1e3, K: 1024, KiB: 1024, MB: 1e6, M: 2 ** 20, MiB: 2 ** 20 };
+
+/** A count or size as head, dd and od write them (`20`, `4K`, `1M`, `+5`); `undefined` when unreadable or in units above mebibytes. */
+function size_of(text: string | undefined): number | undefined {
+  const [, digits, unit] = /^\+?(\d+)([A-Za-z]*)$/.exec(text ?? "") ?? [];
+  const scale = UNITS[unit ?? ""];
+  return digits === undefined || scale === undefined ? undefined : Number(digits) * scale;
 }
 
-/** Programs that stop after a bounded part of their input (or of an endless device they read). */
+/** The value of an option in any spelling: `-n 5`, `-n5`, `--lines=5`, `count=5` (`spellings` ending in `=` are attached only). */
+function option_value(args: readonly ShellWord[], spellings: readonly string[]): string | undefined {
+  for (const [index, arg] of args.entries()) {
+    for (const spelling of spellings) {
+      if (spelling.endsWith("=") && arg.value.startsWith(spelling)) return arg.value.slice(spelling.length);
+      if (arg.value === spelling) return args[index + 1]?.value;
+      if (!spelling.startsWith("--") && !spelling.endsWith("=") && arg.value.startsWith(spelling)) return arg.value.slice(spelling.length);
+    }
+  }
+  return undefined;
+}
+
+const small = (size: number | undefined): boolean => size !== undefined && size <= MOST;
+
+/**
+ * Programs that stop after a small part of their input (or of an endless device they read): `head`
+ * (ten lines, `-n N`, `-c N`; not `-n -N`, all but the last), `dd count=N`, `od -N`, `xxd -l`, `read`.
+ */
 function bounded(name: string, args: readonly ShellWord[]): boolean {
-  if (name === "head") return !all_but_last(args);
-  if (name === "dd") return args.some((arg) => arg.value.startsWith("count="));
-  if (name === "od") return args.some((arg) => /^(-N|--read-bytes)/.test(arg.value));
-  if (name === "xxd") return args.some((arg) => /^-(l|len)$/.test(arg.value));
+  if (name === "head") {
+    const count = option_value(args, ["--lines=", "--bytes=", "-n", "-c"]) ?? args.find((arg) => /^-\d+$/.test(arg.value))?.value.slice(1) ?? "10";
+    return small(size_of(count));
+  }
+  if (name === "dd") {
+    const block = size_of(option_value(args, ["bs="]) ?? option_value(args, ["ibs="]) ?? "512");
+    const count = size_of(option_value(args, ["count="]));
+    return block !== undefined && count !== undefined && small(block * count);
+  }
+  if (name === "od") return small(size_of(option_value(args, ["--read-bytes=", "-N"])));
+  if (name === "xxd") return small(size_of(option_value(args, ["-len", "-l"])));
   return name === "read";
+}
+
+/** How many numbers `seq [FIRST [INCREMENT]] LAST` prints; `undefined` when its operands are not plain numbers. */
+function seq_length(args: readonly ShellWord[]): number | undefined {
+  const operands = args.filter((arg, index) => !/^-[^\d]/.test(arg.value) && !/^(-[fs]|--format|--separator)$/.test(args[index - 1]?.value ?? ""));
+  const numbers = operands.map((arg) => Number(arg.value));
+  if (numbers.length === 0 || numbers.length > 3 || numbers.some((number) => !Number.isFinite(number))) return undefined;
+  const [first, step, last] = numbers.length === 1 ? [1, 1, numbers[0] ?? 0] : numbers.length === 2 ? [numbers[0] ?? 0, 1, numbers[1] ?? 0] : numbers;
+  return step === 0 ? Number.POSITIVE_INFINITY : Math.max(0, Math.floor(((last ?? 0) - (first ?? 0)) / (step ?? 1)) + 1);
 }
 
 /** Whether a pipeline stage stops reading after a bounded part of what flows in: `… | head -n 3`. */
@@ -231,6 +270,7 @@ export function endless_source(words: readonly ShellWord[], inputs: readonly She
   const [head, ...args] = words;
   if (head === undefined || !head.literal) return undefined;
   if (head.value === "yes") return "yes";
+  if (head.value === "seq" && !small(seq_length(args))) return `seq ${args.map((arg) => arg.value).join(" ")}`;
   if (bounded(head.value, args)) return undefined;
   const device = [...args.map((arg) => (arg.literal ? arg.value.replace(/^if=/, "") : "")), ...inputs.map((input) => input.value)].find((path) =>
     ENDLESS_DEVICES.has(path),

@@ -311,6 +311,8 @@ export function standard_name(value: string): string | undefined {
 }
 
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
+/** More commands at once than this (`xargs -P`) is a flood of processes, not parallel work. */
+const MAX_PROCS = 64;
 const DURATION = /^\d+(\.\d+)?[smhd]?$/;
 
 type Mutable = {
@@ -380,6 +382,8 @@ function take_option(name: string, option: Option, value: ShellWord | undefined,
       break;
     case "xargs -P":
       if (xargs !== undefined) xargs.parallel = value?.value !== "1";
+      if (value?.literal === true && /^\d+$/.test(value.value) && (Number(value.value) === 0 || Number(value.value) > MAX_PROCS))
+        out.findings.push(ask(`xargs -P ${value.value} runs ${value.value === "0" ? "as many commands at once as it can" : "that many commands at once"}`));
       break;
     default:
       break;

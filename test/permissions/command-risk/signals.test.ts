@@ -64,8 +64,11 @@ describe("loops", () => {
     expect(asks("f(){ echo x >> build/f; }; while :; do f; done")).toContainEqual(expect.stringMatching(/fill the disk/));
   });
 
-  it("asks for background jobs started on every turn", () => {
+  it("asks for background jobs started on every turn, unless the loop is a few literal words", () => {
     expect(asks("while true; do sleep 1 & done")).toContainEqual(expect.stringMatching(/starts a background job .*processes pile up/));
+    expect(asks("for i in {1..100000}; do sleep 1 & done")).toContainEqual(expect.stringMatching(/may turn many times \(for i in …\)/));
+    expect(asks("while read -r l; do sleep 1 & done < src/a.ts")).toContainEqual(expect.stringMatching(/\(while read -r l\)/));
+    expect(analyze("for i in 1 2 {a,b}; do sleep 1 & done; wait").verdict).toBe("allow");
   });
 
   it.each([
@@ -101,6 +104,18 @@ describe("endless streams", () => {
       expect(analyze(command).verdict).toBe("allow");
     },
   );
+
+  it("counts a bound too large to spare the disk as no bound", () => {
+    for (const command of ["head -c 100G /dev/zero > build/f", "yes | head -n 1000000000 > build/f", "seq 1 1000000000 > build/f"])
+      expect(asks(command), command).toContainEqual(expect.stringMatching(/endless stream/));
+    for (const command of ["head -c 1M /dev/urandom > build/f", "yes | head -n 1000 > build/f", "seq -s, -f %g 1 5 > build/f"])
+      expect(analyze(command).verdict, command).toBe("allow");
+  });
+
+  it("follows exec's redirections into the commands after it", () => {
+    expect(asks("exec > build/f; yes")).toContainEqual(expect.stringMatching(/endless stream \(yes\)/));
+    expect(asks("exec 3> build/f; yes >&3")).toContainEqual(expect.stringMatching(/endless stream \(yes\)/));
+  });
 
   it("counts head printing all but the last lines as reading everything", () => {
     expect(asks("yes | head -n -1 > build/f")).toContainEqual(expect.stringMatching(/endless stream/));
@@ -139,5 +154,17 @@ describe("file tests", () => {
     expect(analyze("[[ -f ~/.ssh/id_rsa ]] && echo found").verdict).toBe("deny");
     expect(analyze("[ -f ~/.ssh/id_rsa ] && echo found").verdict).toBe("deny");
     expect(analyze("[[ -d build && src/a.ts -nt src/b.ts ]] && echo newer").verdict).toBe("allow");
+  });
+});
+
+describe("code fed to a shell", () => {
+  it("reads what a shell or source is fed through /dev/stdin as the code it is, not as a project script", () => {
+    expect(analyze("bash /dev/stdin <<< 'rm -rf ~'").verdict).toBe("deny");
+    expect(analyze("source /dev/stdin <<< 'cat .env'").verdict).toBe("deny");
+  });
+
+  it("asks for a script the command writes before it runs it", () => {
+    expect(asks("echo date > build/x.sh; bash build/x.sh")).toContainEqual(expect.stringMatching(/which this command writes itself/));
+    expect(analyze("bash scripts/build.sh").verdict).toBe("announce_then_run");
   });
 });

@@ -85,6 +85,8 @@ describe("unwrap", () => {
       replace: "{}",
     });
     expect(values(unwrap(words("xargs")).words)).toEqual(["echo"]);
+    expect(asks(words("xargs", "-P", "0", "sleep"))).toEqual([expect.stringMatching(/as many commands at once as it can/)]);
+    expect(asks(words("xargs", "-P", "4", "sleep"))).toEqual([]);
   });
 });
 

@@ -297,7 +297,7 @@ class Analysis implements PathSink {
   signals(command: SimpleCommand, words: readonly ShellWord[], unwrapped: Unwrapped, written: number): void {
     const name = words[0]?.value ?? unwrapped.alone?.name ?? "the command";
     const inputs = command.redirects.flatMap((redirect) => (redirect.kind === "file" && redirect.operator === "<" && redirect.target ? [redirect.target] : []));
-    const source = endless_source(unwrap(command.words).words, inputs);
+    const source = endless_source(unwrapped.words, inputs);
     const stream = command.stream ?? source;
     const ask = (reason: string) => this.add("ask_user", "system_sensitive", reason);
     if (command.loop !== undefined && this.written > written)
@@ -532,15 +532,16 @@ class Analysis implements PathSink {
 /**
  * CommandRiskAnalyzer (issue 4, seeds 003 §12): every command bash would run, with wrappers stripped,
  * classified into the ten command categories; redirections and write arguments judged as path writes.
- * Never throws: anything it cannot parse is denied.
+ * Never throws: anything it cannot parse is denied; a command holding control, bidi, invisible or
+ * look-alike characters is refused before it is parsed.
  */
 export function analyze_command(command: string, context: AnalyzerContext): CommandAnalysis {
   const analysis = new Analysis(context);
   try {
-    const hidden = hidden_characters(command);
-    if (hidden !== undefined) analysis.add(hidden.action, hidden.category, hidden.reason);
-    else if (command.length > MAX_COMMAND_LENGTH)
+    const hidden = command.length > MAX_COMMAND_LENGTH ? undefined : hidden_characters(command);
+    if (command.length > MAX_COMMAND_LENGTH)
       analysis.add("deny", "unparseable", `the command is ${command.length} characters long, over the ${MAX_COMMAND_LENGTH} this analyzer reads`);
+    else if (hidden !== undefined) analysis.add(hidden.action, hidden.category, hidden.reason);
     else if ((command.match(/[$<>]\(|`/g) ?? []).length > MAX_SUBSTITUTIONS)
       analysis.add("deny", "unparseable", `the command has more than ${MAX_SUBSTITUTIONS} substitutions`);
     else analysis.run(command, undefined, 0);

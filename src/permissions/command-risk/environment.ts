@@ -80,7 +80,7 @@ const NON_SECRET = new Set([
 ]);
 
 /** Well-known, not secret: printing it needs no question (`printenv PATH`, `declare -p HOME`). */
-export function well_known(name: string): boolean {
+function well_known(name: string): boolean {
   return NON_SECRET.has(name);
 }
 

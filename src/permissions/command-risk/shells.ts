@@ -8,7 +8,7 @@ import type { ShellWord } from "./types.js";
  */
 
 /** `set -o` option names (bash 5.2), with the reason to ask for the ones that change what later commands run. */
-export const SET_OPTIONS: ReadonlyMap<string, string | undefined> = new Map([
+const SET_OPTIONS: ReadonlyMap<string, string | undefined> = new Map([
   ...[
     "allexport",
     "braceexpand",
@@ -66,7 +66,7 @@ type ShoptRisk = { readonly set?: string; readonly unset?: string };
 const GLOBS = "changes what globs match, which this analyzer judges as bash would without it";
 
 /** `shopt` option names (bash 5.2), with the reason to ask when one is set (or unset) that changes what runs. */
-export const SHOPT_OPTIONS: ReadonlyMap<string, ShoptRisk> = new Map([
+const SHOPT_OPTIONS: ReadonlyMap<string, ShoptRisk> = new Map([
   ...[
     "assoc_expand_once",
     "autocd",
@@ -196,7 +196,7 @@ const BASH_LONG = new Set([
 ]);
 
 /** What a shell's arguments ask it to run, and why its options ask (an interactive or login shell, an rc file, an unknown option). */
-export type ShellInvocation = {
+type ShellInvocation = {
   readonly mode: "code" | "script" | "stdin";
   /** The `-c` command string (the first operand). */
   readonly code?: ShellWord;

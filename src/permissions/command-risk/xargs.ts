@@ -13,7 +13,7 @@ import type { XargsInput } from "./wrappers.js";
  * producer of the pipe shows what they are: literal words (`echo a b | xargs …`), or the paths `find`
  * prints under literal start points, which are then a tree read of those start points.
  */
-export type Fed = { readonly words: ShellWord[]; readonly trees: PathUse[] };
+type Fed = { readonly words: ShellWord[]; readonly trees: PathUse[] };
 
 /** Stands for the items read at run time; not a plain word, so no path is made of it. */
 const INPUT = "$(input of xargs)";

@@ -316,7 +316,8 @@ class Analysis implements PathSink {
    * The real folders a command may run in: each chain of `cd` targets followed from each folder the
    * analysis is in, a target only known at run time through every value the script gives it.
    */
-  places(places: Places, from: readonly string[], variables: Variables): string[] {
+  places(places: Places, from: readonly string[], variables: Variables): readonly string[] {
+    if (places === START) return from;
     const reached = new Set<string>();
     for (const chain of places) {
       let folders = [...from];

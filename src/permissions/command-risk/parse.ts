@@ -1,7 +1,7 @@
 import { type Assignment, type Command, forEachChild, type ParsedScript, parse, type SyntaxNode } from "unbash";
 import { called, moved, type Places, START, union } from "./folders.js";
 import { BINARY_FILE_TESTS, UNARY_FILE_TESTS } from "./shells.js";
-import { bounds_stream, endless_loop, endless_source, spelled } from "./signals.js";
+import { bounds_stream, endless_loop, endless_source, type Functions, spelled } from "./signals.js";
 import type { ShellWord } from "./types.js";
 import { new_variables, visit_variables, type Variables } from "./variables.js";
 import { part_literal, shell_word } from "./words.js";
@@ -65,7 +65,15 @@ type Context = {
 
 /** The folders a node leaves the shell in when it succeeds, and when it fails (`cd x && …`, `cd x || …`). */
 type Outcome = { readonly ok: Places; readonly failed: Places };
-const same = (places: Places): Outcome => ({ ok: places, failed: places });
+/** One outcome per set of places: most nodes leave the places as they found them, and are visited by the thousand. */
+const outcomes = new WeakMap<Places, Outcome>();
+function same(places: Places): Outcome {
+  const known = outcomes.get(places);
+  if (known !== undefined) return known;
+  const outcome = { ok: places, failed: places };
+  outcomes.set(places, outcome);
+  return outcome;
+}
 const either = (outcome: Outcome): Places => union(outcome.ok, outcome.failed);
 
 type Made = { -readonly [K in keyof SimpleCommand]: SimpleCommand[K] };
@@ -129,7 +137,7 @@ function inputs_of(command: SimpleCommand): ShellWord[] {
  * The endless stream a pipeline stage writes into the next one, spelled: an endless loop, or a command
  * writing one (`yes`, `cat /dev/zero`); `made` is the stage's simple command when it is one.
  */
-function stage_output(stage: SyntaxNode, made: SimpleCommand | undefined, functions: ReadonlyMap<string, SyntaxNode>): string | undefined {
+function stage_output(stage: SyntaxNode, made: SimpleCommand | undefined, functions: Functions): string | undefined {
   if (stage.type === "While" || stage.type === "ArithmeticFor") return endless_loop(stage, functions);
   if (stage.type === "Redirected") return stage_output(stage.command, made, functions);
   if (stage.type === "BraceGroup" || stage.type === "Subshell")
@@ -171,18 +179,21 @@ export function flatten(source: string): Flattened {
     out.errors.push(`the parser failed: ${error instanceof Error ? error.message : String(error)}`);
     return out;
   }
-  const functions = function_nodes(script);
+  // found on first use: most commands define no function and run no loop
+  let definitions: Map<string, SyntaxNode> | undefined;
+  const functions: Functions = { get: (name) => (definitions ??= function_nodes(script)).get(name) };
   const owners = new Map<Made, string>();
   const pending_redirects: ShellRedirect[][] = [];
   /** `exec > file` with no command redirects every command after it (a subshell's too, as far as this reading goes). */
   const exec_redirects: ShellRedirect[] = [];
   /** Visits the children in order, each in the folders the ones before may have left the shell in. */
   const children = (node: SyntaxNode, context: Context): Outcome => {
-    let places = context.places;
+    let current = context;
     forEachChild(node, (child) => {
-      places = union(places, either(visit(child, { ...context, places })));
+      const places = union(current.places, either(visit(child, current)));
+      if (places !== current.places) current = { ...context, places };
     });
-    return same(places);
+    return same(current.places);
   };
   /** Visits the children of a node whose folder changes stay inside it (a subshell, a substitution, a background job). */
   const inside = (node: SyntaxNode, context: Context): Outcome => {
@@ -192,14 +203,14 @@ export function flatten(source: string): Flattened {
   const visit = (node: SyntaxNode, context: Context): Outcome => {
     visit_variables(out.variables, node);
     if (node.type === "Script" && node.errors !== undefined) for (const error of node.errors) out.errors.push(error.message);
-    const inner: Context = { ...context, producer: undefined };
+    const inner: Context = context.producer === undefined ? context : { ...context, producer: undefined };
     switch (node.type) {
       case "Script":
       case "CompoundList":
-        return node.commands.reduce<Outcome>(
-          (outcome, statement) => same(either(visit(statement, { ...inner, places: either(outcome) }))),
-          same(context.places),
-        );
+        return node.commands.reduce<Outcome>((outcome, statement) => {
+          const places = either(outcome);
+          return same(either(visit(statement, places === inner.places ? inner : { ...inner, places })));
+        }, same(context.places));
       case "Pipeline": {
         const outcome = pipeline(node.commands, context);
         return node.commands.length === 1 ? outcome : same(context.places);
@@ -270,7 +281,7 @@ export function flatten(source: string): Flattened {
     const run = unwrap(made.words).words;
     if (made.words.length === 1 && made.words[0]?.value === "exec")
       exec_redirects.push(...node.redirects.map(to_redirect).filter((redirect) => redirect.kind === "file"));
-    const body = run[0]?.literal === true ? functions.get(run[0].value) : undefined;
+    const body = run[0]?.literal === true && out.functions.has(run[0].value) ? functions.get(run[0].value) : undefined;
     const ok = moved(run, context.places) ?? (body === undefined ? context.places : called(body, context.places));
     return { ok, failed: context.places };
   };

@@ -13,7 +13,7 @@ import { arithmetic_names } from "./variables.js";
  */
 
 /** The script's function definitions by name, whose bodies run where they are called. */
-export type Functions = ReadonlyMap<string, SyntaxNode>;
+export type Functions = { get(name: string): SyntaxNode | undefined };
 
 /**
  * The circles in the call graph of the script's functions (`f → f`, `a → b → a`), one per set of functions,

@@ -20,27 +20,12 @@ const NUMBER = /\b(?:\d+#[0-9A-Za-z@_]+|0[xX][0-9A-Fa-f]+|\d+)\b/g;
 const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
 const ASSIGNING = /^(?:[-+*/%&|^]|<<|>>)?=$/;
 /** Builtins that take variable names: a `$x` among their arguments names a variable by x's value. */
-const NAME_TAKING = new Set([
-  "read",
-  "unset",
-  "printf",
-  "declare",
-  "typeset",
-  "local",
-  "export",
-  "readonly",
-  "mapfile",
-  "readarray",
-  "test",
-  "[",
-  "wait",
-  "getopts",
-]);
+const NAME_TAKING = new Set(["read", "unset", "printf", "declare", "typeset", "local", "export", "readonly", "mapfile", "readarray", "wait", "getopts"]);
 /** Builtins that store into the variables named by their literal arguments values only known at run time. */
 const STORING = new Set(["read", "mapfile", "readarray", "getopts"]);
 
 /** Names an arithmetic expression reads: bare identifiers and `$x` / `${x}` references (numbers and substitutions aside). */
-function arithmetic_names(text: string): string[] {
+export function arithmetic_names(text: string): string[] {
   const stripped = text.replace(/\$\((?!\()[^)]*\)|`[^`]*`/g, " ");
   const bare = stripped.replace(REFERENCE, " ").replace(NUMBER, " ");
   return [...referenced_names(stripped), ...[...bare.matchAll(/[A-Za-z_]\w*/g)].map((match) => match[0])];
@@ -66,6 +51,14 @@ function evaluate(variables: Variables, names: readonly string[]): void {
   for (const name of names) variables.evaluated.add(name);
 }
 
+/** `x=$((…))`: the value is a number, whatever the expression (whose own names are evaluated where it stands). */
+function arithmetic_value(value: Word): boolean {
+  return value.parts?.length === 1 && value.parts[0]?.type === "ArithmeticExpansion";
+}
+
+/** The names a `let` expression assigns: `x=…`, `x+=…`, `x++`, `++x`; they then hold numbers. */
+const LET_ASSIGNED = /([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)|([A-Za-z_]\w*)\s*(?:\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)/g;
+
 /** Assignments, arithmetic and name-taking builtins of one simple command. */
 function command_variables(variables: Variables, node: Extract<SyntaxNode, { type: "Command" }>): void {
   const name = node.name?.value ?? "";
@@ -74,12 +67,19 @@ function command_variables(variables: Variables, node: Extract<SyntaxNode, { typ
   for (const arg of [...node.prefix, ...node.args]) {
     if (arg.type !== "Assignment") continue;
     const values = arg.value.type === "Word" ? [arg.value] : arg.value.elements;
-    for (const value of values) bind(variables, arg.name, shell_word(value));
+    for (const value of values) bind(variables, arg.name, arithmetic_value(value) ? literal_word("0") : shell_word(value));
     if (integer && arg.value.type === "Word") evaluate(variables, arithmetic_names(arg.value.text));
   }
-  if (name === "let") for (const word of words) evaluate(variables, arithmetic_names(word.text));
+  if (name === "let") {
+    for (const word of words) {
+      evaluate(variables, arithmetic_names(word.text));
+      for (const match of word.value.matchAll(LET_ASSIGNED)) bind(variables, match[1] ?? match[2] ?? match[3] ?? "", literal_word("0"));
+    }
+  }
   if (!NAME_TAKING.has(name)) return;
-  for (const word of words) if (!shell_word(word).literal) evaluate(variables, referenced_names(word.text));
+  // printf takes a name only after -v: its other arguments are printed, never evaluated
+  const names = name === "printf" ? words.filter((_, index) => words[index - 1]?.value === "-v") : words;
+  for (const word of names) if (!shell_word(word).literal) evaluate(variables, referenced_names(word.text));
   const stores = STORING.has(name) || name === "printf";
   if (!stores) return;
   words.forEach((word, index) => {

@@ -24,6 +24,11 @@ export class Matched {
   /** Argument vectors the program executes directly (`find -exec`, `xargs`). */
   readonly argv: { readonly words: readonly ShellWord[]; readonly via: string }[] = [];
   readonly findings: CommandFinding[] = [];
+  /**
+   * Variables whose values the command prints (`echo $X`, `printenv X`, `declare -p X`): one the script does
+   * not set and that is not well known may hold a secret of the environment, and asks.
+   */
+  readonly shown: { readonly name: string; readonly via: string }[] = [];
   /** The program runs code it reads from its standard input (`python3 -`, `node` with no script). */
   stdin_code = false;
 

@@ -65,6 +65,8 @@ type Candidate = { readonly path: string; readonly base: boolean };
  * known at run time, or stands for too many paths to check.
  */
 export function path_candidates(word: ShellWord, variables: Variables, globs: Globs): readonly Candidate[] | undefined {
+  // a rule's word for "the entries found under" a folder (find's `{}`, `-delete`): a glob with no pattern left
+  if (word.literal && word.glob && word.pattern === undefined && !/[*?[]/.test(word.value)) return [{ path: word.value, base: true }];
   if (word.literal)
     return word.pattern !== undefined || word.glob ? pattern_candidates(word.pattern ?? word.value, globs) : [{ path: word.value, base: false }];
   if (!SIMPLE_WORD.test(word.value)) return undefined;

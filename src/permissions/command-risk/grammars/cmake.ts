@@ -247,8 +247,14 @@ function cmake_env(args: readonly ShellWord[], matched: Matched): void {
     else break;
   }
   const run = args.slice(index);
-  if (run.length === 0) matched.ask("cmake -E env without a command prints the environment, which may hold secrets");
-  else matched.argv.push({ words: [literal_word("env"), ...settings, literal_word("--"), ...run], via: "cmake -E env" });
+  // env reads its options, then its assignments, then the command: a command named like either is not one env would run
+  const unsets = settings.filter((word) => word.value.startsWith("--"));
+  const assignments = settings.filter((word) => !word.value.startsWith("--"));
+  const [program] = run;
+  if (program === undefined) matched.ask("cmake -E env without a command prints the environment, which may hold secrets");
+  else if (!program.literal || program.value.startsWith("-") || program.value.includes("="))
+    matched.ask(`cmake -E env runs ${program.value}, which env would read as something other than a command`);
+  else matched.argv.push({ words: [literal_word("env"), ...unsets, ...assignments, ...run], via: "cmake -E env" });
 }
 
 // cmake -E tar [cxt][vf][zjJ] <file> [--format=…|--files-from=…|--mtime=…|--touch|--zstd]... [--] [<path>...]

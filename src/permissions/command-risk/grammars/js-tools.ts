@@ -3,6 +3,10 @@ import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, Seen, ValueKind } from "../grammar/types.js";
 import { address_kind, built_in_or_module, categorize, listening, module_kind, served_folder_kind, unaddressed } from "./runtime-values.js";
 
+/**
+ * A linter's or formatter's folder operands are plain reads, not trees: it opens only the sources of its
+ * languages below them, never a `.env` or a key, and it prints diagnostics, not file contents.
+ */
 const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 const one_of = (...values: string[]): ValueKind => ({ one_of: values });
 const INFO = ["-v", "-h"];
@@ -334,7 +338,7 @@ const ESLINT: ProgramSpec = {
     "--cache-strategy": { value: one_of("metadata", "content") },
     "--report-unused-disable-directives-severity": { value: one_of("off", "warn", "error", "0", "1", "2") },
   },
-  operands: (seen) => ({ rest: seen.has("--fix") ? "write" : "tree" }),
+  operands: (seen) => ({ rest: seen.has("--fix") ? "write" : "read" }),
   check: (matched, seen) => {
     if (only_info(seen)) categorize(matched, "static_analysis", "read_only");
   },
@@ -417,7 +421,7 @@ const PRETTIER: ProgramSpec = {
     "--embedded-language-formatting": { value: one_of("auto", "off") },
     "--object-wrap": { value: one_of("preserve", "collapse") },
   },
-  operands: (seen) => ({ rest: seen.has("-w") ? "write" : "tree" }),
+  operands: (seen) => ({ rest: seen.has("-w") ? "write" : "read" }),
   check: (matched, seen) => {
     if (only_info(seen)) categorize(matched, "static_analysis", "read_only");
   },
@@ -461,7 +465,7 @@ const biome = (command: string): ProgramSpec => ({
   manual: BIOME_MANUAL,
   category: "static_analysis",
   options: BIOME_OPTIONS,
-  operands: (seen) => ({ rest: BIOME_WRITES.some((option) => seen.has(option)) ? "write" : "tree" }),
+  operands: (seen) => ({ rest: BIOME_WRITES.some((option) => seen.has(option)) ? "write" : "read" }),
 });
 
 // biome: `biome <check|lint|format|ci> [options] [paths...]`, `biome --version`.
@@ -474,7 +478,7 @@ const BIOME: ProgramSpec = {
     check: biome("check"),
     lint: biome("lint"),
     format: biome("format"),
-    ci: { ...biome("ci"), operands: { rest: "tree" } },
+    ci: { ...biome("ci"), operands: { rest: "read" } },
     version: { rule: "biome version", manual: BIOME_MANUAL, category: "read_only" },
     explain: { rule: "biome explain", manual: BIOME_MANUAL, category: "read_only", operands: { rest: "text" } },
   },

@@ -6,6 +6,10 @@ import { literal_word } from "../words.js";
 import { judge_warning_filter } from "./python.js";
 import { categorize, config_file_kind } from "./runtime-values.js";
 
+/**
+ * A linter's or formatter's folder operands are plain reads, not trees: it opens only the sources of its
+ * languages below them, never a `.env` or a key, and it prints diagnostics, not file contents.
+ */
 const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 const one_of = (...values: string[]): ValueKind => ({ one_of: values });
 /** Only `--version` or `--help` given: the tool prints and runs nothing. */
@@ -214,7 +218,7 @@ function formatted(matched: Matched, seen: Seen, operands: readonly ShellWord[],
   const writes = !checks.some((option) => seen.has(option));
   for (const word of operands) {
     if (writes) matched.write(word);
-    else matched.read(word, "tree");
+    else matched.read(word);
   }
   if (writes) categorize(matched, "static_analysis", "build");
 }
@@ -249,7 +253,7 @@ const RUFF: ProgramSpec = {
         },
         "-o|--output-file": { value: "write" },
       },
-      operands: (seen) => ({ rest: seen.has("--fix") && !seen.has("--diff") ? "write" : "tree" }),
+      operands: (seen) => ({ rest: seen.has("--fix") && !seen.has("--diff") ? "write" : "read" }),
     },
     format: {
       rule: "ruff format",
@@ -295,7 +299,7 @@ const FLAKE8: ProgramSpec = {
     "--output-file": { value: "write" },
     "--color": { value: one_of("auto", "always", "never") },
   },
-  operands: { rest: "tree" },
+  operands: { rest: "read" },
 };
 
 // mypy: `mypy [options] [files ...]`, `-m MODULE`, `-p PACKAGE`, `-c PROGRAM_TEXT` (mypy 1.x command line).
@@ -315,7 +319,7 @@ const MYPY: ProgramSpec = {
     "--install-types": { category: "network", ask: "installs the missing stub packages with pip" },
     "--python-executable": { value: "script", ask: "runs that interpreter to find its installed packages" },
   },
-  operands: { rest: "tree" },
+  operands: { rest: "read" },
 };
 
 // pylint: `pylint [options] modules_or_packages` (Pylint 3 command-line options).
@@ -335,7 +339,7 @@ const PYLINT: ProgramSpec = {
     "--recursive|-r|--reports|--score|-s": { value: one_of("y", "n", "yes", "no") },
     "--source-roots": { value: "read" },
   },
-  operands: { rest: "tree" },
+  operands: { rest: "read" },
 };
 
 export const PYTHON_TOOL_RULES: readonly ProgramRule[] = [

@@ -11,7 +11,6 @@ import { LOST, type Places, START } from "./folders.js";
 import { Globs } from "./glob.js";
 import { judge_read, judge_write } from "./paths.js";
 import { piped_text } from "./piped.js";
-import { argument_execution } from "./argument-execution.js";
 import { rule_of } from "./grammar/registry.js";
 import type { Matched, PathUse, ReadDepth } from "./grammar/matched.js";
 import { shell_invocation, SHELL_MANUALS } from "./shells.js";
@@ -435,13 +434,6 @@ class Analysis implements PathSink {
     for (const category of classified.categories) categories.add(category);
     if (!classified.known) this.add("ask_user", "unknown_execution", `${[name, ...values.slice(0, 1)].join(" ")} is not a command this analyzer knows`);
     else this.add("ask_user", "unknown_execution", `${name} has no argument grammar in this analyzer, so its arguments cannot be checked`);
-    const borne = argument_execution(name, args);
-    for (const finding of borne.findings) this.add(finding.action, finding.category, finding.reason);
-    for (const category of borne.categories) categories.add(category);
-    for (const code of borne.code) this.code(code.word, code.via, depth);
-    for (const nested of borne.argv) this.simple({ words: nested.words, assignments: [], redirects: [], piped_stdin: false }, nested.via, depth + 1, scope);
-    for (const target of borne.writes) this.write(target);
-    for (const source of borne.reads) this.read(source);
     judge_arguments(this, name, args, categories, scope.variables);
     if (PACKAGE_MANAGERS.has(name)) this.package_configuration(name);
   }

@@ -1,7 +1,6 @@
 import { path_candidates } from "./expand.js";
 import type { Globs } from "./glob.js";
 import type { ReadDepth } from "./grammar/matched.js";
-import { awk_arguments, git_arguments, sed_arguments, type FileArguments } from "./file-arguments.js";
 import type { AnalyzerAction, CommandCategory, FindingCategory, ShellWord } from "./types.js";
 import type { Variables } from "./variables.js";
 
@@ -16,21 +15,11 @@ export interface PathSink {
   write(word: string, destructive: boolean, children: boolean): void;
 }
 
-/** Commands whose every path argument is written (`tee`, `rm` …) or whose last one is (`cp`, `mv` …). */
-const WRITES_ALL = new Set(["rm", "rmdir", "unlink", "shred", "touch", "mkdir", "truncate", "tee", "chmod", "chown", "chgrp"]);
-const WRITES_LAST = new Set(["cp", "mv", "ln", "install", "rsync"]);
-/** The first operand of these is a mode or an owner, not a path. */
-const MODE_FIRST = new Set(["chmod", "chown", "chgrp"]);
-const NO_PATH_ARGS = new Set(["echo", "printf", "test", "[", "export", "declare", "local"]);
-/** Commands with a script or program word among their arguments: their file arguments are found by `file_arguments`. */
-const FILE_ARGUMENTS: Record<string, (args: readonly ShellWord[]) => FileArguments> = {
-  sed: sed_arguments,
-  awk: awk_arguments,
-  gawk: awk_arguments,
-  mawk: awk_arguments,
-  nawk: awk_arguments,
-  git: git_arguments,
-};
+/**
+ * Programs without an argument grammar that write their operands: `chown`/`chgrp` (whose first operand is
+ * an owner). Any other program without one has its operands judged as reads.
+ */
+const OWNER_FIRST = new Set(["chown", "chgrp"]);
 
 /**
  * Judges one word read: every spelling it may have. A word only known at run time (`$(echo ~/.ssh/id_rsa)`,
@@ -57,7 +46,7 @@ export function write_word(sink: PathSink, word: ShellWord, variables: Variables
   for (const candidate of candidates) sink.write(candidate.path, destructive, candidate.base);
 }
 
-/** Path arguments: credentials and outside reads; writes for the commands that write their arguments. */
+/** The path arguments of a program without a grammar: credentials and outside reads; the files chown and chgrp change. */
 export function judge_arguments(
   sink: PathSink,
   name: string,
@@ -65,24 +54,15 @@ export function judge_arguments(
   categories: ReadonlySet<CommandCategory>,
   variables: Variables,
 ): void {
-  if (NO_PATH_ARGS.has(name)) return;
-  const file_arguments = FILE_ARGUMENTS[name];
-  if (file_arguments !== undefined) {
-    const found = file_arguments(args);
-    for (const word of [...found.program_files, ...found.reads]) read_word(sink, word, variables);
-    for (const word of found.writes) write_word(sink, word, variables, name);
-    return;
-  }
   const operands = args.filter((word) => !(word.literal && word.value.startsWith("-") && word.value.length > 1));
   const destructive = categories.has("destructive");
   operands.forEach((word, index) => {
-    const written = WRITES_ALL.has(name) || (WRITES_LAST.has(name) && index === operands.length - 1 && operands.length > 1);
-    if (written && !(MODE_FIRST.has(name) && index === 0)) write_word(sink, word, variables, name, destructive);
-    else read_word(sink, word, variables);
+    if (OWNER_FIRST.has(name) && index > 0) write_word(sink, word, variables, name, destructive);
+    else if (!OWNER_FIRST.has(name)) read_word(sink, word, variables);
   });
   for (const word of args) {
     const equals = word.value.indexOf("=");
-    if (!word.literal || equals === -1 || name === "dd") continue;
+    if (!word.literal || equals === -1) continue;
     const value = word.value.slice(equals + 1);
     if (value.startsWith("/") || value.startsWith("~") || value.startsWith(".")) sink.read(value);
   }

@@ -6,35 +6,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { Matched, type ReadDepth } from "../../../src/permissions/command-risk/grammar/matched.js";
-import type { ProgramRule } from "../../../src/permissions/command-risk/grammar/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReadDepth } from "../../../src/permissions/command-risk/grammar/matched.js";
 import { analyze_command } from "../../../src/permissions/command-risk/index.js";
 import { judge_tree, MAX_TREE_ENTRIES } from "../../../src/permissions/command-risk/trees.js";
 import type { AnalyzerContext } from "../../../src/permissions/command-risk/types.js";
-
-/** `walk [-r|-R|-v] PATH…`: reads its operands as a tree, a linked tree, a visible tree, or as paths. */
-const WALK: ProgramRule = {
-  names: ["walk"],
-  match(args) {
-    const matched = new Matched("walk", "a test rule");
-    matched.categories.add("read_only");
-    const depth: ReadDepth = args.some((word) => word.value === "-R")
-      ? "linked_tree"
-      : args.some((word) => word.value === "-r")
-        ? "tree"
-        : args.some((word) => word.value === "-v")
-          ? "visible_tree"
-          : "path";
-    for (const word of args) if (!word.value.startsWith("-")) matched.read(word, depth);
-    return matched;
-  },
-};
-
-vi.mock("../../../src/permissions/command-risk/grammar/registry.js", async (original) => {
-  const actual = await original<typeof import("../../../src/permissions/command-risk/grammar/registry.js")>();
-  return { rule_of: (name: string) => (name === "walk" ? WALK : actual.rule_of(name)) };
-});
 
 let base: string;
 let root: string;
@@ -104,21 +80,21 @@ describe("judge_tree", () => {
 });
 
 describe("tree reads in analysed commands", () => {
-  it("judges each read by the depth its rule gives it", () => {
-    expect(verdict("walk src")).toBe("allow");
-    expect(verdict("walk -r src")).toBe("allow");
-    expect(verdict("walk -R src")).toBe("deny");
-    expect(verdict("walk -r config")).toBe("ask_user");
-    expect(verdict("walk -v config")).toBe("allow");
-    expect(verdict("walk -r assets")).toBe("ask_user");
+  it("judges each read by the depth its rule gives it (ls a path, grep -r a tree, grep -R a linked tree, rg a visible tree)", () => {
+    expect(verdict("ls src")).toBe("allow");
+    expect(verdict("grep -r x src")).toBe("allow");
+    expect(verdict("grep -R x src")).toBe("deny");
+    expect(verdict("grep -r x config")).toBe("ask_user");
+    expect(verdict("rg x config")).toBe("allow");
+    expect(verdict("grep -r x assets")).toBe("ask_user");
   });
 
   it("walks what a glob expands to", () => {
-    expect(verdict("walk -R s*")).toBe("deny");
-    expect(verdict("walk -r *")).toBe("ask_user");
+    expect(verdict("grep -R x s*")).toBe("deny");
+    expect(verdict("grep -r x *")).toBe("ask_user");
   });
 
   it("still judges the operand itself as today: a symlink on the command line is followed", () => {
-    expect(verdict("walk -r src/link")).toBe("deny");
+    expect(verdict("grep -r x src/link")).toBe("deny");
   });
 });

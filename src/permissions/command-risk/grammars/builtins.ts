@@ -335,6 +335,8 @@ export const BUILTIN_RULES: readonly ProgramRule[] = [
   }),
   // times
   program_rule({ rule: "times", manual: bash("times"), category: "read_only" }),
+  // pwd [-LP]
+  program_rule({ rule: "pwd", manual: bash("pwd"), category: "read_only", options: { "-L": {}, "-P": {} } }),
   // ulimit [-HS] [-bcdefiklmnpqrstuvxPRT] [limit]; ulimit -a
   program_rule({
     rule: "ulimit",

@@ -338,9 +338,7 @@ class Analysis implements PathSink {
           this.add("ask_user", "unknown_execution", `the command runs in a folder only known at run time (cd ${spelled}), so its paths cannot be checked`);
           break;
         }
-        folders = folders.flatMap((folder) =>
-          candidates.map((candidate) => judge_read(candidate.path, { ...this.context, cwd_real: folder })?.real ?? folder),
-        );
+        folders = folders.flatMap((folder) => candidates.map((candidate) => judge_read(candidate.path, { ...this.context, cwd_real: folder })?.real ?? folder));
       }
       for (const folder of folders) {
         reached.add(folder);
@@ -360,7 +358,8 @@ class Analysis implements PathSink {
       if (word.literal) continue;
       const spellings = path_candidates(word, scope.variables, this.globs) ?? [];
       const option = spellings.find((spelling) => /(^|\s)-/.test(spelling.path));
-      if (option !== undefined) this.add("ask_user", "unknown_execution", `${word.value} may be the option ${option.path} of ${name}, which its grammar cannot check`);
+      if (option !== undefined)
+        this.add("ask_user", "unknown_execution", `${word.value} may be the option ${option.path} of ${name}, which its grammar cannot check`);
     }
   }
 
@@ -426,16 +425,15 @@ class Analysis implements PathSink {
   }
 
   /**
-   * A program with no argument grammar: classified by name and arguments, and by what its arguments carry,
+   * A program with no argument grammar: classified by name and arguments, its operands judged as paths,
    * and never run without a question, since nothing vouches for its options.
    */
-  other_program({ name, args, values, categories, depth }: Invocation, scope: Scope): void {
+  other_program({ name, args, values, categories }: Invocation, scope: Scope): void {
     const classified = classify_argv(name, values);
     for (const category of classified.categories) categories.add(category);
     if (!classified.known) this.add("ask_user", "unknown_execution", `${[name, ...values.slice(0, 1)].join(" ")} is not a command this analyzer knows`);
     else this.add("ask_user", "unknown_execution", `${name} has no argument grammar in this analyzer, so its arguments cannot be checked`);
     judge_arguments(this, name, args, categories, scope.variables);
-    if (PACKAGE_MANAGERS.has(name)) this.package_configuration(name);
   }
 
   record(argv: readonly string[], categories: ReadonlySet<CommandCategory>, through: string | undefined, rule?: { rule: string; manual: string }): void {

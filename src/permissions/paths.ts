@@ -63,13 +63,46 @@ function too_many_links(absolute: string): never {
 
 type Walk = { readonly real: string; readonly process_link: boolean };
 
+/** What the file system said about one absolute path: nothing there, a symlink to `link`, or `stats`. */
+type Entry = { readonly stats?: fs.Stats; readonly link?: string; readonly unreadable?: true };
+
+/**
+ * The lstat and readlink answers of one permission check, by absolute path. A command's paths share their
+ * folders (a glob's matches, the folders a `cd` leads to, air's home checked for every path), and each
+ * walk would otherwise ask the file system about every one of them again: a dozen syscalls a path.
+ */
+export type PathMemo = Map<string, Entry>;
+
+function entry_of(absolute: string): Entry {
+  let stats: fs.Stats;
+  try {
+    stats = fs.lstatSync(absolute);
+  } catch {
+    return {};
+  }
+  if (!stats.isSymbolicLink()) return { stats };
+  try {
+    return { stats, link: fs.readlinkSync(absolute) };
+  } catch {
+    return { stats, unreadable: true };
+  }
+}
+
+function look(absolute: string, memo: PathMemo | undefined): Entry {
+  const known = memo?.get(absolute);
+  if (known !== undefined) return known;
+  const entry = entry_of(absolute);
+  memo?.set(absolute, entry);
+  return entry;
+}
+
 /**
  * The lstat/readlink walk: one segment at a time from `/`, every symlink hop replaced by its target (so a
  * dangling link lands where a write would land), `..` applied to the physical folder reached so far. Once a
  * segment is missing, the rest cannot exist either and is appended as written. Whether any step passed
  * through `/proc` is recorded, since the targets there are only meaningful for the process looking.
  */
-function walk(absolute: string): Walk {
+function walk(absolute: string, memo?: PathMemo): Walk {
   const pending = absolute.split(path.sep).reverse();
   let current = path.parse(absolute).root || path.sep;
   let hops = 0;
@@ -83,28 +116,19 @@ function walk(absolute: string): Walk {
     }
     const next = path.join(current, segment);
     if (is_inside(next, "/proc")) process_link = true;
-    let stat: fs.Stats | undefined;
-    if (!missing) {
-      try {
-        stat = fs.lstatSync(next);
-      } catch {
-        missing = true;
-      }
-    }
-    if (stat?.isSymbolicLink() === true) {
+    const entry: Entry = missing ? {} : look(next, memo);
+    if (entry.stats === undefined) missing = true;
+    if (entry.stats?.isSymbolicLink() === true) {
       hops += 1;
       if (hops > MAX_LINK_DEPTH) too_many_links(absolute);
-      let target: string;
-      try {
-        target = fs.readlinkSync(next);
-      } catch {
+      if (entry.link === undefined) {
         // unreadable (another user's /proc entry): the rest cannot be known, it is kept as written
         missing = true;
         current = next;
         continue;
       }
-      pending.push(...target.split(path.sep).reverse());
-      if (path.isAbsolute(target)) current = path.parse(target).root;
+      pending.push(...entry.link.split(path.sep).reverse());
+      if (path.isAbsolute(entry.link)) current = path.parse(entry.link).root;
       continue;
     }
     current = next;
@@ -258,7 +282,9 @@ export function real_root_of(project_root: string): string {
   return fs.realpathSync.native(project_root);
 }
 
-function stat_of(real: string): fs.Stats | undefined {
+function stat_of(real: string, memo: PathMemo | undefined): fs.Stats | undefined {
+  const { stats } = look(real, memo);
+  if (stats === undefined || !stats.isSymbolicLink()) return stats;
   try {
     return fs.statSync(real);
   } catch {
@@ -273,7 +299,7 @@ function stat_of(real: string): fs.Stats | undefined {
  * paths whatever they resolve to; a hard-linked project file counts as outside the project, except that
  * git and air internals keep their (stricter) categories.
  */
-export function classify_path(input: string, base: string, options: { real_root?: string; home?: string } = {}): PathClassification {
+export function classify_path(input: string, base: string, options: { real_root?: string; home?: string; memo?: PathMemo } = {}): PathClassification {
   if (input.includes("\0")) {
     throw air_failure({
       kind: "tool_error",
@@ -287,15 +313,15 @@ export function classify_path(input: string, base: string, options: { real_root?
   const expanded = input === "~" || input.startsWith("~/") ? home + input.slice(1) : input;
   const absolute = path.resolve(base, expanded);
   // Not path.resolve: `link/..` must reach the walk unfolded.
-  const { real, process_link: through_proc } = walk(path.isAbsolute(expanded) ? expanded : `${base}${path.sep}${expanded}`);
+  const { real, process_link: through_proc } = walk(path.isAbsolute(expanded) ? expanded : `${base}${path.sep}${expanded}`, options.memo);
   const process_link = through_proc || is_inside(absolute, "/proc") || is_inside(absolute, "/dev/fd");
-  const stat = stat_of(real);
+  const stat = stat_of(real, options.memo);
   const hard_linked = stat !== undefined && !stat.isDirectory() && stat.nlink > 1;
   const under_root = !process_link && is_inside(real, real_root);
   const relative = under_root ? path.relative(real_root, real).split(path.sep).join("/") : undefined;
   let category: PathCategory;
   // air's own home holds the model keys, the permissions rules and the grants: an agent never edits its own leash.
-  const in_air_home = is_inside(absolute, air_home()) || is_inside(real, walk(air_home()).real);
+  const in_air_home = is_inside(absolute, air_home()) || is_inside(real, walk(air_home(), options.memo).real);
   if (in_air_home || is_credential_path(real, home) || is_credential_path(absolute, home)) category = "credential_or_secret";
   else if (process_link) category = "system_sensitive";
   else if (relative !== undefined) {

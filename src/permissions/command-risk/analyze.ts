@@ -556,7 +556,7 @@ class Analysis implements PathSink {
  * look-alike characters is refused before it is parsed.
  */
 export function analyze_command(command: string, context: AnalyzerContext): CommandAnalysis {
-  const analysis = new Analysis(context);
+  const analysis = new Analysis({ ...context, memo: context.memo ?? new Map() });
   try {
     const hidden = command.length > MAX_COMMAND_LENGTH ? undefined : hidden_characters(command);
     if (command.length > MAX_COMMAND_LENGTH)

@@ -58,7 +58,11 @@ function is_inside(real: string, base: string): boolean {
 
 /** Where bash would find `word`: resolved physically (`link/..` leaves the link's target), credentials also judged by name. */
 function classify(word: string, context: AnalyzerContext): PathClassification {
-  return classify_path(word, context.cwd_real, { real_root: context.root_real, home: context.home ?? os.homedir() });
+  return classify_path(word, context.cwd_real, {
+    real_root: context.root_real,
+    home: context.home ?? os.homedir(),
+    ...(context.memo === undefined ? {} : { memo: context.memo }),
+  });
 }
 
 /** Why a path that looks like it is in the project is not treated as project content. */

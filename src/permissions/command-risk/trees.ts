@@ -81,7 +81,11 @@ function judge_entry(walk: Walk, folder: Folder, entry: fs.Dirent): void {
   };
   if (entry.isSymbolicLink()) {
     if (walk.depth !== "linked_tree") return;
-    const target = classify_path(file, folder.real, { real_root: walk.context.root_real, home: walk.home });
+    const target = classify_path(file, folder.real, {
+      real_root: walk.context.root_real,
+      home: walk.home,
+      ...(walk.context.memo === undefined ? {} : { memo: walk.context.memo }),
+    });
     if (target.category === "credential_or_secret") found("deny", "credential_sensitive", `a symlink to ${target.real}, which holds credentials`);
     else if (!target.inside_project) found("ask_user", "outside_project", `a symlink to ${target.real}, outside the project`);
     else if (is_folder(target.real)) descend(target.real);

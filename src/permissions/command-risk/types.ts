@@ -1,4 +1,5 @@
 import type { PermissionAction } from "../../contracts/events/permission.js";
+import type { PathMemo } from "../paths.js";
 
 /** Command risk categories of seeds 003 §12. */
 const COMMAND_CATEGORIES = [
@@ -54,7 +55,13 @@ export type CommandAnalysis = {
   readonly verdict: AnalyzerAction;
 };
 
-export type AnalyzerContext = { readonly cwd_real: string; readonly root_real: string; readonly home?: string };
+export type AnalyzerContext = {
+  readonly cwd_real: string;
+  readonly root_real: string;
+  readonly home?: string;
+  /** The file system's answers so far in this check, shared by every path it judges. */
+  readonly memo?: PathMemo;
+};
 
 export { STRICTNESS } from "../../contracts/events/permission.js";
 

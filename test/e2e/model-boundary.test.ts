@@ -79,7 +79,7 @@ describe("what the model and the worker get", () => {
           // The command keeps the worker busy long enough to look at its environment from outside.
           {
             expect: { tools: ["fs.read", "fs.write", "shell.run"] },
-            reply: { content: [{ type: "tool_use", name: "shell.run", input: { command: "sleep 1; env" } }] },
+            reply: { content: [{ type: "tool_use", name: "shell.run", input: { command: "sleep 1; sh show-env.sh" } }] },
           },
           { expect: { tool_result_contains: "PATH=" }, ...WRITE_GREETING },
           DONE,
@@ -87,6 +87,8 @@ describe("what the model and the worker get", () => {
       },
     };
     const { server, project, env } = await setup(script, key, { AIR_E2E_SERVICE_TOKEN: other_secret });
+    // `env` alone asks (an environment dump); a project script that runs it is announced and runs
+    fs.writeFileSync(path.join(project, "show-env.sh"), "env\n");
     const run = new AirProcess(["run", "-p", fixture_requirement("worker"), "--permission-mode", "accept-edits"], { cwd: project, env });
     cleanups.push(() => run.kill());
 
@@ -178,7 +180,7 @@ describe("what the model and the worker get", () => {
     cleanups.push(() => reader.close());
     const [env_run] = query(
       reader,
-      "SELECT c.exit_code, a.path FROM command_runs c JOIN artifacts a ON a.id = c.stdout_artifact_id WHERE c.command = 'sleep 1; env'",
+      "SELECT c.exit_code, a.path FROM command_runs c JOIN artifacts a ON a.id = c.stdout_artifact_id WHERE c.command = 'sleep 1; sh show-env.sh'",
     );
     expect(env_run?.exit_code).toBe(0);
     const env_output = fs.readFileSync(path.join(artifacts, String(env_run!.path)), "utf8");

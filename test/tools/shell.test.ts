@@ -364,7 +364,9 @@ describe("environment", () => {
   });
 
   it("holds no credential and no injected configuration or code even when the parent has them", async () => {
-    const output = output_of<RunOutput>(await h.call("shell.run", { command: "env" }));
+    // `env` alone asks (an environment dump); a project script that runs it is announced and runs
+    write(h.root, "show-env.sh", "env\n");
+    const output = output_of<RunOutput>(await h.call("shell.run", { command: "sh show-env.sh" }));
     const text = h.artifact_text(output.stdout_artifact_id);
     const neutral = neutral_git_env();
     for (const [name, value] of Object.entries(planted)) {

@@ -3,10 +3,9 @@ import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, Seen, ValueKind } from "../grammar/types.js";
 import { address_kind, built_in_or_module, categorize, listening, module_kind, served_folder_kind, unaddressed } from "./runtime-values.js";
 
-/**
- * A linter's or formatter's folder operands are plain reads, not trees: it opens only the sources of its
- * languages below them, never a `.env` or a key, and it prints diagnostics, not file contents.
- */
+// A linter's or formatter's folder operands are plain reads, not trees: it opens only the sources of its
+// languages below them, never a `.env` or a key, and it prints diagnostics, not file contents.
+
 const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 const one_of = (...values: string[]): ValueKind => ({ one_of: values });
 const INFO = ["-v", "-h"];

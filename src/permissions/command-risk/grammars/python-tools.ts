@@ -6,10 +6,9 @@ import { literal_word } from "../words.js";
 import { judge_warning_filter } from "./python.js";
 import { categorize, config_file_kind } from "./runtime-values.js";
 
-/**
- * A linter's or formatter's folder operands are plain reads, not trees: it opens only the sources of its
- * languages below them, never a `.env` or a key, and it prints diagnostics, not file contents.
- */
+// A linter's or formatter's folder operands are plain reads, not trees: it opens only the sources of its
+// languages below them, never a `.env` or a key, and it prints diagnostics, not file contents.
+
 const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 const one_of = (...values: string[]): ValueKind => ({ one_of: values });
 /** Only `--version` or `--help` given: the tool prints and runs nothing. */

@@ -1,3 +1,4 @@
+import { randomFillSync } from "node:crypto";
 import * as v from "valibot";
 import { monotonicFactory } from "ulidx";
 
@@ -32,7 +33,25 @@ export const ID_PREFIXES = {
 export type IdKind = keyof typeof ID_PREFIXES;
 
 const ULID_PATTERN = "[0-9A-HJKMNP-TV-Z]{26}";
-const next_ulid = monotonicFactory();
+/**
+ * ulidx's own generator asks the OS for one random byte per character, 16 calls for each new millisecond:
+ * measured at about 110 µs of every permission check (each decision gets an id). The same bytes, drawn
+ * from a pool refilled 4 KiB at a time, scaled as ulidx scales them.
+ */
+function pooled_random(): () => number {
+  const pool = new Uint8Array(4096);
+  let next = pool.length;
+  return () => {
+    if (next === pool.length) {
+      randomFillSync(pool);
+      next = 0;
+    }
+    // biome-ignore lint/style/noNonNullAssertion: next < pool.length
+    return pool[next++]! / 0xff;
+  };
+}
+
+const next_ulid = monotonicFactory(pooled_random());
 
 function id_schema<const K extends IdKind>(kind: K) {
   return v.pipe(

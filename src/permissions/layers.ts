@@ -5,7 +5,7 @@ import type { TaskScope } from "../contracts/task.js";
 import type { ToolCategory } from "../contracts/tool.js";
 import { analyze_command, type AnalyzerAction, type CommandAnalysis, type CommandCategory, type CommandFinding } from "./command-risk/index.js";
 import { default_redactor } from "./secret-redactor.js";
-import { classify_path, real_root_of, resolve_real, within, type PathClassification } from "./paths.js";
+import { classify_path, real_root_of, resolve_real, within, type PathClassification, type PathMemo } from "./paths.js";
 
 /** What a tool call wants to touch, built by the ToolRegistry from the tool's declaration and input. */
 export type PermissionRequest = {
@@ -107,6 +107,8 @@ class Layers {
   readonly paths: PathClassification[] = [];
   readonly subjects: PermissionSubject[] = [];
   readonly backup_paths: string[] = [];
+  /** The file system's answers during this decision, shared with the command's analysis. */
+  readonly memo: PathMemo = new Map();
 
   constructor(
     readonly request: PermissionRequest,
@@ -126,7 +128,7 @@ class Layers {
 
   classify(input: string, real_root: string): PathClassification | undefined {
     try {
-      const classification = classify_path(input, this.request.project_root, { real_root, home: this.home });
+      const classification = classify_path(input, this.request.project_root, { real_root, home: this.home, memo: this.memo });
       this.paths.push(classification);
       return classification;
     } catch (error) {
@@ -196,7 +198,7 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
     layers.add("path_command_risk", "ask_user", "medium", `the command would run in ${cwd.real}, outside the project`, { subjects: [whole], approval: "once" });
   let analysis: CommandAnalysis;
   try {
-    analysis = analyze_command(command.command, { cwd_real: resolve_real(cwd.real), root_real: real_root, home: layers.home });
+    analysis = analyze_command(command.command, { cwd_real: resolve_real(cwd.real), root_real: real_root, home: layers.home, memo: layers.memo });
   } catch (error) {
     layers.add("path_command_risk", "ask_user", "medium", `the command cannot be checked: ${(error as Error).message}`, {
       subjects: [whole],

@@ -36,7 +36,7 @@ const MAX_DEPTH = 8;
 const MAX_COMMAND_LENGTH = 64 * 1024;
 /** More substitutions than this in one command are refused: the parser's time grows with their nesting. */
 const MAX_SUBSTITUTIONS = 512;
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox"]);
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish"]);
 /** `node --version`, `python3 -V`: an interpreter asked about itself runs no code. */
 const VERSION_FLAGS = new Set(["--version", "-v", "-V", "--help", "-h"]);
 /** Interpreters without an argument grammar (node, python, ruby, perl, php, lua, deno and bun have theirs, in grammars/). */

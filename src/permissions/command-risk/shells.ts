@@ -172,7 +172,6 @@ export const SHELL_MANUALS: ReadonlyMap<string, string> = new Map([
   ["ksh", "ksh(1), ksh93u+m 1.0"],
   ["mksh", "mksh(1), MirBSD Korn Shell R59"],
   ["fish", "fish(1), fish 3.7"],
-  ["busybox", "busybox(1), BusyBox 1.36: sh"],
 ]);
 
 /** Single-letter options each shell takes beyond -c, -s, -i, -l, -o (and bash's -O): its `set` letters and the like. */

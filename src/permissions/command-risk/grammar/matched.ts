@@ -51,6 +51,26 @@ export class Matched {
     this.add("deny", category, reason);
   }
 
+  /**
+   * What a sub-grammar matched (cmake's `-E` commands, make's CFLAGS, `python -m http.server`), taken into
+   * this command's match; `named`: the command is reported under the sub-grammar's rule.
+   */
+  absorb(from: Matched, named = false): void {
+    if (named) {
+      this.rule = from.rule;
+      this.manual = from.manual;
+    }
+    for (const category of from.categories) this.categories.add(category);
+    this.reads.push(...from.reads);
+    this.writes.push(...from.writes);
+    this.scripts.push(...from.scripts);
+    this.code.push(...from.code);
+    this.argv.push(...from.argv);
+    this.findings.push(...from.findings);
+    this.shown.push(...from.shown);
+    this.stdin_code ||= from.stdin_code;
+  }
+
   read(word: ShellWord, depth: ReadDepth = "path"): void {
     this.reads.push({ word, depth });
   }

@@ -29,18 +29,6 @@ export const written_path: VariableJudge = (value, matched, via) => {
   else if (value.value !== "") matched.write(value);
 };
 
-/** What a sub-grammar found (cmake's `-E` commands, make's CFLAGS, ninja's tools), added to the command's findings. */
-export function absorb(into: Matched, from: Matched): void {
-  for (const category of from.categories) into.categories.add(category);
-  into.reads.push(...from.reads);
-  into.writes.push(...from.writes);
-  into.scripts.push(...from.scripts);
-  into.code.push(...from.code);
-  into.argv.push(...from.argv);
-  into.findings.push(...from.findings);
-  if (from.stdin_code) into.stdin_code = true;
-}
-
 const STDIN = new Set(["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
 
 /**

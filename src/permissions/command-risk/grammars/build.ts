@@ -4,7 +4,7 @@ import type { OptionSpec, ProgramRule, ProgramSpec, Seen } from "../grammar/type
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
 import { ARCHIVE_RULES } from "./archives.js";
-import { absorb, ask_dynamic, INSTALL_TARGET, plain_value, script_file, under_folders, type VariableJudge, written_path } from "./build-common.js";
+import { ask_dynamic, INSTALL_TARGET, plain_value, script_file, under_folders, type VariableJudge, written_path } from "./build-common.js";
 import { CMAKE_RULES } from "./cmake.js";
 import { COMPILER_RULES, judge_compiler_flags } from "./compilers.js";
 
@@ -257,7 +257,7 @@ const NINJA: ProgramRule = {
       return matched;
     }
     const used = NINJA_TOOLS.match([chosen, ...rest]);
-    absorb(matched, used);
+    matched.absorb(used);
     matched.rule = used.rule;
     return matched;
   },

@@ -2,7 +2,7 @@ import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 
-// Options and value kinds the file and text tools' grammars share.
+// Options, value kinds and spec helpers the grammars share.
 
 /** `--help` and `--version`, which every GNU program takes and which print and exit. */
 export const INFO: Readonly<Record<string, OptionSpec>> = { "--help": {}, "--version": {} };
@@ -12,6 +12,9 @@ export const INFO: Readonly<Record<string, OptionSpec>> = { "--help": {}, "--ver
  * print only counts and sizes of those files; sort prints them, so there it asks.
  */
 export const FILES0_FROM: OptionSpec = { value: "read" };
+
+/** Options that take no value, by their spellings (`flags("-q|--quiet", "-v")`). */
+export const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 
 /** A value that must be one of these words (`--color=WHEN`). */
 export const one_of = (...values: string[]): ValueKind => ({ one_of: values });

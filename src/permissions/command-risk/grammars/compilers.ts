@@ -3,7 +3,7 @@ import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
-import { absorb, PLAIN_VALUE } from "./build-common.js";
+import { PLAIN_VALUE } from "./build-common.js";
 
 /** A value judged by a pattern: anything else asks, naming what was expected. */
 function matching(what: string, pattern: RegExp): ValueKind {
@@ -92,7 +92,7 @@ const LINKER_FLAGS = program_rule({
 });
 
 const linker_flags: ValueKind = {
-  judge: (word, matched) => absorb(matched, LINKER_FLAGS.match(word.value.split(",").map(literal_word))),
+  judge: (word, matched) => matched.absorb(LINKER_FLAGS.match(word.value.split(",").map(literal_word))),
 };
 
 /** The assembler options `-Wa,` may pass: only the one that marks the stack non-executable. */
@@ -319,7 +319,7 @@ export function judge_compiler_flags(value: ShellWord, matched: Matched, via: st
     return;
   }
   const flags = value.value.split(" ").filter((flag) => flag !== "");
-  absorb(matched, COMPILER_FLAGS.match(flags.map(literal_word)));
+  matched.absorb(COMPILER_FLAGS.match(flags.map(literal_word)));
 }
 
 const versions = (name: string, from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, index) => `${name}-${from + index}`);

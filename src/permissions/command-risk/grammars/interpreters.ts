@@ -4,8 +4,7 @@ import type { OptionSpec, Operands, ProgramRule, ProgramSpec, Seen } from "../gr
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
 import { address_kind, categorize, config_file_kind, judge_served_folder, listening, served_folder_kind, script_kind } from "./runtime-values.js";
-
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
+import { flags } from "./common.js";
 
 /**
  * The shape shared by interpreters that run `[options] [script [args]]`: inline code (`code_options`) takes

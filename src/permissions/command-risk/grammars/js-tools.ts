@@ -2,12 +2,11 @@ import { program_rule } from "../grammar/declarative.js";
 import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, Seen, ValueKind } from "../grammar/types.js";
 import { address_kind, built_in_or_module, categorize, listening, module_kind, served_folder_kind, unaddressed } from "./runtime-values.js";
+import { flags, one_of } from "./common.js";
 
 // A linter's or formatter's folder operands are plain reads, not trees: it opens only the sources of its
 // languages below them, never a `.env` or a key, and it prints diagnostics, not file contents.
 
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
-const one_of = (...values: string[]): ValueKind => ({ one_of: values });
 const INFO = ["-v", "-h"];
 /** Only `--version` or `--help` given: the tool prints and runs nothing. */
 const only_info = (seen: Seen): boolean => seen.size > 0 && [...seen.keys()].every((option) => INFO.includes(option));

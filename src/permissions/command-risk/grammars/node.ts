@@ -3,6 +3,7 @@ import type { Matched } from "../grammar/matched.js";
 import type { OptionSpec, Operands, ProgramRule, Seen, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { address_kind, built_in_or_module, categorize, config_file_kind, judge_script, module_kind, script_kind } from "./runtime-values.js";
+import { flags } from "./common.js";
 
 const NODE_MANUAL = "Node.js 20 command-line API (nodejs.org/docs/latest-v20.x/api/cli.html)";
 const TSX_MANUAL = "tsx 4 command-line interface (tsx.is/usage), passing Node.js 20 options through";
@@ -11,7 +12,6 @@ const TSX_MANUAL = "tsx 4 command-line interface (tsx.is/usage), passing Node.js
 const TEST_REPORTERS = ["spec", "tap", "dot", "junit", "lcov"];
 /** Options that only print something about node itself. */
 const INFO = ["-v", "-h", "--v8-options", "--completion-bash"];
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 
 /** A debugger socket: asked on loopback (anyone who reaches it runs code as the user), denied anywhere else. */
 function inspector(program: string, option: string): OptionSpec {

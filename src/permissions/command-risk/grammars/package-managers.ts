@@ -4,14 +4,13 @@ import type { OptionSpec, ProgramRule, ProgramSpec, Seen } from "../grammar/type
 import type { CommandCategory, ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
 import { address_kind, categorize, CONVENTIONAL_SCRIPTS, config_file_kind, dev_tool, judge_script, module_kind, script_category } from "./runtime-values.js";
+import { flags } from "./common.js";
 
 const NPM_MANUAL = "npm 10 CLI documentation (docs.npmjs.com/cli/v10)";
 const PNPM_MANUAL = "pnpm 9 CLI documentation (pnpm.io/9.x/cli)";
 const YARN_MANUAL = "Yarn 4 CLI documentation (yarnpkg.com/cli)";
 const BUN_MANUAL = "Bun 1.1 CLI documentation (bun.sh/docs/cli)";
 const COREPACK_MANUAL = "Corepack 0.29 (nodejs.org/api/corepack.html)";
-
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 
 /** Options of npm, pnpm and yarn that make every script they run load code or run in another shell. */
 const SCRIPT_ENVIRONMENT: Record<string, OptionSpec> = {

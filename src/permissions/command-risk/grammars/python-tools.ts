@@ -5,12 +5,11 @@ import type { OptionSpec, ProgramRule, ProgramSpec, Seen, ValueKind } from "../g
 import { literal_word } from "../words.js";
 import { judge_warning_filter } from "./python.js";
 import { categorize, config_file_kind } from "./runtime-values.js";
+import { flags, one_of } from "./common.js";
 
 // A linter's or formatter's folder operands are plain reads, not trees: it opens only the sources of its
 // languages below them, never a `.env` or a key, and it prints diagnostics, not file contents.
 
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
-const one_of = (...values: string[]): ValueKind => ({ one_of: values });
 /** Only `--version` or `--help` given: the tool prints and runs nothing. */
 const only_info = (seen: Seen, info: readonly string[]): boolean => seen.size > 0 && [...seen.keys()].every((option) => info.includes(option));
 

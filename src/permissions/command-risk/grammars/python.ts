@@ -3,12 +3,11 @@ import { Matched } from "../grammar/matched.js";
 import type { OptionSpec, ProgramRule, ProgramSpec, ValueKind } from "../grammar/types.js";
 import type { ShellWord } from "../types.js";
 import { literal_word } from "../words.js";
-import { absorb, address_kind, categorize, judge_script, listening, served_folder_kind } from "./runtime-values.js";
+import { address_kind, categorize, judge_script, listening, served_folder_kind } from "./runtime-values.js";
+import { flags } from "./common.js";
 
 const PYTHON_MANUAL = "python(1), CPython 3.12 command line and environment (docs.python.org/3.12/using/cmdline.html)";
 const LIBRARY_MANUAL = "The Python 3.12 standard library (docs.python.org/3.12/library)";
-
-const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
 
 /** CPython's one-letter flags that take no value; `i` also reads code from standard input after the script. */
 const PYTHON_FLAGS = new Set("bBdEiIOPqsSuvVxh?");
@@ -180,7 +179,7 @@ function run_module(module: ShellWord | undefined, args: readonly ShellWord[], m
   if (program !== undefined) matched.argv.push({ words: [literal_word(program), ...args], via: `python -m ${module.value}` });
   else if (rule !== undefined) {
     matched.categories.clear();
-    absorb(matched, rule.match(args));
+    matched.absorb(rule.match(args), true);
   } else matched.ask(`python -m ${module.value} runs the module ${module.value}, which this analyzer does not know (installed, or a file of the project)`);
 }
 

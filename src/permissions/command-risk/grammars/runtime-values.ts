@@ -142,20 +142,6 @@ export function categorize(matched: Matched, from: CommandCategory, to: CommandC
   if (matched.categories.delete(from)) matched.categories.add(to);
 }
 
-/** What a sub-grammar matched (`python -m http.server`'s), taken into the command's own match, with its rule. */
-export function absorb(into: Matched, from: Matched): void {
-  into.rule = from.rule;
-  into.manual = from.manual;
-  for (const category of from.categories) into.categories.add(category);
-  into.reads.push(...from.reads);
-  into.writes.push(...from.writes);
-  into.scripts.push(...from.scripts);
-  into.code.push(...from.code);
-  into.argv.push(...from.argv);
-  into.findings.push(...from.findings);
-  into.stdin_code ||= from.stdin_code;
-}
-
 /** Dev tools with a grammar of their own, by the package or binary name a package runner is given. */
 const DEV_TOOLS: Readonly<Record<string, string>> = {
   tsc: "tsc",

@@ -4,7 +4,7 @@ import type { ShellWord } from "../../types.js";
 import { literal_word } from "../../words.js";
 
 /** Options that take no value, by their spellings (`"-v|--verbose"`). */
-export const flags = (...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, {}]));
+export { flags } from "../common.js";
 
 /** Options that all take a value of one kind. */
 export const valued = (value: ValueKind, ...names: string[]): Record<string, OptionSpec> => Object.fromEntries(names.map((name) => [name, { value }]));

@@ -47,7 +47,7 @@ function task_spec_text(task: TaskSpec, project_root: string): string {
   if (task.acceptance_criteria.length > 0) lines.push("", "## Acceptance criteria", ...task.acceptance_criteria.map((c) => `- ${c}`));
   const { write_area, expected_files, allowed_paths, denied_paths } = task.scope;
   const scope = [
-    write_area === undefined ? undefined : `- write area: ${write_area}`,
+    write_area === undefined ? undefined : `- write area: ${write_area.join(", ")}`,
     expected_files?.length ? `- expected files: ${expected_files.join(", ")}` : undefined,
     allowed_paths?.length ? `- allowed paths: ${allowed_paths.join(", ")}` : undefined,
     denied_paths?.length ? `- denied paths: ${denied_paths.join(", ")}` : undefined,

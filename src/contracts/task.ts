@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { TaskId } from "./ids.js";
+import { WriteArea } from "./write-area.js";
 
 /** `docs` joins the seeds' five task types: documentation work is executed like code but verified differently. */
 export const TaskType = v.picklist(["execute", "review", "debug", "compact", "mine_experience", "docs"]);
@@ -18,7 +19,7 @@ const RelativePath = v.pipe(v.string(), v.minLength(1));
 const Milliseconds = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 export const TaskScope = v.strictObject({
-  write_area: v.optional(RelativePath),
+  write_area: v.optional(WriteArea),
   expected_files: v.optional(v.array(RelativePath)),
   allowed_paths: v.optional(v.array(RelativePath)),
   denied_paths: v.optional(v.array(RelativePath)),

@@ -5,6 +5,7 @@ import type { TaskScope } from "../contracts/task.js";
 import type { ToolCategory } from "../contracts/tool.js";
 import { analyze_command, type AnalyzerAction, type CommandAnalysis, type CommandCategory, type CommandFinding } from "./command-risk/index.js";
 import { default_redactor } from "./secret-redactor.js";
+import { in_write_area } from "./write-area.js";
 import { classify_path, real_root_of, resolve_real, within, type PathClassification, type PathMemo } from "./paths.js";
 
 /** What a tool call wants to touch, built by the ToolRegistry from the tool's declaration and input. */
@@ -151,8 +152,8 @@ class Layers {
     const where = describe_path(c);
     const relative = c.relative;
     if (this.denied_by_scope(c)) this.add("task_scope", "deny", "medium", `${how}${where} is in the task's denied paths`);
-    else if (scope.write_area !== undefined && (relative === undefined || !within(relative, scope.write_area))) {
-      this.add("task_scope", "block", "medium", `${how}${where} is outside the task's write area ${scope.write_area}`);
+    else if (scope.write_area !== undefined && (relative === undefined || !in_write_area(relative, scope.write_area))) {
+      this.add("task_scope", "block", "medium", `${how}${where} is outside the task's write area ${scope.write_area.join(", ")}`);
     } else if (scope.allowed_paths !== undefined && (relative === undefined || !scope.allowed_paths.some((entry) => within(relative, entry)))) {
       this.add("task_scope", "block", "medium", `${how}${where} is not in the task's allowed paths`);
     } else this.add("task_scope", "allow", "none", `${how}${where} is inside the task scope`);

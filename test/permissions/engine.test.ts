@@ -69,7 +69,7 @@ describe("layer order and strictness", () => {
   });
 
   it("layer 3: writes outside the write area are blocked, denied paths denied, allowed paths enforced", () => {
-    const scope = { write_area: "src/parser", denied_paths: ["src/parser/generated"] };
+    const scope = { write_area: ["src/parser"], denied_paths: ["src/parser/generated"] };
     expect(action_of({ writes: ["src/parser/lexer.ts"], scope })).toBe("allow");
     expect(engine.classify(request({ writes: ["src/other.ts"], scope }))).toMatchObject({ action: "block", layer: "task_scope" });
     expect(engine.classify(request({ writes: ["src/parser2/x.ts"], scope }))).toMatchObject({ action: "block", layer: "task_scope" });
@@ -84,7 +84,7 @@ describe("layer order and strictness", () => {
 
   it("layer 3 is judged on the real path: a symlink inside the write area to outside it does not widen it", () => {
     fs.symlinkSync(path.join(root, "docs"), path.join(root, "src", "parser", "docs-link"));
-    expect(action_of({ writes: ["src/parser/docs-link/a.md"], scope: { write_area: "src/parser" } })).toBe("block");
+    expect(action_of({ writes: ["src/parser/docs-link/a.md"], scope: { write_area: ["src/parser"] } })).toBe("block");
   });
 
   it("layer 4: outside the project asks (reads included); git and .air internals are refused", () => {
@@ -99,13 +99,13 @@ describe("layer order and strictness", () => {
   });
 
   it("refuse wins over a scope block on the same path (the strictest verdict decides)", () => {
-    expect(action_of({ writes: [".git/config"], scope: { write_area: "src" } })).toBe("refuse");
+    expect(action_of({ writes: [".git/config"], scope: { write_area: ["src"] } })).toBe("refuse");
   });
 
   it("a deny wins over a scope block: widening the scope would not let the call run", () => {
     const read_only = new PermissionEngine({ policy: { mode: "plan", rules: [] } });
-    expect(read_only.classify(request({ writes: ["docs/x.md"], scope: { write_area: "src" } }))).toMatchObject({ action: "deny", layer: "profile" });
-    const scope = { write_area: "src/parser", denied_paths: ["src/parser/generated"] };
+    expect(read_only.classify(request({ writes: ["docs/x.md"], scope: { write_area: ["src"] } }))).toMatchObject({ action: "deny", layer: "profile" });
+    const scope = { write_area: ["src/parser"], denied_paths: ["src/parser/generated"] };
     const decision = engine.classify(request({ writes: ["docs/x.md", "src/parser/generated/t.ts"], scope }));
     expect(decision).toMatchObject({ action: "deny", layer: "task_scope" });
     expect(decision.findings.map((finding) => finding.action)).toContain("block");
@@ -113,7 +113,7 @@ describe("layer order and strictness", () => {
 
   it("a scope block wins over a question: no answer widens the task's scope", () => {
     const asking = new PermissionEngine({ policy: { mode: "default", rules: [] } });
-    const decision = asking.classify(request({ writes: ["docs/x.md"], scope: { write_area: "src" } }));
+    const decision = asking.classify(request({ writes: ["docs/x.md"], scope: { write_area: ["src"] } }));
     expect(decision).toMatchObject({ action: "block", layer: "task_scope" });
     expect(decision.findings.map((finding) => finding.action)).toContain("ask_user");
   });
@@ -243,7 +243,7 @@ describe("commands (CommandRiskAnalyzer)", () => {
   });
 
   it("command writes are checked against the task scope like fs writes", () => {
-    const scope = { write_area: "src/parser", denied_paths: ["src/parser/generated"] };
+    const scope = { write_area: ["src/parser"], denied_paths: ["src/parser/generated"] };
     expect(action_of({ command: "echo x > src/parser/out.txt", scope })).toBe("announce_then_run");
     expect(engine.classify(request({ command: "echo x > docs/out.txt", scope }))).toMatchObject({ action: "block", layer: "task_scope" });
     expect(engine.classify(request({ command: "sed -i 's/a/b/' docs/readme.md", scope }))).toMatchObject({ action: "block", layer: "task_scope" });

@@ -96,7 +96,7 @@ describe("permission modes", () => {
     expect(action(engine, { reads: ["~/.ssh/id_rsa"] })).toBe("deny");
     expect(action(engine, { writes: ["/etc/passwd"] })).toBe("refuse");
     expect(action(engine, { command: "ls; (" })).toBe("deny");
-    expect(action(engine, { writes: ["docs/x.md"], scope: { write_area: "src" } })).toBe("block");
+    expect(action(engine, { writes: ["docs/x.md"], scope: { write_area: ["src"] } })).toBe("block");
   });
 
   it("bypass never lets an agent edit air's own home: its rules, grants and keys", () => {
@@ -125,7 +125,7 @@ describe("rules of the permissions files", () => {
 
   it("an allow rule never loosens the task scope, a denial or a credential finding", () => {
     const engine = engine_in("default", [rule("allow", { path: "**", op: "any" }), rule("allow", { command: "*" })]);
-    expect(action(engine, { writes: ["docs/x.md"], scope: { write_area: "src" } })).toBe("block");
+    expect(action(engine, { writes: ["docs/x.md"], scope: { write_area: ["src"] } })).toBe("block");
     expect(action(engine, { writes: [".env"] })).toBe("ask_user");
     expect(action(engine, { command: "cat ~/.ssh/id_rsa" })).toBe("deny");
     expect(action(engine, { command: 'eval "$CMD"' })).toBe("ask_user");

@@ -146,7 +146,7 @@ describe("git internals and air's folder", () => {
 describe("task scope", () => {
   it("a write outside write_area is blocked (permission_error, retryable after a scope change)", async () => {
     const error = expect_refused_before_running(
-      await h.call("fs.write", { path: "docs/notes.md", content: "x" }, { scope: { write_area: "src" } }),
+      await h.call("fs.write", { path: "docs/notes.md", content: "x" }, { scope: { write_area: ["src"] } }),
       "permission_error",
     );
     expect(error.retryability).toBe("retryable_after_change");
@@ -155,7 +155,7 @@ describe("task scope", () => {
   });
 
   it("a write into denied_paths is denied even inside write_area", async () => {
-    const scope = { write_area: "src", denied_paths: ["src/vendor"] };
+    const scope = { write_area: ["src"], denied_paths: ["src/vendor"] };
     expect_refused_before_running(await h.call("fs.write", { path: "src/vendor/x.c", content: "x" }, { scope }), "permission_error");
     expect(fs.existsSync(path.join(h.root, "src", "vendor"))).toBe(false);
   });
@@ -163,13 +163,13 @@ describe("task scope", () => {
   it("an edit outside write_area is blocked and the file is unchanged", async () => {
     write(h.root, "lib/b.txt", "beta\n");
     output_of(await h.call("fs.read", { path: "lib/b.txt" }));
-    const outcome = await h.call("fs.edit", { path: "lib/b.txt", old_string: "beta", new_string: "gamma" }, { scope: { write_area: "src" } });
+    const outcome = await h.call("fs.edit", { path: "lib/b.txt", old_string: "beta", new_string: "gamma" }, { scope: { write_area: ["src"] } });
     expect(error_of(outcome).metadata).toMatchObject({ action: "block" });
     expect(fs.readFileSync(path.join(h.root, "lib", "b.txt"), "utf8")).toBe("beta\n");
   });
 
   it("a write inside write_area goes through", async () => {
-    output_of(await h.call("fs.write", { path: "src/ok.txt", content: "ok\n" }, { scope: { write_area: "src" } }));
+    output_of(await h.call("fs.write", { path: "src/ok.txt", content: "ok\n" }, { scope: { write_area: ["src"] } }));
   });
 });
 

@@ -132,7 +132,7 @@ describe.skipIf(!probe.ok)(`the sandbox alone (bwrap with the plan's arguments)$
     fs.mkdirSync(path.join(h.root, "build"));
     write(h.root, "README.md", "keep\n");
     const run = await in_sandbox("echo a > lib/a.c; echo b > build/b.o; echo c > README.md; echo d > lib/private/d.c; echo done", {
-      scope: { write_area: "lib", denied_paths: ["lib/private"] },
+      scope: { write_area: ["lib"], denied_paths: ["lib/private"] },
     });
     expect(run.stdout).toBe("done\n");
     expect(fs.readFileSync(path.join(h.root, "lib/a.c"), "utf8")).toBe("a\n");
@@ -141,15 +141,15 @@ describe.skipIf(!probe.ok)(`the sandbox alone (bwrap with the plan's arguments)$
     expect(run.stderr).toMatch(/README\.md: Read-only file system/);
     // a denied path that does not exist yet cannot be bound read-only; one that exists is
     fs.mkdirSync(path.join(h.root, "lib/private"));
-    const again = await in_sandbox("echo d > lib/private/d.c", { scope: { write_area: "lib", denied_paths: ["lib/private"] } });
+    const again = await in_sandbox("echo d > lib/private/d.c", { scope: { write_area: ["lib"], denied_paths: ["lib/private"] } });
     expect(again.stderr).toMatch(/Read-only file system/);
     expect(fs.existsSync(path.join(h.root, "lib/private/d.c"))).toBe(false);
   });
 
   it("a write area that is a symlink out of the project is refused before anything runs", async () => {
     fs.symlinkSync(host_folder, path.join(h.root, "escape"));
-    expect(() => plan_sandbox({ project_root: h.root, cwd: h.root, scope: { write_area: "escape" }, network: false })).toThrow(/not a folder of the project/);
-    expect(() => plan_sandbox({ project_root: h.root, cwd: h.root, scope: { write_area: ".git" }, network: false })).toThrow(/project_git_internal/);
+    expect(() => plan_sandbox({ project_root: h.root, cwd: h.root, scope: { write_area: ["escape"] }, network: false })).toThrow(/not a folder of the project/);
+    expect(() => plan_sandbox({ project_root: h.root, cwd: h.root, scope: { write_area: [".git"] }, network: false })).toThrow(/project_git_internal/);
   });
 
   it("cannot read the air home (models.yaml holds the API key) or the home's credential folders", async () => {

@@ -19,7 +19,7 @@ const ClassificationReply = v.variant("intent", [
     description: Line,
     acceptance_criteria: v.array(Line),
     verification_commands: v.array(Line),
-    write_area: v.optional(Line),
+    write_area: v.optional(v.array(Line)),
   }),
 ]);
 const CLASSIFY_TOOL = "classify_request";

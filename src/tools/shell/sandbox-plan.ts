@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { air_failure } from "../../contracts/errors.js";
+import { write_area_folders } from "../../permissions/write-area.js";
 import type { TaskScope } from "../../contracts/task.js";
 import { classify_path, normalise_scope_path, real_root_of } from "../../permissions/paths.js";
 import { air_home } from "../../project/layout.js";
@@ -65,21 +66,23 @@ function real_if_exists(candidate: string): string | undefined {
   }
 }
 
-/** The task's write area as a real folder of the project (created when missing), or the whole project. */
-function write_area(real_root: string, scope: TaskScope | undefined): string {
-  if (scope?.write_area === undefined) return real_root;
-  const area = classify_path(scope.write_area, real_root, { real_root });
-  if (!area.inside_project || (area.category !== "project_source" && area.category !== "project_build_output")) {
-    throw air_failure({
-      kind: "permission_error",
-      message: `the task's write area ${scope.write_area} is not a folder of the project a command may write (${area.category})`,
-      retryability: "retryable_after_change",
-      user_action: "Give the task a write area inside the project, outside .git and .air.",
-      metadata: { write_area: scope.write_area, category: area.category },
-    });
-  }
-  fs.mkdirSync(area.real, { recursive: true });
-  return fs.realpathSync.native(area.real);
+/** The task's write area as real folders of the project (created when missing), or the whole project. */
+function write_area(real_root: string, scope: TaskScope | undefined): string[] {
+  if (scope?.write_area === undefined) return [real_root];
+  return write_area_folders(real_root, scope.write_area).map((folder) => {
+    const area = classify_path(folder, real_root, { real_root });
+    if (!area.inside_project || (area.category !== "project_source" && area.category !== "project_build_output")) {
+      throw air_failure({
+        kind: "permission_error",
+        message: `the task's write area ${scope.write_area?.join(", ")} is not a folder of the project a command may write (${area.category})`,
+        retryability: "retryable_after_change",
+        user_action: "Give the task a write area inside the project, outside .git and .air.",
+        metadata: { write_area: scope.write_area ?? [], category: area.category },
+      });
+    }
+    fs.mkdirSync(area.real, { recursive: true });
+    return fs.realpathSync.native(area.real);
+  });
 }
 
 /** Top-level build output folders (build, dist, cmake-build-debug …) that exist as real folders. */
@@ -93,8 +96,9 @@ function build_folders(real_root: string): string[] {
 
 export function plan_sandbox(options: PlanOptions): SandboxPlan {
   const real_root = real_root_of(options.project_root);
-  const area = write_area(real_root, options.scope);
-  const writable = area === real_root ? [area] : [area, ...build_folders(real_root).filter((folder) => !inside(folder, area))];
+  const areas = write_area(real_root, options.scope);
+  const whole = areas.includes(real_root);
+  const writable = whole ? [real_root] : [...areas, ...build_folders(real_root).filter((folder) => !areas.some((area) => inside(folder, area)))];
   const within_writable = (real: string) => writable.some((folder) => inside(real, folder));
 
   const denied = (options.scope?.denied_paths ?? []).map(normalise_scope_path);

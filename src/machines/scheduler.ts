@@ -1,4 +1,4 @@
-import { assign, setup } from "xstate";
+import { assign, enqueueActions, setup, type DoneActorEvent, type ErrorActorEvent } from "xstate";
 import { to_air_error, type AirError } from "../contracts/errors.js";
 import type { TaskStatus } from "../contracts/status.js";
 import { error_of, held } from "./state-data.js";
@@ -11,147 +11,269 @@ export type TaskGraphSnapshot = {
   readonly counts: Readonly<Record<TaskStatus, number>>;
 };
 
+/**
+ * The wave the planner chose from rows: the tasks to start now. Empty with a `held_back` error when the run
+ * may start nothing more (its budget is spent); the running agents still finish.
+ */
+export type WaveDecision = { readonly dispatch: readonly string[]; readonly held_back?: AirError };
+
+/** One agent the Scheduler started: its task, and the workspace it works in when not the main checkout. */
+export type Dispatched = { readonly task_id: string; readonly agent_id: string };
+
+/** What collecting a finished run found: whether the task's work waits in a workspace for the merge queue. */
+export type Collected = { readonly merge: boolean };
+
+/** How a merge through the queue ended; anything but `merged` left the main checkout as it was. */
+export type MergeOutcome = { readonly kind: "merged" | "conflicted" | "verification_failed" };
+
 export type SchedulerRunResult = {
   readonly status: "completed" | "blocked" | "cancelled";
   readonly counts: Readonly<Record<TaskStatus, number>> | undefined;
   readonly error: AirError | undefined;
 };
 
+type Finished = { readonly task_id: string; readonly run: WorkerRunOutcome };
+
 type SchedulerContext = {
   /** Invoked by the Main Agent for one execution request, the Scheduler starts without a `scheduler.run`. */
   autostart: boolean;
+  /** Started by `air resume`: workspaces and cut-off merges are recovered before the graph is read. */
+  recovering: boolean;
   status: SchedulerRunResult["status"] | undefined;
   graph: TaskGraphSnapshot | undefined;
-  task_id: string | undefined;
-  agent_id: string | undefined;
-  run: WorkerRunOutcome | undefined;
+  wave: WaveDecision | undefined;
+  /** The live agents, one child actor each (its id is the agent id); pending and finished tasks stay rows. */
+  running: readonly Dispatched[];
+  /** Runs that ended while the Scheduler was busy with another, collected one at a time in arrival order. */
+  finished: readonly Finished[];
+  in_hand: Finished | undefined;
+  merge: MergeOutcome | undefined;
+  /** A cancel that arrived while a run was being collected, merged or retried: honoured once that step ends. */
+  cancel_reason: string | undefined;
   error: AirError | undefined;
 };
 
-export type SchedulerEvent = { type: "scheduler.run" } | { type: "scheduler.cancel"; reason: string };
+export type SchedulerEvent =
+  | { type: "scheduler.run" }
+  | { type: "scheduler.cancel"; reason: string }
+  | DoneActorEvent<WorkerRunOutcome, string>
+  | ErrorActorEvent<unknown, string>;
 
 /** The actor that runs one task's worker, provided by the runtime (the worker-run machine with its bridge). */
-const run_worker = unprovided<WorkerRunOutcome, { task_id: string; agent_id: string }>("run_worker");
+const run_worker = unprovided<WorkerRunOutcome, Dispatched>("run_worker");
 export type RunWorkerLogic = typeof run_worker;
 
-/** The task picked by `pick_next_task` on the way into dispatching (see `held`). */
-const task_in_hand = (context: SchedulerContext) => held(context.task_id, "scheduler", "task");
+const in_hand = (context: SchedulerContext) => held(context.in_hand, "scheduler", "finished run");
 
 const all_done = (graph: TaskGraphSnapshot | undefined) =>
   graph !== undefined &&
   graph.runnable.length === 0 &&
   Object.entries(graph.counts).every(([status, count]) => count === 0 || status === "completed" || status === "cancelled");
 
+const is_running = (context: SchedulerContext, agent_id: string) => context.running.some((agent) => agent.agent_id === agent_id);
+
+/** A run's end, from its child actor's done or error event. */
+function finished_of(context: SchedulerContext, event: SchedulerEvent): Finished | undefined {
+  if (event.type === "scheduler.run" || event.type === "scheduler.cancel") return undefined;
+  const agent = context.running.find((candidate) => candidate.agent_id === event.actorId);
+  if (agent === undefined) return undefined;
+  const run: WorkerRunOutcome = "output" in event ? event.output : { status: "failed", error: to_air_error(event.error, "agent_error") };
+  return { task_id: agent.task_id, run };
+}
+
 /**
- * The Scheduler of seeds 000 §20.2, one worker at a time. Every decision re-reads the task graph from the
- * database (loading_graph), so a restarted runtime resumes from rows alone.
+ * The Scheduler of seeds 000 §20.2. Every decision re-reads the task graph from the database (loading_graph),
+ * so a restarted runtime resumes from rows alone. Each wave's agents run as child actors side by side; their
+ * ends queue up and are collected, merged and retried one at a time, while the others keep running.
  */
 export const scheduler_machine = setup({
   types: {
     context: {} as SchedulerContext,
     events: {} as SchedulerEvent,
     output: {} as SchedulerRunResult,
-    input: {} as { autostart?: boolean } | undefined,
+    input: {} as { autostart?: boolean; recovering?: boolean } | undefined,
   },
   actors: {
+    recover: unprovided<void, void>("recover"),
     load_graph: unprovided<TaskGraphSnapshot, void>("load_graph"),
-    dispatch: unprovided<{ agent_id: string }, { task_id: string }>("dispatch"),
+    plan_wave: unprovided<WaveDecision, { running: readonly string[] }>("plan_wave"),
+    dispatch: unprovided<readonly Dispatched[], { task_ids: readonly string[] }>("dispatch"),
     run_worker,
-    collect: unprovided<void, { task_id: string; run: WorkerRunOutcome }>("collect"),
-    repair: unprovided<void, { task_id: string }>("repair"),
-    cancel_task: unprovided<void, { task_id: string | undefined; reason: string }>("cancel_task"),
+    collect: unprovided<Collected, Finished>("collect"),
+    merge: unprovided<MergeOutcome, { task_id: string }>("merge"),
+    repair: unprovided<void, { task_id: string; merge: MergeOutcome | undefined }>("repair"),
+    cancel_tasks: unprovided<void, { task_ids: readonly string[]; reason: string }>("cancel_tasks"),
   },
   guards: {
     autostart: ({ context }) => context.autostart,
-    has_runnable: ({ context }) => (context.graph?.runnable.length ?? 0) > 0,
-    all_done: ({ context }) => all_done(context.graph),
+    recovering: ({ context }) => context.recovering,
+    has_finished: ({ context }) => context.finished.length > 0,
+    quiet_held_back: ({ context }) => context.running.length === 0 && context.wave?.held_back !== undefined,
+    quiet_done: ({ context }) => context.running.length === 0 && all_done(context.graph),
+    quiet: ({ context }) => context.running.length === 0,
+    has_runs_to_cancel: ({ context }) => context.running.length > 0 || context.finished.length > 0 || context.in_hand !== undefined,
+    cancel_requested: ({ context }) => context.cancel_reason !== undefined,
   },
   actions: {
     remember_error: assign({ error: (_, params: { error: unknown }) => to_air_error(params.error, "scheduler_error") }),
-    pick_next_task: assign({ task_id: ({ context }) => context.graph?.runnable[0], agent_id: undefined, run: undefined }),
+    take_next_finished: assign(({ context }) => ({ in_hand: context.finished[0], finished: context.finished.slice(1), merge: undefined })),
     settle: assign({ status: (_, status: SchedulerRunResult["status"]) => status }),
+    /** One child per dispatched agent, named by its agent id, so its end comes back as `xstate.done.actor.<agent id>`. */
+    start_agents: enqueueActions(({ enqueue, context }, dispatched: readonly Dispatched[]) => {
+      enqueue.assign({ running: [...context.running, ...dispatched] });
+      for (const agent of dispatched) enqueue.spawnChild("run_worker", { id: agent.agent_id, input: agent });
+    }),
+    /** A child that ended is stopped at once (XState copies the children map on every spawn and stop). */
+    queue_finished: enqueueActions(({ enqueue, context, event }) => {
+      const finished = finished_of(context, event);
+      if (finished === undefined || event.type === "scheduler.run" || event.type === "scheduler.cancel") return;
+      enqueue.stopChild(event.actorId);
+      enqueue.assign({
+        running: context.running.filter((agent) => agent.agent_id !== event.actorId),
+        finished: [...context.finished, finished],
+      });
+    }),
+    stop_agents: enqueueActions(({ enqueue, context }) => {
+      for (const agent of context.running) enqueue.stopChild(agent.agent_id);
+    }),
   },
 }).createMachine({
   id: "scheduler",
   initial: "idle",
   context: ({ input }) => ({
     autostart: input?.autostart ?? false,
+    recovering: input?.recovering ?? false,
     status: undefined,
     graph: undefined,
-    task_id: undefined,
-    agent_id: undefined,
-    run: undefined,
+    wave: undefined,
+    running: [],
+    finished: [],
+    in_hand: undefined,
+    merge: undefined,
+    cancel_reason: undefined,
     error: undefined,
   }),
+  on: {
+    // Outside the states that cancel at once, a cancel waits for the step in hand: a merge is all or nothing.
+    "scheduler.cancel": { actions: assign({ cancel_reason: ({ event }) => event.reason }) },
+    "xstate.done.actor.*": { guard: ({ context, event }) => is_running(context, event.actorId), actions: "queue_finished" },
+    "xstate.error.actor.*": { guard: ({ context, event }) => is_running(context, event.actorId), actions: "queue_finished" },
+  },
   states: {
     idle: {
-      always: { guard: "autostart", target: "loading_graph" },
+      always: [
+        { guard: "recovering", target: "recovering" },
+        { guard: "autostart", target: "loading_graph" },
+      ],
       on: { "scheduler.run": "loading_graph" },
+    },
+    // Seeds 000 §20.2 RECOVERING: lost agents, workspaces and a merge cut off midway, before any new decision.
+    recovering: {
+      invoke: {
+        id: "recover",
+        src: "recover",
+        onDone: "loading_graph",
+        onError: { target: "blocked", actions: { type: "remember_error", params: error_of } },
+      },
     },
     loading_graph: {
       invoke: {
         id: "load_graph",
         src: "load_graph",
-        onDone: {
-          target: "planning_wave",
-          actions: assign({ graph: ({ event }) => event.output }),
-        },
-        onError: { target: "blocked", actions: { type: "remember_error", params: error_of } },
+        onDone: { target: "planning_wave", actions: assign({ graph: ({ event }) => event.output }) },
+        onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
       },
+      on: { "scheduler.cancel": "cancelling" },
     },
     planning_wave: {
-      always: [{ guard: "has_runnable", target: "dispatching", actions: "pick_next_task" }, { guard: "all_done", target: "completed" }, { target: "blocked" }],
+      invoke: {
+        id: "plan_wave",
+        src: "plan_wave",
+        input: ({ context }) => ({ running: context.running.map((agent) => agent.task_id) }),
+        onDone: [
+          {
+            guard: ({ event }) => event.output.held_back !== undefined || event.output.dispatch.length === 0,
+            target: "monitoring",
+            actions: assign({ wave: ({ event }) => event.output, error: ({ context, event }) => event.output.held_back ?? context.error }),
+          },
+          { target: "dispatching", actions: assign({ wave: ({ event }) => event.output }) },
+        ],
+        onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
+      },
+      on: { "scheduler.cancel": "cancelling" },
     },
     dispatching: {
       invoke: {
         id: "dispatch",
         src: "dispatch",
-        input: ({ context }) => ({ task_id: task_in_hand(context) }),
-        onDone: { target: "monitoring", actions: assign({ agent_id: ({ event }) => event.output.agent_id }) },
-        onError: { target: "blocked", actions: { type: "remember_error", params: error_of } },
+        input: ({ context }) => ({ task_ids: held(context.wave, "scheduler", "wave").dispatch }),
+        onDone: { target: "monitoring", actions: { type: "start_agents", params: ({ event }) => event.output } },
+        onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
       },
+      on: { "scheduler.cancel": "cancelling" },
     },
+    // Waits for the next end of a run; with nothing running and nothing to collect, the last graph decides.
     monitoring: {
-      invoke: {
-        id: "run_worker",
-        src: "run_worker",
-        input: ({ context }) => ({ task_id: task_in_hand(context), agent_id: held(context.agent_id, "scheduler", "agent") }),
-        onDone: { target: "collecting_results", actions: assign({ run: ({ event }) => event.output }) },
-        onError: {
-          target: "collecting_results",
-          actions: assign({ run: ({ event }) => ({ status: "failed", error: to_air_error(event.error, "agent_error") }) }),
-        },
-      },
+      always: [
+        { guard: "has_finished", target: "collecting_results", actions: "take_next_finished" },
+        { guard: "quiet_held_back", target: "blocked" },
+        { guard: "quiet_done", target: "completed" },
+        { guard: "quiet", target: "blocked" },
+      ],
       on: { "scheduler.cancel": "cancelling" },
     },
     collecting_results: {
       invoke: {
         id: "collect",
         src: "collect",
-        input: ({ context }) => ({ task_id: task_in_hand(context), run: held(context.run, "scheduler", "worker run") }),
-        onDone: "repairing_or_continuing",
-        onError: { target: "blocked", actions: { type: "remember_error", params: error_of } },
+        input: ({ context }) => in_hand(context),
+        onDone: [{ guard: ({ event }) => event.output.merge, target: "merging" }, { target: "repairing_or_continuing" }],
+        onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
+      },
+    },
+    // The merge queue: one merge at a time, since the Scheduler is in one state at a time.
+    merging: {
+      invoke: {
+        id: "merge",
+        src: "merge",
+        input: ({ context }) => ({ task_id: in_hand(context).task_id }),
+        onDone: { target: "repairing_or_continuing", actions: assign({ merge: ({ event }) => event.output }) },
+        onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
       },
     },
     repairing_or_continuing: {
       invoke: {
         id: "repair",
         src: "repair",
-        input: ({ context }) => ({ task_id: task_in_hand(context) }),
-        onDone: "loading_graph",
-        onError: { target: "blocked", actions: { type: "remember_error", params: error_of } },
+        input: ({ context }) => ({ task_id: in_hand(context).task_id, merge: context.merge }),
+        onDone: [
+          { guard: "cancel_requested", target: "cancelling" },
+          { target: "loading_graph", actions: assign({ in_hand: undefined, merge: undefined }) },
+        ],
+        onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
       },
     },
+    // A failure of the Scheduler's own I/O starts nothing new; the agents already running are cancelled.
+    stopping: {
+      always: [{ guard: "has_runs_to_cancel", target: "cancelling" }, { target: "blocked" }],
+    },
     cancelling: {
+      entry: "stop_agents",
       invoke: {
-        id: "cancel_task",
-        src: "cancel_task",
+        id: "cancel_tasks",
+        src: "cancel_tasks",
         input: ({ context, event }) => ({
-          task_id: context.task_id,
-          reason: event.type === "scheduler.cancel" ? event.reason : "cancelled",
+          task_ids: [
+            ...context.running.map((agent) => agent.task_id),
+            ...[context.in_hand, ...context.finished].flatMap((run) => (run === undefined ? [] : [run.task_id])),
+          ],
+          reason: event.type === "scheduler.cancel" ? event.reason : (context.cancel_reason ?? context.error?.message ?? "the scheduler stopped"),
         }),
-        onDone: "cancelled",
-        onError: { target: "cancelled", actions: { type: "remember_error", params: error_of } },
+        onDone: [{ guard: ({ context }) => context.error !== undefined && context.cancel_reason === undefined, target: "blocked" }, { target: "cancelled" }],
+        onError: [
+          { guard: ({ context }) => context.error !== undefined && context.cancel_reason === undefined, target: "blocked" },
+          { target: "cancelled", actions: { type: "remember_error", params: error_of } },
+        ],
       },
     },
     completed: { type: "final", entry: { type: "settle", params: "completed" } },

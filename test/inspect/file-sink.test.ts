@@ -68,7 +68,7 @@ describe("--inspect-file PATH", () => {
     const names = read_ndjson(sink.path)
       .filter((m) => m.type === "@xstate.actor")
       .map((m) => m.name);
-    expect(names).toEqual(expect.arrayContaining(["main-agent", "scheduler", "run_worker", "task"]));
+    expect(names).toEqual(expect.arrayContaining(["main-agent", "scheduler", "agent_1", "task"]));
   });
 
   it("leaves every line written before a crash readable (the process is SIGKILLed mid-run)", async () => {

@@ -28,7 +28,8 @@ const machine_under_test = main_agent_machine.provide({
     execute: scheduler_machine.provide({
       actors: {
         load_graph: fromPromise(async () => graph),
-        dispatch: fromPromise(async () => ({ agent_id: "agent_1" })),
+        plan_wave: fromPromise(async () => ({ dispatch: graph.runnable })),
+        dispatch: fromPromise(async ({ input }) => input.task_ids.map((task_id) => ({ task_id, agent_id: "agent_1" }))),
         run_worker: never_ending,
       },
     }),

@@ -41,7 +41,7 @@ describe("the --inspect relay", () => {
     open.push(client);
     const messages = await client.until((received) => latest_snapshot(received, "task")?.snapshot?.value === "running");
 
-    for (const name of ["main-agent", "scheduler", "run_worker", "task"]) {
+    for (const name of ["main-agent", "scheduler", "agent_1", "task"]) {
       expect(actors_named(messages, name), name).toHaveLength(1);
     }
     const main_agent = actors_named(messages, "main-agent")[0]!;
@@ -49,15 +49,15 @@ describe("the --inspect relay", () => {
     const scheduler = actors_named(messages, "scheduler")[0]!;
     expect(JSON.parse(scheduler.definition!)).toMatchObject({ id: "scheduler", states: { monitoring: {} } });
     expect(scheduler.parentId).toBe(main_agent.sessionId);
-    expect(actors_named(messages, "run_worker")[0]!.parentId).toBe(scheduler.sessionId);
+    expect(actors_named(messages, "agent_1")[0]!.parentId).toBe(scheduler.sessionId);
     expect(JSON.parse(actors_named(messages, "task")[0]!.definition!)).toMatchObject({ id: "task" });
 
     expect(latest_snapshot(messages, "main-agent")!.snapshot).toMatchObject({ status: "active", value: "executing" });
     expect(latest_snapshot(messages, "scheduler")!.snapshot).toMatchObject({
       value: "monitoring",
-      context: { task_id: "task_1", agent_id: "agent_1" },
+      context: { running: [{ task_id: "task_1", agent_id: "agent_1" }] },
     });
-    expect(latest_snapshot(messages, "run_worker")!.snapshot).toMatchObject({ status: "active", input: { task_id: "task_1" } });
+    expect(latest_snapshot(messages, "agent_1")!.snapshot).toMatchObject({ status: "active", input: { task_id: "task_1" } });
     // Only the live system is replayed: one registration and one snapshot per actor, not the history.
     expect(messages).toHaveLength(8);
   });
@@ -69,7 +69,7 @@ describe("the --inspect relay", () => {
     const messages = await client.until((received) => received.length >= 8);
     const order = messages.filter((m) => m.type === "@xstate.actor").map((m) => m.name);
     expect(order.indexOf("main-agent")).toBeLessThan(order.indexOf("scheduler"));
-    expect(order.indexOf("scheduler")).toBeLessThan(order.indexOf("run_worker"));
+    expect(order.indexOf("scheduler")).toBeLessThan(order.indexOf("agent_1"));
   });
 
   it("streams live events after the replay, and drops the actors that ended from later replays", async () => {
@@ -78,20 +78,20 @@ describe("the --inspect relay", () => {
     open.push(early);
     await early.until((received) => received.length >= 8);
 
-    // The cancel reaches the Scheduler, whose cancel_task is not provided: it fails, and the Scheduler ends cancelled.
+    // The cancel reaches the Scheduler, whose cancel_tasks is not provided: it fails, and the Scheduler ends cancelled.
     running.main_agent.send({ type: "user.cancel", reason: "changed my mind" });
     const messages = await early.until((received) => latest_snapshot(received, "scheduler")?.snapshot?.value === "cancelled");
     expect(messages.some((m) => m.type === "@xstate.event" && m.event?.type === "user.cancel")).toBe(true);
     expect(latest_snapshot(messages, "scheduler")!.snapshot?.status).toBe("done");
     // Actors born after the client connected are announced live, with their definitions.
-    expect(actors_named(messages, "cancel_task")).toHaveLength(1);
+    expect(actors_named(messages, "cancel_tasks")).toHaveLength(1);
 
     const late = await InspectorClient.connect(relay.url);
     open.push(late);
     await late.until((received) => actors_named(received, "task").length === 1 && latest_snapshot(received, "task") !== undefined);
     const names = late.messages.filter((m) => m.type === "@xstate.actor").map((m) => m.name);
     expect(names).not.toContain("scheduler");
-    expect(names).not.toContain("run_worker");
+    expect(names).not.toContain("agent_1");
     expect(names).toContain("main-agent");
   });
 

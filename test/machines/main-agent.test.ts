@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { air_failure } from "../../src/contracts/errors.js";
 import { TaskSpec } from "../../src/contracts/task.js";
 import { main_agent_machine, type Classification, type RequestOutcome } from "../../src/machines/main-agent.js";
-import { scheduler_machine, type SchedulerRunResult } from "../../src/machines/scheduler.js";
+import { scheduler_machine, type SchedulerRunResult, type WaveDecision } from "../../src/machines/scheduler.js";
 import { minimal_task_spec } from "../fixtures/events.js";
 
 const spec = v.parse(TaskSpec, minimal_task_spec());
@@ -31,6 +31,7 @@ function agent(classify: () => Promise<Classification>, execute: () => Promise<S
             calls.push("execute");
             return execute().then(() => ({ runnable: [], counts: NO_TASKS }));
           }),
+          plan_wave: fromPromise(async (): Promise<WaveDecision> => ({ dispatch: [] })),
         },
       }),
       summarize: fromPromise(async ({ input }) => void calls.push(`summarize ${input.outcome.kind}`)),

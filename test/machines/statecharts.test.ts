@@ -84,8 +84,8 @@ describe("to_mermaid", () => {
 
   it("draws eventless routing transitions with their guards", () => {
     const text = to_mermaid(charted_machines.find((machine) => machine.id === "scheduler")!);
-    expect(text).toContain("  planning_wave --> dispatching : always [has_runnable]\n");
-    expect(text).toContain("  planning_wave --> blocked : always\n");
+    expect(text).toContain("  monitoring --> collecting_results : always [has_finished]\n");
+    expect(text).toContain("  monitoring --> blocked : always [quiet]\n");
   });
 
   it("draws a self transition as a loop", () => {

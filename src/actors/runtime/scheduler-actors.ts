@@ -48,13 +48,19 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic) 
   return scheduler_machine.provide({
     actors: {
       load_graph: fromPromise(async () => read_task_graph(session.connection)),
-      dispatch: fromPromise(async ({ input }) => {
-        const agent_id = new_id("agent");
-        emit(session, "task.started", { task_id: input.task_id, attempt_id: new_id("attempt"), agent_id });
-        return { agent_id };
-      }),
+      plan_wave: fromPromise(async ({ input }) => ({ dispatch: input.running.length === 0 ? read_task_graph(session.connection).runnable.slice(0, 1) : [] })),
+      dispatch: fromPromise(async ({ input }) =>
+        input.task_ids.map((task_id) => {
+          const agent_id = new_id("agent");
+          emit(session, "task.started", { task_id, attempt_id: new_id("attempt"), agent_id });
+          return { task_id, agent_id };
+        }),
+      ),
       run_worker,
-      collect: fromPromise(async ({ input }) => settle_task(session, input.task_id, input.run)),
+      collect: fromPromise(async ({ input }) => {
+        settle_task(session, input.task_id, input.run);
+        return { merge: false };
+      }),
       repair: fromPromise(async ({ input }) => {
         const task = read_task(session.connection, input.task_id);
         // The budget counts retries: attempt 1 is the first try, so retry_budget = 2 allows 3 attempts.
@@ -62,11 +68,12 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic) 
           emit(session, "task.retried", { task_id: task.id, reason: `attempt ${task.attempt_count} failed; retrying` });
         }
       }),
-      cancel_task: fromPromise(async ({ input }) => {
-        if (input.task_id === undefined) return;
-        const { status } = read_task(session.connection, input.task_id);
-        if (status === "pending" || status === "running" || status === "blocked" || status === "interrupted") {
-          emit(session, "task.cancelled", { task_id: input.task_id, reason: input.reason });
+      cancel_tasks: fromPromise(async ({ input }) => {
+        for (const task_id of input.task_ids) {
+          const { status } = read_task(session.connection, task_id);
+          if (status === "pending" || status === "running" || status === "blocked" || status === "interrupted") {
+            emit(session, "task.cancelled", { task_id, reason: input.reason });
+          }
         }
       }),
     },

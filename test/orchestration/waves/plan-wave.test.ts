@@ -47,7 +47,11 @@ describe("plan_wave", () => {
   });
 
   it("says so when a hard dependency ended without completing", () => {
-    const plan = plan_wave({ tasks: [task("a", status("failed")), task("b", status("pending")), task("c")], edges: [edge("c", "a"), edge("c", "b"), edge("c", "ghost")], max_parallel: 4 });
+    const plan = plan_wave({
+      tasks: [task("a", status("failed")), task("b", status("pending")), task("c")],
+      edges: [edge("c", "a"), edge("c", "b"), edge("c", "ghost")],
+      max_parallel: 4,
+    });
     expect(plan.waiting.find((wait) => wait.task_id === "c")?.reason).toEqual({ kind: "dependency_failed", on: ["a", "ghost"] });
   });
 
@@ -79,7 +83,11 @@ describe("plan_wave", () => {
   });
 
   it("never lets a read-only task conflict", () => {
-    const tasks = [task("writer", { area: undefined, ...status("running") }), task("review", { area: undefined, writes_code: false }), task("audit", { area: ["src/a"], writes_code: false })];
+    const tasks = [
+      task("writer", { area: undefined, ...status("running") }),
+      task("review", { area: undefined, writes_code: false }),
+      task("audit", { area: ["src/a"], writes_code: false }),
+    ];
     const plan = plan_wave({ tasks, edges: [], max_parallel: 4 });
     expect(plan.dispatch).toEqual(["review", "audit"]);
     expect(plan.serialize).toEqual([]);
@@ -124,10 +132,20 @@ describe("plan_wave", () => {
   });
 
   it("orders by finished soft dependencies, then priority, then creation", () => {
-    const tasks = [task("soft_waiting", { priority: 9 }), task("old", { priority: 1 }), task("new", { priority: 1 }), task("urgent", { priority: 5 }), task("other", status("running"))];
+    const tasks = [
+      task("soft_waiting", { priority: 9 }),
+      task("old", { priority: 1 }),
+      task("new", { priority: 1 }),
+      task("urgent", { priority: 5 }),
+      task("other", status("running")),
+    ];
     const plan = plan_wave({ tasks, edges: [edge("soft_waiting", "other", "soft")], max_parallel: 10 });
     expect(plan.dispatch).toEqual(["urgent", "old", "new", "soft_waiting"]);
-    const finished = plan_wave({ tasks: tasks.map((t) => (t.id === "other" ? { ...t, status: "cancelled" } : t)), edges: [edge("soft_waiting", "other", "soft")], max_parallel: 10 });
+    const finished = plan_wave({
+      tasks: tasks.map((t) => (t.id === "other" ? { ...t, status: "cancelled" } : t)),
+      edges: [edge("soft_waiting", "other", "soft")],
+      max_parallel: 10,
+    });
     expect(finished.dispatch[0]).toBe("soft_waiting");
   });
 

@@ -147,7 +147,7 @@ export function plan_wave(input: WaveInput): WavePlan {
   }
   const order = order_candidates(candidates, graph);
   const wave = new Wave(graph, order, running, input.max_parallel);
-  order.forEach((task, index) => wave.consider(task, index));
+  for (const [index, task] of order.entries()) wave.consider(task, index);
   held.sort((a, b) => by_creation(a.task, b.task));
   for (const { task, reason } of held) wave.wait(task, reason);
   return wave.plan;

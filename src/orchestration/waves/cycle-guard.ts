@@ -1,14 +1,17 @@
+import type { WaveGraph } from "./graph.js";
+
 /**
- * Answers whether a new row `from → to` would close a cycle, over every row recorded and every row added
- * during this plan. New rows always point at a running or just-picked task, so only those few tasks' reach
- * is ever computed (one walk each), and kept current as rows are added.
+ * Answers whether a new row `from → to` would close a cycle, over every recorded row of any kind and
+ * every row added during this plan. New rows always point at a running or just-picked task, so only those
+ * few tasks' reach is ever computed (one walk each), and kept current as rows are added.
  */
 export class CycleGuard {
-  readonly #out: Map<string, string[]>;
+  readonly #tables: readonly ReadonlyMap<string, readonly string[]>[];
+  readonly #added = new Map<string, string[]>();
   readonly #reach = new Map<string, Set<string>>();
 
-  constructor(out: Map<string, string[]>) {
-    this.#out = out;
+  constructor(graph: WaveGraph) {
+    this.#tables = [graph.hard, graph.soft, graph.after, this.#added];
   }
 
   would_cycle(from: string, to: string): boolean {
@@ -16,8 +19,8 @@ export class CycleGuard {
   }
 
   add(from: string, to: string): void {
-    const targets = this.#out.get(from);
-    if (targets === undefined) this.#out.set(from, [to]);
+    const targets = this.#added.get(from);
+    if (targets === undefined) this.#added.set(from, [to]);
     else targets.push(to);
     const gained = this.#reach_of(to);
     for (const [node, reach] of this.#reach) {
@@ -33,10 +36,12 @@ export class CycleGuard {
     const reach = new Set<string>();
     const stack = [start];
     for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-      for (const next of this.#out.get(node) ?? []) {
-        if (reach.has(next)) continue;
-        reach.add(next);
-        stack.push(next);
+      for (const table of this.#tables) {
+        for (const next of table.get(node) ?? []) {
+          if (reach.has(next)) continue;
+          reach.add(next);
+          stack.push(next);
+        }
       }
     }
     this.#reach.set(start, reach);

@@ -8,8 +8,6 @@ export type WaveGraph = {
   readonly soft: ReadonlyMap<string, readonly string[]>;
   /** Conflict and serialization rows: the tasks each task goes after, sorted by id so the answer never depends on row order. */
   readonly after: ReadonlyMap<string, readonly string[]>;
-  /** Every row's target, of any kind: what a new serialization row must not close a cycle with. */
-  readonly out: Map<string, string[]>;
 };
 
 function push(table: Map<string, string[]>, key: string, value: string): void {
@@ -34,14 +32,12 @@ export function index_graph(input: WaveInput): WaveGraph {
   const hard = new Map<string, string[]>();
   const soft = new Map<string, string[]>();
   const after = new Map<string, string[]>();
-  const out = new Map<string, string[]>();
   for (const edge of input.edges) {
     if (edge.task_id === edge.depends_on) continue;
-    push(out, edge.task_id, edge.depends_on);
     if (edge.kind === "hard") push(hard, edge.task_id, edge.depends_on);
     else if (edge.kind === "soft") push(soft, edge.task_id, edge.depends_on);
     else push(after, edge.task_id, edge.depends_on);
   }
   for (const [task_id, list] of after) after.set(task_id, [...new Set(list)].sort());
-  return { by_id, hard, soft, after, out };
+  return { by_id, hard, soft, after };
 }

@@ -33,8 +33,9 @@ import type { WaitReason, WaveInput, WavePlan, WaveTask } from "./wave.js";
 const DEAD_ENDS: ReadonlySet<TaskStatus> = new Set(["failed", "blocked", "cancelled"]);
 
 function held_back(task: WaveTask, graph: WaveGraph): WaitReason | undefined {
-  const open = [...new Set(graph.hard.get(task.id) ?? [])].filter((id) => graph.by_id.get(id)?.status !== "completed").sort();
-  if (open.length === 0) return undefined;
+  const hard = graph.hard.get(task.id);
+  if (hard === undefined || hard.every((id) => graph.by_id.get(id)?.status === "completed")) return undefined;
+  const open = [...new Set(hard)].filter((id) => graph.by_id.get(id)?.status !== "completed").sort();
   const dead = open.filter((id) => {
     const status = graph.by_id.get(id)?.status;
     return status === undefined || DEAD_ENDS.has(status);
@@ -76,7 +77,7 @@ class Wave {
     this.#position = new Map(order.map((task, index) => [task.id, index]));
     this.#occupied = running.filter((task) => task.writes_code).sort((a, b) => (a.id < b.id ? -1 : 1));
     this.#slots = Math.max(0, max_parallel - running.length);
-    this.#guard = new CycleGuard(graph.out);
+    this.#guard = new CycleGuard(graph);
   }
 
   consider(task: WaveTask, index: number): void {

@@ -13,6 +13,8 @@
  *      ready — vs `node -e 0`
  *  10. the TUI during a scripted stream of 2,000 assistant deltas: frames per second (vs the 30 fps cap) and
  *      the process's CPU — vs the same stream with no UI
+ *  11. wave planning over a 10,000-task graph with 20,000 dependencies — vs a plain topological sort (Kahn) of
+ *      the same rows
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
@@ -22,12 +24,14 @@ import { bench_e2e_split } from "./e2e-split.js";
 import { bench_ingest, type IngestMode } from "./ingest.js";
 import { bench_permissions_check } from "./permissions-check.js";
 import { format_line, ms, rate, type Line } from "./report.js";
+import { format_limit_line } from "./report-limit.js";
 import { format_goal_line, format_info_line, format_skip_line, format_split_line, us } from "./report-info.js";
 import { bench_session_list } from "./session-list.js";
 import { remove_all, temp_dir } from "./temp.js";
 import { bench_tool_call } from "./tool-call.js";
 import { bench_tui_startup } from "./tui-startup.js";
 import { bench_tui_stream } from "./tui-stream.js";
+import { bench_wave_planning } from "./wave-planning.js";
 import { bench_worker_spawn } from "./worker-spawn.js";
 
 /** `--quick`: a smoke run of the same code at a tenth of the size (figures not meaningful). */
@@ -48,6 +52,9 @@ const CHECK_ROUNDS = QUICK ? 1 : 5;
 const ASSEMBLY_ROUNDS = QUICK ? 2 : 15;
 const TUI_STARTS = QUICK ? 2 : 7;
 const TUI_STREAMS = QUICK ? 1 : 3;
+const WAVE_ROUNDS = QUICK ? 2 : 15;
+/** The wave planner's budget per plan over the 10,000-task graph (issue 12). */
+const WAVE_LIMIT_MS = 100;
 /** The App's re-render cap while the projection changes (src/tui/props.ts `max_fps`). */
 const TUI_FPS_CAP = 30;
 
@@ -182,6 +189,20 @@ async function main(): Promise<number> {
     }),
   );
 
+  log(`wave planning: ${WAVE_ROUNDS} rounds over 10,000 tasks and 20,000 dependencies, each beside a topological sort of the same rows`);
+  const wave = bench_wave_planning(WAVE_ROUNDS);
+  log(`  wave planning: ${took()} (${wave.runnable} runnable tasks per plan)`);
+  printed.push(
+    format_limit_line({
+      name: "wave planning (10k)",
+      ours_ms: wave.plan_ms,
+      ceiling_name: "Kahn topo sort",
+      ceiling_ms: wave.kahn_ms,
+      ratio: wave.ratio,
+      limit_ms: WAVE_LIMIT_MS,
+    }),
+  );
+
   log(`tui start: ${TUI_STARTS} runs of air run in a tmux pane (first frame, Main Agent ready), each beside node -e 0`);
   const start = await bench_tui_startup(TUI_STARTS, air_home);
   log(`  tui start: ${took()}`);
@@ -232,7 +253,7 @@ async function main(): Promise<number> {
   console.log(
     `\nmedians of ${ROUNDS} rounds (ingest), ${LIST_RUNS} runs (session list), ${SPAWN_RUNS} runs (worker spawn), ` +
       `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ${E2E_RUNS} runs (e2e), ` +
-      `${ASSEMBLY_ROUNDS} rounds (context assembly); cache-eligible: share of input bytes after the second request; ` +
+      `${ASSEMBLY_ROUNDS} rounds (context assembly), ${WAVE_ROUNDS} rounds (wave planning); cache-eligible: share of input bytes after the second request; ` +
       `ratios are medians of paired ratios; ` +
       `total ${((performance.now() - started) / 1000).toFixed(1)} s, load average ${os
         .loadavg()

@@ -1,0 +1,56 @@
+import * as v from "valibot";
+import { TaskStatus } from "../../contracts/status.js";
+import { DependencyKind } from "../../contracts/task.js";
+import { WriteArea } from "../../contracts/write-area.js";
+
+/** What the wave planner needs of one task row. `area` absent: the task may write the whole project. */
+export const WaveTask = v.object({
+  id: v.string(),
+  status: TaskStatus,
+  priority: v.number(),
+  area: v.optional(WriteArea),
+  /** A read-only task (review, analysis) never conflicts with anyone. */
+  writes_code: v.boolean(),
+  /** Creation order, the last tie-break before the id. */
+  created_seq: v.number(),
+});
+export type WaveTask = v.InferOutput<typeof WaveTask>;
+
+/** One `task_dependencies` row: `task_id` depends on (hard, soft) or goes after (conflict, serialization) `depends_on`. */
+export const WaveEdge = v.object({ task_id: v.string(), depends_on: v.string(), kind: DependencyKind });
+export type WaveEdge = v.InferOutput<typeof WaveEdge>;
+
+/** Every task the edges name must be among `tasks`, finished ones included: they decide what is runnable. */
+export type WaveInput = {
+  readonly tasks: readonly WaveTask[];
+  readonly edges: readonly WaveEdge[];
+  readonly max_parallel: number;
+};
+
+/** Why a pending task does not start in this wave. */
+export const WaitReason = v.variant("kind", [
+  /** Hard dependencies not completed yet (still pending, running or interrupted). */
+  v.object({ kind: v.literal("dependency"), on: v.array(v.string()) }),
+  /** Hard dependencies that ended without completing (or are unknown): the task cannot start from these rows. */
+  v.object({ kind: v.literal("dependency_failed"), on: v.array(v.string()) }),
+  /** `on` runs, or goes first, and writes `glob`, which the task's area overlaps. */
+  v.object({ kind: v.literal("overlap"), on: v.string(), glob: v.string() }),
+  /** A conflict or serialization row puts the task after `on`, though their areas are not seen to overlap. */
+  v.object({ kind: v.literal("serialized"), on: v.string() }),
+  /** Every slot of `max_parallel` is taken. */
+  v.object({ kind: v.literal("capacity") }),
+]);
+export type WaitReason = v.InferOutput<typeof WaitReason>;
+
+/** A new `serialization` row to record: `task_id` goes after `depends_on`, the globs are where they meet. */
+export const SerializationEdge = v.object({ task_id: v.string(), depends_on: v.string(), task_glob: v.string(), other_glob: v.string() });
+export type SerializationEdge = v.InferOutput<typeof SerializationEdge>;
+
+export const WavePlan = v.object({
+  /** Tasks to start now, in order. */
+  dispatch: v.array(v.string()),
+  serialize: v.array(SerializationEdge),
+  /** Every other pending task, with its reason, in the planner's order. */
+  waiting: v.array(v.object({ task_id: v.string(), reason: WaitReason })),
+});
+export type WavePlan = v.InferOutput<typeof WavePlan>;

@@ -297,6 +297,19 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
       ]);
     },
   },
+  "task.dependency.added": {
+    kind: "projected",
+    does: "inserts the task_dependencies row the wave planner inferred",
+    tables: ["task_dependencies"],
+    check: (p, v) => {
+      expect(v.after_rows("task_dependencies", p.task_id, "task_id")).toContainEqual({
+        task_id: p.task_id,
+        depends_on_task_id: p.depends_on,
+        kind: p.kind,
+        created_at: v.at,
+      });
+    },
+  },
   "task.started": {
     kind: "projected",
     does: "sets tasks.status = running with agent and workspace, and inserts attempt 1",

@@ -27,6 +27,15 @@ export const task_events = {
     v.strictObject({ task: TaskSpec, priority: v.optional(v.pipe(v.number(), v.integer()), 0) }),
     "Inserts tasks (pending) and one task_dependencies row per dependency.",
   ),
+  "task.dependency.added": durable(
+    v.strictObject({
+      task_id: TaskId,
+      depends_on: TaskId,
+      kind: v.picklist(["conflict", "serialization"]),
+      reason: Reason,
+    }),
+    "Not in the seeds' event list: inserts the task_dependencies row the wave planner inferred, so a restart need not rediscover it (seeds 000 §7.3).",
+  ),
   "task.started": durable(TaskStarted, "tasks.status = running; inserts the attempt."),
   "task.completed": durable(
     v.pipe(

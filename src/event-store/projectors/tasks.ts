@@ -36,6 +36,11 @@ export const task_created: Projection<"task.created"> = (event, { connection, mo
   }
 };
 
+export const task_dependency_added: Projection<"task.dependency.added"> = (event, { connection }) => {
+  const { task_id, depends_on, kind } = event.payload;
+  insert_row(connection, task_dependencies, { task_id, depends_on_task_id: depends_on, kind, created_at: event.timestamp });
+};
+
 export const compaction_requested: Projection<"context.compaction.requested"> = (event, target) => {
   const payload = event.payload;
   if (!payload.accepted) return;

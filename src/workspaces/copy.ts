@@ -9,14 +9,6 @@ import { workspace_path } from "./worktree.js";
  */
 const NOT_COPIED = [/^\.air$/, /^build$/, /^cmake-build-/, /^\.git$/];
 
-/** Whether `source` (below `root`) is copied: anything not under a left-out top-level folder. */
-function copied(root: string, source: string): boolean {
-  const relative = path.relative(root, source);
-  if (relative === "") return true;
-  const [top = ""] = relative.split(path.sep);
-  return !NOT_COPIED.some((pattern) => pattern.test(top));
-}
-
 /**
  * An isolated copy of a project that is not a git repository, for a worker of a parallel wave: every file
  * except air's state and build outputs, symlinks copied as symlinks (never followed out of the project),
@@ -24,15 +16,18 @@ function copied(root: string, source: string): boolean {
  */
 export function create_copy(input: { root: string; workspace_id: WorkspaceId }): { path: string } {
   const target = workspace_path(input.root, input.workspace_id);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  fs.cpSync(input.root, target, {
-    recursive: true,
-    verbatimSymlinks: true,
-    preserveTimestamps: true,
-    errorOnExist: true,
-    force: false,
-    filter: (source) => copied(input.root, source),
-  });
+  fs.mkdirSync(target, { recursive: true });
+  // Entry by entry: the copy lives inside the project (under .air), which a copy of the whole root refuses.
+  for (const entry of fs.readdirSync(input.root)) {
+    if (NOT_COPIED.some((pattern) => pattern.test(entry))) continue;
+    fs.cpSync(path.join(input.root, entry), path.join(target, entry), {
+      recursive: true,
+      verbatimSymlinks: true,
+      preserveTimestamps: true,
+      errorOnExist: true,
+      force: false,
+    });
+  }
   return { path: target };
 }
 

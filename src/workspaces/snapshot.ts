@@ -9,7 +9,10 @@ export type Snapshot = { readonly commit: string; readonly tree: string };
 /** True when `.air/.gitignore` (written by `air init`) keeps `.air/local` out of every `git add -A`. */
 function local_is_ignored(root: string): boolean {
   try {
-    return fs.readFileSync(path.join(project_layout(root).air, ".gitignore"), "utf8").split("\n").includes("/local/");
+    return fs
+      .readFileSync(path.join(project_layout(root).air, ".gitignore"), "utf8")
+      .split("\n")
+      .includes("/local/");
   } catch {
     return false;
   }

@@ -38,7 +38,10 @@ export async function workspace_strategy_for(root: string): Promise<StrategyAnsw
   const what =
     toplevel === undefined ? (top === undefined ? "git is not installed" : "not a git repository") : `a folder inside the git repository ${toplevel}`;
   if (files > MAX_COPY_FILES) {
-    return { strategy: "main", why: `${what}, and over ${MAX_COPY_FILES.toLocaleString("en-US")} files to copy per worker: tasks run one at a time in the project` };
+    return {
+      strategy: "main",
+      why: `${what}, and over ${MAX_COPY_FILES.toLocaleString("en-US")} files to copy per worker: tasks run one at a time in the project`,
+    };
   }
   return { strategy: "isolated_copy", why: `${what}: each worker gets a copy of the project (${files} files, without .air and build outputs)` };
 }

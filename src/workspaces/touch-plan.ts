@@ -21,7 +21,8 @@ export function is_symlink_mode(mode: string): boolean {
 /** Every merged path stays inside the checkout and out of git's and air's own folders, whatever a worker committed. */
 function check_path(relative: string): void {
   const parts = relative.split("/");
-  const bad = relative.startsWith("/") || parts.some((part) => part === "" || part === "." || part === ".." || part.toLowerCase() === ".git") || parts[0] === ".air";
+  const bad =
+    relative.startsWith("/") || parts.some((part) => part === "" || part === "." || part === ".." || part.toLowerCase() === ".git") || parts[0] === ".air";
   if (!bad) return;
   throw air_failure({
     kind: "merge_error",

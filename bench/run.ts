@@ -13,6 +13,8 @@
  *      ready — vs `node -e 0`
  *  10. the TUI during a scripted stream of 2,000 assistant deltas: frames per second (vs the 30 fps cap) and
  *      the process's CPU — vs the same stream with no UI
+ *  11. one task's workspace round trip (snapshot, worktree, commit as air, journaled merge into the checkout) —
+ *      vs `git worktree add` + `git commit -a` + `git merge` of the same change
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
@@ -29,6 +31,7 @@ import { bench_tool_call } from "./tool-call.js";
 import { bench_tui_startup } from "./tui-startup.js";
 import { bench_tui_stream } from "./tui-stream.js";
 import { bench_worker_spawn } from "./worker-spawn.js";
+import { bench_workspace_merge } from "./workspace-merge.js";
 
 /** `--quick`: a smoke run of the same code at a tenth of the size (figures not meaningful). */
 const QUICK = process.argv.includes("--quick");
@@ -48,6 +51,7 @@ const CHECK_ROUNDS = QUICK ? 1 : 5;
 const ASSEMBLY_ROUNDS = QUICK ? 2 : 15;
 const TUI_STARTS = QUICK ? 2 : 7;
 const TUI_STREAMS = QUICK ? 1 : 3;
+const WORKSPACE_ROUNDS = QUICK ? 1 : 7;
 /** The App's re-render cap while the projection changes (src/tui/props.ts `max_fps`). */
 const TUI_FPS_CAP = 30;
 
@@ -226,13 +230,27 @@ async function main(): Promise<number> {
     }),
   );
 
+  log(`workspace merge: ${WORKSPACE_ROUNDS} interleaved rounds of a task's workspace round trip and the same change by raw git`);
+  const workspace = await bench_workspace_merge(WORKSPACE_ROUNDS);
+  log(`  workspace merge: ${took()}`);
+  printed.push(
+    format_goal_line({
+      name: "workspace create+merge",
+      ours: ms(workspace.air_ms),
+      ceiling_name: "worktree add+merge",
+      ceiling: ms(workspace.raw_ms),
+      ratio: workspace.ratio,
+      goal: { kind: "at_most", value: 1.5, unit: "×" },
+    }),
+  );
+
   console.log("");
   for (const line of printed) console.log(line);
   for (const line of per_turn) console.log(line);
   console.log(
     `\nmedians of ${ROUNDS} rounds (ingest), ${LIST_RUNS} runs (session list), ${SPAWN_RUNS} runs (worker spawn), ` +
       `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ${E2E_RUNS} runs (e2e), ` +
-      `${ASSEMBLY_ROUNDS} rounds (context assembly); cache-eligible: share of input bytes after the second request; ` +
+      `${ASSEMBLY_ROUNDS} rounds (context assembly), ${WORKSPACE_ROUNDS} rounds (workspace merge, ${workspace.files.toLocaleString("en-US")} files); cache-eligible: share of input bytes after the second request; ` +
       `ratios are medians of paired ratios; ` +
       `total ${((performance.now() - started) / 1000).toFixed(1)} s, load average ${os
         .loadavg()

@@ -37,7 +37,7 @@ const MAX_HUNKS = 20;
 const MAX_HUNK_CHARS = 4_000;
 
 /** The conflict-marked regions of a merged text (markers are 7 characters: git's default marker size). */
-export function conflict_hunks(text: string): string[] {
+function conflict_hunks(text: string): string[] {
   const hunks: string[] = [];
   let current: string[] | undefined;
   for (const line of text.split("\n")) {

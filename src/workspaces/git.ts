@@ -7,7 +7,7 @@ import { git_failure, run_git, type GitResult } from "../tools/git/run-git.js";
  * The git of the WorkspaceManager: `run_git`'s hardening (scrubbed environment, neutral configuration: no
  * hooks, fsmonitor, pager, signing) plus air's identity for the commits it makes and byte-exact storage.
  */
-export const AIR_GIT_CONFIG: readonly (readonly [key: string, value: string])[] = [
+const AIR_GIT_CONFIG: readonly (readonly [key: string, value: string])[] = [
   ["user.name", "air"],
   ["user.email", "air@localhost"],
   ["commit.gpgSign", "false"],

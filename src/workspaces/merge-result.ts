@@ -8,7 +8,7 @@ export const VerifyOutcome = v.variant("passed", [
   v.strictObject({ passed: v.literal(false), reason: v.pipe(v.string(), v.minLength(1)), detail: v.optional(v.string()) }),
 ]);
 export type VerifyOutcome = v.InferOutput<typeof VerifyOutcome>;
-export type VerifyFailure = Extract<VerifyOutcome, { passed: false }>;
+type VerifyFailure = Extract<VerifyOutcome, { passed: false }>;
 
 /**
  * The end of one merge of the queue. Only `merged` leaves the checkout changed; after the two others it is

@@ -3,7 +3,7 @@ import type { WorkspaceStatus } from "../contracts/status.js";
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Seeds 003 §15: how long a workspace's files stay after it reached a status; absent = kept until decided. */
-export const RETENTION_MS: Partial<Record<WorkspaceStatus, number>> = { merged: 7 * DAY_MS, abandoned: 3 * DAY_MS };
+const RETENTION_MS: Partial<Record<WorkspaceStatus, number>> = { merged: 7 * DAY_MS, abandoned: 3 * DAY_MS };
 
 /** The columns of a `workspaces` row the retention reads. */
 export type RetentionRow = {

@@ -15,6 +15,8 @@
  *      the process's CPU — vs the same stream with no UI
  *  11. wave planning over a 10,000-task graph with 20,000 dependencies — vs a plain topological sort (Kahn) of
  *      the same rows
+ *  12. one task's workspace round trip (snapshot, worktree, commit as air, journaled merge into the checkout) —
+ *      vs `git worktree add` + `git commit -a` + `git merge` of the same change
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
@@ -33,6 +35,7 @@ import { bench_tui_startup } from "./tui-startup.js";
 import { bench_tui_stream } from "./tui-stream.js";
 import { bench_wave_planning } from "./wave-planning.js";
 import { bench_worker_spawn } from "./worker-spawn.js";
+import { bench_workspace_merge } from "./workspace-merge.js";
 
 /** `--quick`: a smoke run of the same code at a tenth of the size (figures not meaningful). */
 const QUICK = process.argv.includes("--quick");
@@ -55,6 +58,7 @@ const TUI_STREAMS = QUICK ? 1 : 3;
 const WAVE_ROUNDS = QUICK ? 2 : 15;
 /** The wave planner's budget per plan over the 10,000-task graph (issue 12). */
 const WAVE_LIMIT_MS = 100;
+const WORKSPACE_ROUNDS = QUICK ? 1 : 7;
 /** The App's re-render cap while the projection changes (src/tui/props.ts `max_fps`). */
 const TUI_FPS_CAP = 30;
 
@@ -247,13 +251,28 @@ async function main(): Promise<number> {
     }),
   );
 
+  log(`workspace merge: ${WORKSPACE_ROUNDS} interleaved rounds of a task's workspace round trip and the same change by raw git`);
+  const workspace = await bench_workspace_merge(WORKSPACE_ROUNDS);
+  log(`  workspace merge: ${took()}`);
+  printed.push(
+    format_goal_line({
+      name: "workspace create+merge",
+      ours: ms(workspace.air_ms),
+      ceiling_name: "worktree add+merge",
+      ceiling: ms(workspace.raw_ms),
+      ratio: workspace.ratio,
+      goal: { kind: "at_most", value: 1.5, unit: "×" },
+    }),
+  );
+
   console.log("");
   for (const line of printed) console.log(line);
   for (const line of per_turn) console.log(line);
   console.log(
     `\nmedians of ${ROUNDS} rounds (ingest), ${LIST_RUNS} runs (session list), ${SPAWN_RUNS} runs (worker spawn), ` +
       `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ${E2E_RUNS} runs (e2e), ` +
-      `${ASSEMBLY_ROUNDS} rounds (context assembly), ${WAVE_ROUNDS} rounds (wave planning); cache-eligible: share of input bytes after the second request; ` +
+      `${ASSEMBLY_ROUNDS} rounds (context assembly), ${WAVE_ROUNDS} rounds (wave planning), ${WORKSPACE_ROUNDS} rounds (workspace merge, ${workspace.files.toLocaleString("en-US")} files); ` +
+      `cache-eligible: share of input bytes after the second request; ` +
       `ratios are medians of paired ratios; ` +
       `total ${((performance.now() - started) / 1000).toFixed(1)} s, load average ${os
         .loadavg()

@@ -23,6 +23,8 @@ export type GitRun = {
   /** Configuration added at command-line precedence (after the neutral configuration). */
   config?: readonly (readonly [key: string, value: string])[];
   stdin?: string;
+  /** `GIT_INDEX_FILE`: an index of air's own (a snapshot's), so the user's index is never read for writing. */
+  index_file?: string;
   timeout_ms?: number;
   max_output_bytes?: number;
 };
@@ -36,8 +38,9 @@ export type GitResult = {
 };
 
 /** The environment of an air git: scrubbed, neutral configuration, plus `config` appended to it. */
-function git_env(config: readonly (readonly [string, string])[] = []): Record<string, string> {
+function git_env(config: readonly (readonly [string, string])[] = [], index_file?: string): Record<string, string> {
   const env: Record<string, string> = { ...scrub_env(process.env), ...neutral_git_env(), LC_ALL: "C" };
+  if (index_file !== undefined) env.GIT_INDEX_FILE = index_file;
   let count = Number(env.GIT_CONFIG_COUNT);
   for (const [key, value] of config) {
     env[`GIT_CONFIG_KEY_${count}`] = key;
@@ -74,7 +77,7 @@ function spawn_failure(error: NodeJS.ErrnoException): AirFailure {
 /** git with its output piped and, when the run has input, its stdin piped too: fed the input, then closed. */
 function spawn_git(run: GitRun) {
   const args = [...GLOBAL_ARGS, ...run.args];
-  const options = { cwd: run.cwd, env: git_env(run.config) };
+  const options = { cwd: run.cwd, env: git_env(run.config, run.index_file) };
   if (run.stdin === undefined) return spawn("git", args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
   const child = spawn("git", args, { ...options, stdio: "pipe" });
   // git may exit before reading its input (a bad argument): the broken pipe is not the failure to report.

@@ -20,7 +20,10 @@ export type WaveDecision = { readonly dispatch: readonly string[]; readonly held
 /** One agent the Scheduler started: its task, and the workspace it works in when not the main checkout. */
 export type Dispatched = { readonly task_id: string; readonly agent_id: string };
 
-/** What collecting a finished run found: whether the task's work waits in a workspace for the merge queue. */
+/**
+ * What collecting a finished run found: whether the task's work waits in a workspace for the merge queue. Such
+ * a task is settled by its merge, not before: work that did not land is not complete.
+ */
 export type Collected = { readonly merge: boolean };
 
 /** How a merge through the queue ended; anything but `merged` left the main checkout as it was. */
@@ -32,7 +35,7 @@ export type SchedulerRunResult = {
   readonly error: AirError | undefined;
 };
 
-type Finished = { readonly task_id: string; readonly run: WorkerRunOutcome };
+export type Finished = { readonly task_id: string; readonly run: WorkerRunOutcome };
 
 type SchedulerContext = {
   /** Invoked by the Main Agent for one execution request, the Scheduler starts without a `scheduler.run`. */
@@ -100,7 +103,7 @@ export const scheduler_machine = setup({
     dispatch: unprovided<readonly Dispatched[], { task_ids: readonly string[] }>("dispatch"),
     run_worker,
     collect: unprovided<Collected, Finished>("collect"),
-    merge: unprovided<MergeOutcome, { task_id: string }>("merge"),
+    merge: unprovided<MergeOutcome, Finished>("merge"),
     repair: unprovided<void, { task_id: string; merge: MergeOutcome | undefined }>("repair"),
     cancel_tasks: unprovided<void, { task_ids: readonly string[]; reason: string }>("cancel_tasks"),
   },
@@ -236,7 +239,7 @@ export const scheduler_machine = setup({
       invoke: {
         id: "merge",
         src: "merge",
-        input: ({ context }) => ({ task_id: in_hand(context).task_id }),
+        input: ({ context }) => in_hand(context),
         onDone: { target: "repairing_or_continuing", actions: assign({ merge: ({ event }) => event.output }) },
         onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
       },

@@ -9,7 +9,7 @@ import { git_ok, git_run, nul_fields } from "./git.js";
  * prefixes, so no user branch has that name by chance, and a repair attempt (a new workspace of the same task)
  * gets a branch of its own. Only a user branch named exactly `air` or `air/<task id>` could block one.
  */
-function workspace_branch(task_id: TaskId, workspace_id: WorkspaceId): string {
+export function workspace_branch(task_id: TaskId, workspace_id: WorkspaceId): string {
   return `air/${task_id}/${workspace_id}`;
 }
 

@@ -33,7 +33,7 @@ const ShellRunInput = v.strictObject({
   ),
 });
 
-const ShellRunOutput = v.strictObject({
+export const ShellRunOutput = v.strictObject({
   command_run_id: CommandRunId,
   exit_code: v.pipe(v.number(), v.integer()),
   stdout_tail: v.string(),

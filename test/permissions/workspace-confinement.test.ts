@@ -11,7 +11,7 @@ import crypto from "node:crypto";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PermissionMode } from "../../src/contracts/events/permission.js";
 import { new_id } from "../../src/contracts/ids.js";
 import { PermissionEngine, type PermissionRequest } from "../../src/permissions/engine.js";
@@ -40,7 +40,15 @@ let saved_setting: string | undefined;
 /** sha256 of every file under `folder`, `skip` (relative folders) left out. */
 function hashes(folder: string, skip: readonly string[] = []): Record<string, string> {
   const kept = files_under(folder).filter((file) => !skip.some((prefix) => file === prefix || file.startsWith(`${prefix}/`)));
-  return Object.fromEntries(kept.map((file) => [file, crypto.createHash("sha256").update(fs.readFileSync(path.join(folder, file))).digest("hex")]));
+  return Object.fromEntries(
+    kept.map((file) => [
+      file,
+      crypto
+        .createHash("sha256")
+        .update(fs.readFileSync(path.join(folder, file)))
+        .digest("hex"),
+    ]),
+  );
 }
 
 /** What must never change: the main checkout with its .git (air's own session data aside) and the sibling worktree. */
@@ -58,7 +66,8 @@ function expect_untouched(): void {
   expect(fs.readFileSync(path.join(sibling, "src/a.txt"), "utf8")).toBe("alpha\n");
 }
 
-beforeEach(() => {
+// One repository for the whole file: every attack is refused or fails, so none changes what the next one meets.
+beforeAll(() => {
   saved_setting = process.env.AIR_SANDBOX;
   delete process.env.AIR_SANDBOX;
   h = tool_harness({ policy: { mode: "bypass", rules: [] } });
@@ -80,7 +89,7 @@ beforeEach(() => {
   workspace = { workspace_id: ws_id, root: ws, project_root: main };
   before = protected_state();
 });
-afterEach(() => {
+afterAll(() => {
   h.cleanup();
   if (saved_setting === undefined) delete process.env.AIR_SANDBOX;
   else process.env.AIR_SANDBOX = saved_setting;

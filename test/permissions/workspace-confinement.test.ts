@@ -338,6 +338,13 @@ describe.skipIf(!probe.ok)(`the shell sandbox of a confined task${skip_reason}`,
     expect_untouched();
   });
 
+  it("the workspace's .air stays read-only even when the checkout has none, so no merge carries rules into the main checkout", async () => {
+    const run = await in_sandbox("mkdir -p .air/shared && echo 'mode: bypass' > .air/shared/permissions.yaml");
+    expect(run.code, run.stderr).not.toBe(0);
+    expect(fs.existsSync(path.join(ws, ".air", "shared"))).toBe(false);
+    expect_untouched();
+  });
+
   it("git status and git diff still work in the workspace", async () => {
     fs.writeFileSync(path.join(ws, "src", "a.txt"), "changed by the worker\n");
     const status = await in_sandbox("git status --porcelain && git diff --stat");

@@ -111,6 +111,9 @@ export function plan_sandbox(options: PlanOptions): SandboxPlan {
   const writable = whole ? [real_root] : [...areas, ...build_folders(real_root).filter((folder) => !areas.some((area) => inside(folder, area)))];
   const within_writable = (real: string) => writable.some((folder) => inside(real, folder));
 
+  // A worktree has no .air of its own, and one made in it would be committed and merged with the task's work:
+  // it exists, read-only, before the command starts.
+  if (options.workspace !== undefined) fs.mkdirSync(path.join(real_root, ".air"), { recursive: true });
   const denied = (options.scope?.denied_paths ?? []).map(normalise_scope_path);
   const protected_paths = [".git", ".air", ...denied].map((relative) => real_if_exists(path.resolve(real_root, relative)));
   const read_only = protected_paths.filter((real): real is string => real !== undefined && within_writable(real));

@@ -34,10 +34,11 @@ function named(workspace: WorkspaceConfinement): string {
 
 /**
  * The workspace must be a folder of its own: one holding the main checkout (the project root itself, or a
- * folder above it) would confine nothing.
+ * folder above it) would confine nothing, and a main checkout that cannot be found cannot be checked.
  */
 export function workspace_refusal(workspace: WorkspaceConfinement, real_root: string, real_project: string | undefined): Refusal | undefined {
-  if (real_project !== undefined && is_inside(real_project, real_root))
+  if (real_project === undefined) return { reason: `the main checkout ${workspace.project_root} of ${named(workspace)} cannot be resolved` };
+  if (is_inside(real_project, real_root))
     return { reason: `${named(workspace)} holds the main checkout ${real_project}: a workspace must be a folder of its own` };
   return undefined;
 }
@@ -51,7 +52,7 @@ export function write_refusal(workspace: WorkspaceConfinement, c: PathClassifica
 
 /** A command run in a folder outside the workspace (its working folder, a `cd`, `git -C`, `make -C` …). */
 export function folder_refusal(workspace: WorkspaceConfinement, c: PathClassification, how: string): Refusal | undefined {
-  if (c.inside_project || c.category === "credential_or_secret") return undefined;
+  if (c.inside_project) return undefined;
   return { reason: `${how}${c.real}, outside ${named(workspace)}: a task in a workspace runs its commands inside it` };
 }
 

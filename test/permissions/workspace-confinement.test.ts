@@ -164,6 +164,13 @@ describe("the engine, for a task confined to a workspace", () => {
     expect(decision.reason).toMatch(/holds the main checkout/);
   });
 
+  it("refuses every call when the workspace's main checkout cannot be found", () => {
+    const lost: WorkspaceConfinement = { ...workspace, project_root: path.join(main, "missing") };
+    const decision = engine("bypass").classify(request_of({ writes: ["src/a.txt"], workspace: lost }));
+    expect(decision.action).toBe("refuse");
+    expect(decision.reason).toMatch(/cannot be resolved/);
+  });
+
   it("reads outside the workspace are judged as reads outside the project: asked in default mode, allowed in bypass", () => {
     const read = request_of({ reads: [path.join(main, "README.md")], declared: { reads: true, writes: false, executes: false, network: false } });
     expect(engine("default").classify(read).action).toBe("ask_user");

@@ -6,6 +6,7 @@ import type { ToolCategory } from "../contracts/tool.js";
 import { analyze_command, type AnalyzerAction, type CommandAnalysis, type CommandCategory, type CommandFinding } from "./command-risk/index.js";
 import { default_redactor } from "./secret-redactor.js";
 import { in_write_area } from "./write-area.js";
+import { command_refusals, folder_refusal, workspace_refusal, write_refusal, type Refusal, type WorkspaceConfinement } from "./confinement.js";
 import { classify_path, real_root_of, resolve_real, within, type PathClassification, type PathMemo } from "./paths.js";
 
 /** What a tool call wants to touch, built by the ToolRegistry from the tool's declaration and input. */
@@ -20,7 +21,10 @@ export type PermissionRequest = {
   readonly writes: readonly string[];
   /** The command this call runs and its working folder (relative to the root or absolute). */
   readonly command?: { readonly command: string; readonly cwd: string };
+  /** The project; a confined request's paths are judged from its `workspace.root` instead. */
   readonly project_root: string;
+  /** Set for a task working in a workspace: nothing outside `workspace.root` is written, in any mode. */
+  readonly workspace?: WorkspaceConfinement;
   readonly scope?: TaskScope;
   readonly tool_run_id?: ToolRunId;
   readonly task_id?: TaskId;
@@ -110,12 +114,16 @@ class Layers {
   readonly backup_paths: string[] = [];
   /** The file system's answers during this decision, shared with the command's analysis. */
   readonly memo: PathMemo = new Map();
+  /** The folder paths are judged from: the workspace of a confined task, else the project. */
+  readonly root: string;
 
   constructor(
     readonly request: PermissionRequest,
     readonly mode: PermissionMode,
     readonly home: string | undefined,
-  ) {}
+  ) {
+    this.root = request.workspace?.root ?? request.project_root;
+  }
 
   add(
     layer: PermissionLayer,
@@ -129,7 +137,7 @@ class Layers {
 
   classify(input: string, real_root: string): PathClassification | undefined {
     try {
-      const classification = classify_path(input, this.request.project_root, { real_root, home: this.home, memo: this.memo });
+      const classification = classify_path(input, this.root, { real_root, home: this.home, memo: this.memo });
       this.paths.push(classification);
       return classification;
     } catch (error) {
@@ -145,8 +153,14 @@ class Layers {
     return scope !== undefined && relative !== undefined && (scope.denied_paths ?? []).some((entry) => within(relative, entry));
   }
 
+  /** Layer 3's refusal of what a workspace never allows: no rule, grant, answer or mode lifts it. */
+  refuse(refusal: Refusal | undefined): void {
+    if (refusal !== undefined) this.add("task_scope", "refuse", "critical", refusal.reason);
+  }
+
   /** Layer 3 for one write, by a tool or by a command. */
   scope_write(c: PathClassification, how: string): void {
+    if (this.request.workspace !== undefined) this.refuse(write_refusal(this.request.workspace, c, how));
     const scope = this.request.scope;
     if (scope === undefined) return;
     const where = describe_path(c);
@@ -161,7 +175,9 @@ class Layers {
 
   /** Layer 2 for one write inside the project: the mode's baseline for source and for build output. */
   mode_write(c: PathClassification, how: string): void {
-    if ((!c.inside_project || c.category === "credential_or_secret") && !this.backup_paths.includes(c.real)) this.backup_paths.push(c.real);
+    // A confined task's write outside its workspace is refused, so there is nothing to back up.
+    const refused = this.request.workspace !== undefined && !c.inside_project;
+    if (!refused && (!c.inside_project || c.category === "credential_or_secret") && !this.backup_paths.includes(c.real)) this.backup_paths.push(c.real);
     const baseline = MODE_BASELINE[this.mode];
     if (!c.inside_project) {
       // Outside the project, only the path's own risk (layer 4) and the credential layer speak, except in plan mode.
@@ -195,6 +211,8 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
   const cwd = layers.classify(command.cwd, real_root);
   if (cwd === undefined) return undefined;
   const whole: PermissionSubject = { kind: "command_line", command: default_redactor().redact(command.command) };
+  const { workspace } = layers.request;
+  if (workspace !== undefined) layers.refuse(folder_refusal(workspace, cwd, "the command would run in "));
   if (!cwd.inside_project)
     layers.add("path_command_risk", "ask_user", "medium", `the command would run in ${cwd.real}, outside the project`, { subjects: [whole], approval: "once" });
   let analysis: CommandAnalysis;
@@ -208,6 +226,7 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
     return undefined;
   }
   for (const run of analysis.commands) layers.subjects.push({ kind: "command", command: command_text(run.argv) });
+  if (workspace !== undefined) confined_command(layers, workspace, analysis, real_root);
   const risky: PermissionSubject[] = analysis.commands
     .filter((run) => run.categories.some((category) => !ROUTINE.has(category)))
     .map((run) => ({ kind: "command", command: command_text(run.argv) }));
@@ -255,6 +274,15 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
     if (layers.mode !== "plan") layers.mode_write(c, "the command writes ");
   }
   return analysis;
+}
+
+/** Layer 3 for a confined task's command: no folder outside the workspace, no git writes, git not pointed elsewhere. */
+function confined_command(layers: Layers, workspace: WorkspaceConfinement, analysis: CommandAnalysis, real_root: string): void {
+  for (const folder of analysis.folders) {
+    const c = layers.classify(folder, real_root);
+    if (c !== undefined) layers.refuse(folder_refusal(workspace, c, "the command runs in "));
+  }
+  for (const refusal of command_refusals(workspace, analysis)) layers.refuse(refusal);
 }
 
 /** Layer 2's baseline for the request's kinds of access, by mode. */
@@ -327,6 +355,14 @@ function credential_layer(layers: Layers, reads: readonly PathClassification[], 
   }
 }
 
+function real_or_undefined(folder: string): string | undefined {
+  try {
+    return real_root_of(folder);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Layers 1–5 of seeds 000 §9.2 for one request. Pure apart from reading the file system (lstat/readlink). */
 export function layered_findings(request: PermissionRequest, mode: PermissionMode, home: string | undefined): LayeredFindings {
   const layers = new Layers(request, mode, home);
@@ -334,11 +370,12 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
   profile_layer(layers);
   let real_root: string;
   try {
-    real_root = real_root_of(request.project_root);
+    real_root = real_root_of(layers.root);
   } catch (error) {
-    layers.add("path_command_risk", "deny", "high", `the project root ${request.project_root} cannot be resolved: ${(error as Error).message}`);
+    layers.add("path_command_risk", "deny", "high", `the project root ${layers.root} cannot be resolved: ${(error as Error).message}`);
     return { findings: layers.findings, paths: layers.paths, subjects: layers.subjects, backup_paths: [] };
   }
+  if (request.workspace !== undefined) layers.refuse(workspace_refusal(request.workspace, real_root, real_or_undefined(request.workspace.project_root)));
   const reads = request.reads.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
   const writes = request.writes.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
   path_layers(layers, reads, writes);

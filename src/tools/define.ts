@@ -6,6 +6,7 @@ import type { EventOrigin, EventType, PayloadInputOf } from "../contracts/events
 import type { AgentId, ArtifactId, CommandRunId, EvidenceId, MessageId, TaskId, ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
 import type { ToolCategory, ToolEffectsInput } from "../contracts/tool.js";
+import type { WorkspaceConfinement } from "../permissions/confinement.js";
 import type { PermissionDecision } from "../permissions/engine.js";
 import type { ArtifactInput } from "../project/artifact-store.js";
 import type { Session } from "../project/session-manager.js";
@@ -26,8 +27,10 @@ type ToolPermissions<I> = {
 /** Everything a running tool may use; every side effect it records goes through here. */
 export type ToolExecution = {
   readonly session: Session;
-  /** The project root as the session knows it. */
+  /** The folder the call works in, relative paths start from: the task's workspace, else the session's project. */
   readonly project_root: string;
+  /** The workspace the calling task is confined to, if any. */
+  readonly workspace?: WorkspaceConfinement;
   readonly tool_run_id: ToolRunId;
   readonly tool_name: string;
   readonly task_id?: TaskId;

@@ -7,6 +7,7 @@ import { make_event, type EventOrigin, type RuntimeEvent } from "../contracts/ev
 import { new_id, type AgentId, type ArtifactId, type EvidenceId, type MessageId, type TaskId, type ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
 import { ToolCall, ToolEffects, ToolSchema, type ToolOutcome } from "../contracts/tool.js";
+import type { WorkspaceConfinement } from "../permissions/confinement.js";
 import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionRequest } from "../permissions/engine.js";
 import { BackupStore } from "../project/backup-store.js";
 import type { Session } from "../project/session-manager.js";
@@ -18,15 +19,25 @@ import { cancelled_error, invalid_input_error, invalid_output_error, malformed_c
 /** What `call_streaming` yields: live chunks, then exactly one final outcome. */
 export type ToolStreamItem = { readonly type: "progress"; readonly chunk: unknown } | { readonly type: "result"; readonly outcome: ToolOutcome };
 
-/** Who calls a tool (session, task, agent, the message it answers) and within what limits: the task's scope, a signal to cancel. */
+/**
+ * Who calls a tool (session, task, agent, the message it answers) and within what limits: the task's scope,
+ * the workspace it is confined to, a signal to cancel.
+ */
 export type ToolCaller = {
   session: Session;
   task_id?: TaskId;
   agent_id?: AgentId;
   origin_message_id?: MessageId;
   scope?: TaskScope;
+  /** Set for a task dispatched into a workspace: its calls work there, and write nowhere else. */
+  workspace?: WorkspaceConfinement;
   signal?: AbortSignal;
 };
+
+/** The folder a caller's calls work in: its workspace, or the session's project. */
+function root_of(caller: ToolCaller): string {
+  return caller.workspace?.root ?? caller.session.project.layout.root;
+}
 
 export type ToolRegistryOptions = {
   /** Default: a `PermissionEngine` in `default` mode, no rules, every prompt denied (headless). */
@@ -302,7 +313,8 @@ export class ToolRegistry {
     const links = { tool_run_id, task_id, agent_id };
     return {
       session,
-      project_root: session.project.layout.root,
+      project_root: root_of(run.caller),
+      ...(run.caller.workspace === undefined ? {} : { workspace: run.caller.workspace }),
       tool_run_id,
       tool_name: run.tool_name,
       task_id,
@@ -408,6 +420,7 @@ export class ToolRegistry {
       writes: permissions.writes?.(input) ?? [],
       command: permissions.executes?.(input),
       project_root: caller.session.project.layout.root,
+      ...(caller.workspace === undefined ? {} : { workspace: caller.workspace }),
       scope: caller.scope,
       tool_run_id,
       task_id: caller.task_id,

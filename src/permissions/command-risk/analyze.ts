@@ -155,6 +155,10 @@ class Analysis implements PathSink {
   readonly findings: CommandFinding[] = [];
   /** Folders the script `cd`s into: package-manager configuration is looked for there too. */
   readonly folders: string[] = [];
+  /** Folders programs are pointed at (`git -C`, `make -C`): where they work, though the shell stays put. */
+  readonly worked_in: string[] = [];
+  /** Variables the script sets, for whoever must know that git (or anything else) will see them. */
+  readonly assigned: string[] = [];
   /** The real folders the command being analysed may run in: its relative paths are judged from each. */
   bases: readonly string[];
   /** How many files the commands analysed so far write, devices aside. */
@@ -371,6 +375,8 @@ class Analysis implements PathSink {
     for (const { words, via } of matched.argv) this.simple({ words, assignments: [], redirects: [], piped_stdin: false }, via, depth + 1, scope);
     for (const { word, depth } of matched.reads) read_word(this, word, scope.variables, depth);
     for (const { name: shown, via } of matched.shown) this.show(shown, `${via} prints`, scope.variables);
+    for (const word of matched.folders) this.worked_folder(word, scope.variables);
+    for (const assigned of matched.assigned) if (!this.assigned.includes(assigned)) this.assigned.push(assigned);
     const destructive = categories.has("destructive");
     for (const write of matched.writes) write_word(this, write.word, scope.variables, matched.rule, destructive || write.destructive);
     for (const script of matched.scripts) this.script(script, name);
@@ -382,7 +388,18 @@ class Analysis implements PathSink {
   /** Variable assignments before a command (or a wrapper's, like `env X=…`). */
   settings(assignments: readonly { readonly name: string }[]): void {
     for (const { name } of assignments) {
+      if (!this.assigned.includes(name)) this.assigned.push(name);
       if (EXECUTING_VARIABLES.test(name)) this.add("ask_user", "unknown_execution", `setting ${name} changes what the next program runs`);
+    }
+  }
+
+  /** A folder a program is pointed at, from every folder the command may run in; unknown words are asked about by their read. */
+  worked_folder(word: ShellWord, variables: Variables): void {
+    for (const candidate of path_candidates(word, variables, this.globs) ?? []) {
+      for (const context of this.from_bases()) {
+        const real = judge_read(candidate.path, context)?.real;
+        if (real !== undefined && !this.worked_in.includes(real)) this.worked_in.push(real);
+      }
     }
   }
 
@@ -545,7 +562,8 @@ class Analysis implements PathSink {
     }
     let verdict: AnalyzerAction = "allow";
     for (const finding of this.findings) if (STRICTNESS[finding.action] > STRICTNESS[verdict]) verdict = finding.action;
-    return { commands: this.commands, writes: this.writes, reads: this.reads, findings: this.findings, verdict };
+    const folders = [...new Set([...this.folders, ...this.worked_in])];
+    return { commands: this.commands, writes: this.writes, reads: this.reads, findings: this.findings, folders, assigned: this.assigned, verdict };
   }
 }
 

@@ -51,6 +51,13 @@ export type CommandAnalysis = {
    */
   readonly reads: readonly string[];
   readonly findings: readonly CommandFinding[];
+  /**
+   * Real folders its commands may run in besides the working folder: `cd`/`pushd` targets, `env -C`, and the
+   * folders programs are pointed at (`git -C`, `--git-dir`, `--work-tree`, `make -C`).
+   */
+  readonly folders: readonly string[];
+  /** Names of the variables it sets: before a program, through `env`, on their own, or with `export`/`declare`. */
+  readonly assigned: readonly string[];
   /** The strictest finding's action (`allow` when nothing runs). */
   readonly verdict: AnalyzerAction;
 };

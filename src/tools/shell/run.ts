@@ -9,7 +9,7 @@ import { Capture } from "./capture.js";
 import { shell_env } from "./env.js";
 import { run_process, type Ending, type Launch, type StreamName } from "./process.js";
 import { bwrap_args, plan_sandbox } from "./sandbox-plan.js";
-import { require_sandbox, type SandboxMode } from "./sandbox.js";
+import { BWRAP_ACTION, require_sandbox, type SandboxMode } from "./sandbox.js";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 30 * 60_000;
@@ -128,13 +128,36 @@ function allows_network(execution: ToolExecution): boolean {
   return execution.permission.analysis?.commands.some((command) => command.categories.includes("network")) ?? false;
 }
 
+/**
+ * A confined task's command without bwrap: only the analyzer would stand between a program it cannot read
+ * (a Makefile, a script) and the main checkout, so it does not run — unless the user chose AIR_SANDBOX=off.
+ */
+function unconfined_error(workspace_id: string, why: string) {
+  return air_failure({
+    kind: "env_error",
+    message: `a command of the task in workspace ${workspace_id} must run in the sandbox, and ${why}`,
+    retryability: "retryable_after_change",
+    user_action: BWRAP_ACTION,
+    metadata: { workspace_id },
+  });
+}
+
 /** bash with the shell environment, inside bwrap when the sandbox is on (DESIGN §6). */
 function launch_of(execution: ToolExecution, command: string, cwd: string): Launch & { mode: SandboxMode } {
   const argv = ["bash", "--noprofile", "--norc", "-c", command] as const;
   const env = shell_env(process.env);
   const choice = require_sandbox();
-  if (choice.mode === "none" || choice.probe?.ok !== true) return { argv, cwd, env, mode: "none" };
-  const plan = plan_sandbox({ project_root: execution.project_root, cwd, scope: execution.scope, network: allows_network(execution) });
+  if (choice.mode === "none" || choice.probe?.ok !== true) {
+    if (execution.workspace !== undefined && choice.setting !== "off") throw unconfined_error(execution.workspace.workspace_id, choice.reason);
+    return { argv, cwd, env, mode: "none" };
+  }
+  const plan = plan_sandbox({
+    project_root: execution.project_root,
+    cwd,
+    scope: execution.scope,
+    network: allows_network(execution),
+    ...(execution.workspace === undefined ? {} : { workspace: execution.workspace }),
+  });
   return {
     argv,
     bwrap: { path: choice.probe.path, args: bwrap_args(plan) },

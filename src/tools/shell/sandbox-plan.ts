@@ -4,6 +4,7 @@ import path from "node:path";
 import { air_failure } from "../../contracts/errors.js";
 import { write_area_folders } from "../../permissions/write-area.js";
 import type { TaskScope } from "../../contracts/task.js";
+import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import { classify_path, normalise_scope_path, real_root_of } from "../../permissions/paths.js";
 import { air_home } from "../../project/layout.js";
 import { BWRAP_ISOLATION } from "./sandbox.js";
@@ -16,6 +17,11 @@ import { BWRAP_ISOLATION } from "./sandbox.js";
  */
 export type SandboxPlan = {
   readonly root: string;
+  /**
+   * Folders shown read-only before the root: a workspace's main checkout, whose `.git` the worktree's git
+   * reads (under /tmp it would otherwise be hidden by the sandbox's own /tmp).
+   */
+  readonly visible: readonly string[];
   readonly cwd: string;
   readonly writable: readonly string[];
   readonly read_only: readonly string[];
@@ -25,10 +31,13 @@ export type SandboxPlan = {
 };
 
 export type PlanOptions = {
+  /** The folder the command works in: the project, or the workspace of a confined task. */
   readonly project_root: string;
   /** The command's working folder, a real path inside the project. */
   readonly cwd: string;
   readonly scope?: TaskScope;
+  /** A confined task's workspace: writable (or its write area), its main checkout and siblings read-only. */
+  readonly workspace?: WorkspaceConfinement;
   readonly network: boolean;
   /** Default `os.homedir()` and `air_home()`. */
   readonly home?: string;
@@ -95,12 +104,16 @@ function build_folders(real_root: string): string[] {
 }
 
 export function plan_sandbox(options: PlanOptions): SandboxPlan {
-  const real_root = real_root_of(options.project_root);
+  const real_root = real_root_of(options.workspace?.root ?? options.project_root);
+  const visible = options.workspace === undefined ? [] : [real_root_of(options.workspace.project_root)];
   const areas = write_area(real_root, options.scope);
   const whole = areas.includes(real_root);
   const writable = whole ? [real_root] : [...areas, ...build_folders(real_root).filter((folder) => !areas.some((area) => inside(folder, area)))];
   const within_writable = (real: string) => writable.some((folder) => inside(real, folder));
 
+  // A worktree has no .air of its own, and one made in it would be committed and merged with the task's work:
+  // it exists, read-only, before the command starts.
+  if (options.workspace !== undefined) fs.mkdirSync(path.join(real_root, ".air"), { recursive: true });
   const denied = (options.scope?.denied_paths ?? []).map(normalise_scope_path);
   const protected_paths = [".git", ".air", ...denied].map((relative) => real_if_exists(path.resolve(real_root, relative)));
   const read_only = protected_paths.filter((real): real is string => real !== undefined && within_writable(real));
@@ -111,7 +124,7 @@ export function plan_sandbox(options: PlanOptions): SandboxPlan {
     .map(real_if_exists)
     .filter((real): real is string => real !== undefined && !inside(real_root, real))
     .map((real) => ({ path: real, folder: fs.statSync(real).isDirectory() }));
-  return { root: real_root, cwd: options.cwd, writable, read_only, hidden, network: options.network };
+  return { root: real_root, visible, cwd: options.cwd, writable, read_only, hidden, network: options.network };
 }
 
 /**
@@ -123,6 +136,7 @@ export function bwrap_args(plan: SandboxPlan): string[] {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/run"];
   if (plan.network) for (const folder of RESOLVER_DIRS) args.push("--ro-bind-try", folder, folder);
   // The project again, read-only: under /tmp it would otherwise show only the writable folders.
+  for (const folder of plan.visible) args.push("--ro-bind", folder, folder);
   args.push("--ro-bind", plan.root, plan.root);
   for (const folder of plan.writable) args.push("--bind", folder, folder);
   for (const real of plan.read_only) args.push("--ro-bind", real, real);

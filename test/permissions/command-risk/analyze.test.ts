@@ -169,6 +169,23 @@ describe("analyze_command: reads", () => {
   });
 });
 
+describe("analyze_command: folders and variables", () => {
+  it("lists the real folders commands run in besides the working folder: cd targets and the folders programs are pointed at", () => {
+    expect(analyze("ls").folders).toEqual([]);
+    expect(analyze("cd src && ls").folders).toEqual([path.join(root, "src")]);
+    expect(analyze("git -C src status").folders).toEqual([path.join(root, "src")]);
+    expect(analyze("git --work-tree=build status").folders).toEqual([path.join(root, "build")]);
+    expect(analyze("cd src && git -C .. log -1").folders).toEqual([path.join(root, "src"), root]);
+  });
+
+  it("lists the variables a command sets: before a program, through env, alone and with export", () => {
+    expect(analyze("ls").assigned).toEqual([]);
+    expect(analyze("LANG=C ls").assigned).toEqual(["LANG"]);
+    expect(analyze("env TZ=UTC date").assigned).toEqual(["TZ"]);
+    expect(analyze("A=1; export B=2; declare -x C; declare -p D").assigned).toEqual(["A", "B", "C"]);
+  });
+});
+
 describe("analyze_command: limits", () => {
   it("refuses to parse a command longer than 64 KiB", () => {
     const analysis = analyze(`echo ${"a".repeat(70_000)}`);

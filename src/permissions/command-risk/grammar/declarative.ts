@@ -53,8 +53,10 @@ export function judge_value(kind: ValueKind, word: ShellWord, via: string, match
       if (word.literal && !NUMBER.test(word.value)) matched.ask(`${via} takes a number, not ${word.value}`);
       return;
     case "read":
-    case "folder":
       matched.read(word);
+      return;
+    case "folder":
+      matched.folder(word);
       return;
     case "tree":
     case "linked_tree":

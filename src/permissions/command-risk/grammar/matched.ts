@@ -29,6 +29,10 @@ export class Matched {
    * not set and that is not well known may hold a secret of the environment, and asks.
    */
   readonly shown: { readonly name: string; readonly via: string }[] = [];
+  /** Folders the program works in (`git -C`, `make -C`): read, and where what it does happens. */
+  readonly folders: ShellWord[] = [];
+  /** Variables the command sets (`export X=…`, `declare -x X`). */
+  readonly assigned: string[] = [];
   /** The program runs code it reads from its standard input (`python3 -`, `node` with no script). */
   stdin_code = false;
 
@@ -68,11 +72,18 @@ export class Matched {
     this.argv.push(...from.argv);
     this.findings.push(...from.findings);
     this.shown.push(...from.shown);
+    this.folders.push(...from.folders);
+    this.assigned.push(...from.assigned);
     this.stdin_code ||= from.stdin_code;
   }
 
   read(word: ShellWord, depth: ReadDepth = "path"): void {
     this.reads.push({ word, depth });
+  }
+
+  folder(word: ShellWord): void {
+    this.read(word);
+    this.folders.push(word);
   }
 
   write(word: ShellWord, destructive = false): void {

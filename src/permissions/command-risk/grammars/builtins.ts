@@ -88,6 +88,7 @@ function declaration(rule: string, names: readonly string[], letters: string): P
       if (functions) continue;
       assignment_operand(word, rule, matched, seen.has("n"));
       const name = /^[A-Za-z_]\w*/.exec(word.value)?.[0];
+      if (name !== undefined && !seen.has("p")) matched.assigned.push(name);
       if (seen.has("p") && name !== undefined) matched.shown.push({ name, via: `${rule} -p` });
     }
   });

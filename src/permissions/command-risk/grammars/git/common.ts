@@ -97,7 +97,7 @@ export function setting(via: string): ValueKind {
  */
 export const GIT_DIR: ValueKind = {
   judge: (word, matched) => {
-    matched.read(word);
+    matched.folder(word);
     if (!word.literal || word.value.replace(/\/+$/, "").split("/").at(-1) !== ".git")
       matched.ask(`git --git-dir ${word.value} names a repository whose configuration may run programs`);
   },

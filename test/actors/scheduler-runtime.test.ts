@@ -2,13 +2,14 @@ import * as v from "valibot";
 import { createActor, fromPromise, toPromise } from "xstate";
 import { afterEach, describe, expect, it } from "vitest";
 import { recover_session } from "../../src/actors/runtime/recovery.js";
-import { provide_scheduler } from "../../src/actors/runtime/scheduler-actors.js";
+import { DEFAULT_MAX_PARALLEL, provide_scheduler } from "../../src/actors/runtime/scheduler-actors.js";
 import { read_task, read_task_graph } from "../../src/actors/runtime/task-graph.js";
 import { make_air_error } from "../../src/contracts/errors.js";
 import { make_event } from "../../src/contracts/events/registry.js";
 import { new_id, type TaskId } from "../../src/contracts/ids.js";
 import { WorkerResult } from "../../src/contracts/worker-result.js";
 import type { WorkerRunOutcome } from "../../src/machines/worker-run-settlement.js";
+import { create_tool_registry } from "../../src/tools/builtin.js";
 import { task_created_event, worker_result } from "../fixtures/events.js";
 import { open_temp_session, type TempSession } from "../fixtures/session.js";
 
@@ -28,7 +29,8 @@ async function run_scheduler(outcomes: ((task_id: string, agent_id: string) => W
     runs.push(input.task_id);
     return outcomes.shift()!(input.task_id, input.agent_id);
   });
-  const actor = createActor(provide_scheduler(temp!.session, worker), { input: {} }).start();
+  const options = { registry: create_tool_registry(), max_parallel: DEFAULT_MAX_PARALLEL };
+  const actor = createActor(provide_scheduler(temp!.session, worker, options), { input: {} }).start();
   actor.send({ type: "scheduler.run" });
   return { result: await toPromise(actor), runs };
 }

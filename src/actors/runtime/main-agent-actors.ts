@@ -9,7 +9,7 @@ import type { Session } from "../../project/session-manager.js";
 import { direct_mode_actors, type DirectModeTools } from "./direct-mode.js";
 import { classification_request, parse_classification, type TaskDefaults } from "./classification.js";
 import { emitter } from "./emit.js";
-import { provide_scheduler } from "./scheduler-actors.js";
+import { provide_scheduler, type SchedulerOptions } from "./scheduler-actors.js";
 import { read_task } from "./task-graph.js";
 
 type CompleteModel = (request: ModelRequest, requester: string) => Promise<ModelResponse>;
@@ -18,6 +18,8 @@ export type MainAgentDependencies = {
   readonly complete: CompleteModel;
   /** Runs one task's worker: the worker-run machine with its bridge. */
   readonly run_worker: RunWorkerLogic;
+  /** The Scheduler's tools (for the merge queue's verification) and how many agents it runs at once. */
+  readonly scheduler: SchedulerOptions;
   readonly task_defaults: TaskDefaults;
   /** Assembles the Main Agent's requests from its prompt layers. */
   readonly prompts: Pick<SessionPrompts, "assemble_main">;
@@ -59,7 +61,7 @@ export function provide_main_agent(session: Session, dependencies: MainAgentDepe
       create_tasks: fromPromise(async ({ input }) => {
         emit(session, "task.created", { task: input.spec });
       }),
-      execute: provide_scheduler(session, dependencies.run_worker),
+      execute: provide_scheduler(session, dependencies.run_worker, dependencies.scheduler),
       summarize: fromPromise(async ({ input }) => {
         emit(session, "assistant.message.created", { message_id: new_id("message"), content: summary_of(session, input.outcome) });
       }),

@@ -25,7 +25,7 @@ import { worker_run_logic } from "../worker-run.js";
 import type { WorkerEntry, WorkerLogEntry } from "../worker-bridge/index.js";
 import type { TaskDefaults } from "./classification.js";
 import { provide_main_agent } from "./main-agent-actors.js";
-import { provide_scheduler } from "./scheduler-actors.js";
+import { DEFAULT_MAX_PARALLEL, provide_scheduler, type SchedulerOptions } from "./scheduler-actors.js";
 import { read_task_spec } from "./task-graph.js";
 
 export type RuntimeOptions = {
@@ -33,6 +33,8 @@ export type RuntimeOptions = {
   /** The session's permission engine: its mode, rules, grants and whoever answers its prompts. */
   readonly permissions: PermissionEngine;
   readonly task_defaults: TaskDefaults;
+  /** How many agents the Scheduler runs at once (`--max-parallel`; default DEFAULT_MAX_PARALLEL). */
+  readonly max_parallel?: number;
   /** Test seam for the worker command (default: this installation's worker entry). */
   readonly worker_entry?: WorkerEntry;
   readonly on_worker_log?: (entry: WorkerLogEntry) => void;
@@ -163,6 +165,7 @@ class SessionRuntime implements Runtime {
   readonly main_agent: Actor<MainAgentLogic>;
   readonly #session: Session;
   readonly #run_worker: RunWorkerLogic;
+  readonly #scheduler: SchedulerOptions;
   readonly #inspect: Observer<InspectionEvent> | undefined;
   #turn: AbortController | undefined;
   #resumed: Actor<ReturnType<typeof provide_scheduler>> | undefined;
@@ -172,9 +175,11 @@ class SessionRuntime implements Runtime {
     this.registry = registry;
     this.#inspect = options.inspect;
     this.#run_worker = run_worker_logic(session, registry, prompts, options);
+    this.#scheduler = { registry, max_parallel: options.max_parallel ?? DEFAULT_MAX_PARALLEL };
     const machine = provide_main_agent(session, {
       complete: (request) => complete_through_registry(session, registry, request, this.#turn?.signal),
       run_worker: this.#run_worker,
+      scheduler: this.#scheduler,
       task_defaults: options.task_defaults,
       prompts,
       direct: {
@@ -190,7 +195,10 @@ class SessionRuntime implements Runtime {
   }
 
   resume(): Promise<SchedulerRunResult> {
-    const scheduler = createActor(provide_scheduler(this.#session, this.#run_worker), { input: { autostart: true }, ...this.#inspection() });
+    const scheduler = createActor(provide_scheduler(this.#session, this.#run_worker, this.#scheduler), {
+      input: { autostart: true, recovering: true },
+      ...this.#inspection(),
+    });
     this.#resumed = scheduler;
     scheduler.start();
     return toPromise(scheduler).finally(() => {

@@ -2,11 +2,16 @@ import { fromPromise } from "xstate";
 import { make_air_error } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
 import type { WorkerResult } from "../../contracts/worker-result.js";
-import { scheduler_machine, type RunWorkerLogic } from "../../machines/scheduler.js";
+import { scheduler_machine, type Finished, type MergeOutcome, type RunWorkerLogic } from "../../machines/scheduler.js";
 import type { WorkerRunOutcome } from "../../machines/worker-run-settlement.js";
+import { plan_wave } from "../../orchestration/waves/plan-wave.js";
 import type { Session } from "../../project/session-manager.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import type { MergeResult } from "../../workspaces/merge-result.js";
 import { emitter } from "./emit.js";
-import { read_task, read_task_graph } from "./task-graph.js";
+import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
+import { TaskWorkspaces } from "./task-workspaces.js";
+import { read_wave_input, record_serializations } from "./wave-rows.js";
 
 const emit = emitter("scheduler");
 
@@ -40,27 +45,82 @@ function settle_result(session: Session, task_id: string, result: WorkerResult):
   }
 }
 
+/** How many agents run at once unless `--max-parallel` or the config says otherwise. */
+export const DEFAULT_MAX_PARALLEL = 4;
+
+export type SchedulerOptions = {
+  readonly registry: ToolRegistry;
+  readonly max_parallel: number;
+};
+
+/** A merge that did not land, as the task's failure: what the retry of the task (or the user) has to resolve. */
+function merge_failure(result: Exclude<MergeResult, { kind: "merged" }>) {
+  if (result.kind === "conflicted") {
+    return make_air_error({
+      kind: "merge_error",
+      message: `the task's work conflicts with the checkout in ${result.files.join(", ")}`,
+      retryability: "retryable_after_change",
+      user_action: "air retries the task on the merged checkout; if it stays blocked, resolve the overlap by hand.",
+      metadata: { conflicts: result.conflicts.map((conflict) => ({ path: conflict.path, messages: conflict.messages, hunks: conflict.hunks })) },
+    });
+  }
+  return make_air_error({
+    kind: "test_error",
+    message: `the task's verification failed on the merged checkout: ${result.outcome.reason}`,
+    retryability: "retryable_after_change",
+    user_action: "air retries the task on the merged checkout; the checkout was restored as it was before the merge.",
+    metadata: { detail: result.outcome.detail ?? "" },
+  });
+}
+
+/** The merge queue's step for one task: its verdict is the merge's, since work that did not land is not done. */
+async function merge_task(session: Session, workspaces: TaskWorkspaces, finished: Finished): Promise<MergeOutcome> {
+  const ref = workspaces.ref_of(finished.task_id);
+  if (ref === undefined || finished.run.status !== "completed") throw new Error(`no completed worktree run of ${finished.task_id} to merge`);
+  const result = await workspaces.merge(ref, read_task_spec(session.connection, finished.task_id));
+  if (result.kind === "merged") {
+    emit(session, "task.completed", { task_id: finished.task_id, worker_result: finished.run.result });
+    await workspaces.cleanup(ref);
+  } else emit(session, "task.failed", { task_id: finished.task_id, worker_result: finished.run.result, error: merge_failure(result) });
+  return { kind: result.kind };
+}
+
 /**
- * The I/O of the Scheduler machine: reads rows, writes events, and runs one worker per task through the
- * given `run_worker` logic (the worker-run machine with its bridge).
+ * The I/O of the Scheduler machine: reads rows, plans waves, makes workspaces, writes events, runs one worker
+ * per task through the given `run_worker` logic (the worker-run machine with its bridge) and merges the work.
  */
-export function provide_scheduler(session: Session, run_worker: RunWorkerLogic) {
+export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, options: SchedulerOptions) {
+  const workspaces = new TaskWorkspaces(session, options.registry);
   return scheduler_machine.provide({
     actors: {
+      recover: fromPromise(async () => {
+        await workspaces.recover();
+      }),
       load_graph: fromPromise(async () => read_task_graph(session.connection)),
-      plan_wave: fromPromise(async ({ input }) => ({ dispatch: input.running.length === 0 ? read_task_graph(session.connection).runnable.slice(0, 1) : [] })),
-      dispatch: fromPromise(async ({ input }) =>
-        input.task_ids.map((task_id) => {
-          const agent_id = new_id("agent");
-          emit(session, "task.started", { task_id, attempt_id: new_id("attempt"), agent_id });
-          return { task_id, agent_id };
-        }),
-      ),
+      plan_wave: fromPromise(async ({ input }) => {
+        const max_parallel = (await workspaces.parallel_capable()) ? options.max_parallel : 1;
+        const plan = plan_wave(read_wave_input(session.connection, max_parallel));
+        record_serializations(session, plan);
+        return { dispatch: plan.dispatch.filter((task_id) => !input.running.includes(task_id)) };
+      }),
+      dispatch: fromPromise(async ({ input }) => {
+        const agents = input.task_ids.map((task_id) => ({ task_id, agent_id: new_id("agent") }));
+        const made = await workspaces.for_dispatch(agents);
+        for (const { task_id, agent_id } of agents) {
+          const workspace_id = made.get(task_id)?.workspace_id;
+          emit(session, "task.started", { task_id, attempt_id: new_id("attempt"), agent_id, ...(workspace_id === undefined ? {} : { workspace_id }) });
+        }
+        return agents;
+      }),
       run_worker,
       collect: fromPromise(async ({ input }) => {
+        if (input.run.status === "completed" && input.run.result.status === "completed" && workspaces.ref_of(input.task_id) !== undefined) {
+          return { merge: true };
+        }
         settle_task(session, input.task_id, input.run);
         return { merge: false };
       }),
+      merge: fromPromise(async ({ input }) => merge_task(session, workspaces, input)),
       repair: fromPromise(async ({ input }) => {
         const task = read_task(session.connection, input.task_id);
         // The budget counts retries: attempt 1 is the first try, so retry_budget = 2 allows 3 attempts.

@@ -1,0 +1,117 @@
+import { and, desc, eq, inArray } from "drizzle-orm";
+import * as v from "valibot";
+import { new_id, TaskId, WorkspaceId, type AgentId } from "../../contracts/ids.js";
+import type { TaskSpec } from "../../contracts/task.js";
+import { tasks, workspaces } from "../../db/schema.js";
+import type { WorkspaceConfinement } from "../../permissions/confinement.js";
+import type { Session } from "../../project/session-manager.js";
+import type { ToolRegistry } from "../../tools/registry.js";
+import { ShellRunOutput } from "../../tools/shell/run.js";
+import { WorkspaceManager, type WorkspaceRef } from "../../workspaces/manager.js";
+import type { MergeResult, VerifyOutcome } from "../../workspaces/merge-result.js";
+import { workspace_strategy_for } from "../../workspaces/strategy.js";
+import { workspace_branch } from "../../workspaces/worktree.js";
+
+/** Task types whose work changes the project, so that two at once need workspaces of their own. */
+const CODE_TASKS = ["execute", "docs", "debug"] as const;
+
+/**
+ * Where each task of a wave works. In a git project, while more than one code-changing task is unfinished,
+ * each runs in a worktree of its own made from one snapshot of the checkout; a lone task works in the main
+ * checkout, as a single agent does. A project that is not a git repository runs its tasks one at a time in
+ * the main folder (the Scheduler caps `max_parallel` at 1): a copy could not be merged back all or nothing.
+ */
+export class TaskWorkspaces {
+  readonly #session: Session;
+  readonly #registry: ToolRegistry;
+  readonly #manager: WorkspaceManager;
+  #git: Promise<boolean> | undefined;
+
+  constructor(session: Session, registry: ToolRegistry) {
+    this.#session = session;
+    this.#registry = registry;
+    this.#manager = new WorkspaceManager(session);
+  }
+
+  /** Whether tasks may run side by side here: only a git checkout can give each its worktree. */
+  parallel_capable(): Promise<boolean> {
+    this.#git ??= workspace_strategy_for(this.#session.project.layout.root).then((choice) => choice.strategy === "worktree");
+    return this.#git;
+  }
+
+  /** The workspace of each task to dispatch, or none (the main checkout), made before the task starts. */
+  async for_dispatch(dispatch: readonly { task_id: string; agent_id: AgentId }[]): Promise<Map<string, WorkspaceRef>> {
+    const made = new Map<string, WorkspaceRef>();
+    if (dispatch.length === 0 || !(await this.parallel_capable()) || this.#unfinished_code_tasks() <= 1) return made;
+    const { commit } = await this.#manager.snapshot();
+    for (const { task_id, agent_id } of dispatch) {
+      made.set(
+        task_id,
+        await this.#manager.create_workspace({
+          task_id: v.parse(TaskId, task_id),
+          strategy: "worktree",
+          base_commit: commit,
+          agent_id,
+          workspace_id: new_id("workspace"),
+        }),
+      );
+    }
+    return made;
+  }
+
+  #unfinished_code_tasks(): number {
+    return this.#session.connection.db
+      .select({ id: tasks.id })
+      .from(tasks)
+      .where(and(inArray(tasks.type, [...CODE_TASKS]), inArray(tasks.status, ["pending", "running", "interrupted"])))
+      .all().length;
+  }
+
+  /** The task's current worktree (its latest active one), as recorded. */
+  ref_of(task_id: string): WorkspaceRef | undefined {
+    const row = this.#session.connection.db
+      .select()
+      .from(workspaces)
+      .where(and(eq(workspaces.task_id, task_id), eq(workspaces.strategy, "worktree"), eq(workspaces.status, "active")))
+      .orderBy(desc(workspaces.created_at))
+      .get();
+    if (row === undefined || row.base_ref === null) return undefined;
+    const workspace_id = v.parse(WorkspaceId, row.id);
+    const task = v.parse(TaskId, task_id);
+    return { workspace_id, task_id: task, strategy: "worktree", path: row.path, branch: workspace_branch(task, workspace_id), base_commit: row.base_ref };
+  }
+
+  /** What a confined task's tool calls carry (see `ToolCaller.workspace`). */
+  confinement_of(task_id: string): WorkspaceConfinement | undefined {
+    const ref = this.ref_of(task_id);
+    if (ref === undefined) return undefined;
+    return { workspace_id: ref.workspace_id, root: ref.path, project_root: this.#session.project.layout.root };
+  }
+
+  /** Commits the task's work as air and merges it into the checkout, re-running its verification there. */
+  merge(ref: WorkspaceRef, task: TaskSpec): Promise<MergeResult> {
+    return this.#manager.merge_workspace(ref, { message: `air: ${task.title} (${task.id})`, verify: () => this.#verify(task) });
+  }
+
+  /** A merged workspace has nothing more to give: its worktree and branch go, its row stays. */
+  cleanup(ref: WorkspaceRef): Promise<void> {
+    return this.#manager.cleanup_workspace(ref);
+  }
+
+  recover(): ReturnType<WorkspaceManager["recover"]> {
+    return this.#manager.recover();
+  }
+
+  /** The task's verification commands on the merged checkout, through the permission engine like any command. */
+  async #verify(task: TaskSpec): Promise<VerifyOutcome> {
+    for (const command of task.verification.commands ?? []) {
+      const outcome = await this.#registry.call({ tool_name: "shell.run", input: { command } }, { session: this.#session, task_id: v.parse(TaskId, task.id) });
+      if (!outcome.ok) return { passed: false, reason: `\`${command}\` could not run: ${outcome.error.message}` };
+      const output = v.parse(ShellRunOutput, outcome.output);
+      if (output.exit_code !== 0) {
+        return { passed: false, reason: `\`${command}\` exited ${output.exit_code} on the merged checkout`, detail: output.stderr_tail || output.stdout_tail };
+      }
+    }
+    return { passed: true };
+  }
+}

@@ -3,7 +3,12 @@ import type { ErrorKind, Retryability } from "../../src/contracts/errors.js";
 import { budget_refusal_failure } from "../../src/orchestration/budget/refusal.js";
 import { decide_retry, RETRY_RULES, type AttemptRecord, type RetryError, type RetryInput } from "../../src/orchestration/retry-planner.js";
 
-function failure(kind: ErrorKind, retryability: Retryability = "retryable_after_change", signature = `${kind}:one`, metadata?: RetryError["metadata"]): RetryError {
+function failure(
+  kind: ErrorKind,
+  retryability: Retryability = "retryable_after_change",
+  signature = `${kind}:one`,
+  metadata?: RetryError["metadata"],
+): RetryError {
   return { kind, retryability, semantic_signature: signature, ...(metadata === undefined ? {} : { metadata }) };
 }
 
@@ -124,7 +129,9 @@ describe("decide_retry", () => {
   });
 
   it("changes exactly one thing in every retry it decides", () => {
-    const retried = [input(failure("test_error")), input(failure("merge_error")), input(failure("agent_error", "retryable", "t", { timeout: true }))].map(decide_retry);
+    const retried = [input(failure("test_error")), input(failure("merge_error")), input(failure("agent_error", "retryable", "t", { timeout: true }))].map(
+      decide_retry,
+    );
     for (const decision of retried) {
       expect(decision.action === "retry" || decision.action === "retry_serial").toBe(true);
       expect("change" in decision && typeof decision.change).toBe("string");

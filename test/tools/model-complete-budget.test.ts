@@ -41,7 +41,14 @@ async function start(turns: { executor?: ReturnType<typeof reply>[]; main?: Retu
 function worker(max_turns: number, budget?: TaskBudget): { task_id: TaskId; agent_id: AgentId } {
   const { session } = h.temp;
   const created = task_created_event(session.origin, {
-    constraints: { max_turns, soft_timeout_ms: 60_000, hard_timeout_ms: 120_000, retry_budget: 0, model_policy: "agent_select", ...(budget === undefined ? {} : { budget }) },
+    constraints: {
+      max_turns,
+      soft_timeout_ms: 60_000,
+      hard_timeout_ms: 120_000,
+      retry_budget: 0,
+      model_policy: "agent_select",
+      ...(budget === undefined ? {} : { budget }),
+    },
   });
   session.ingestor.ingest(created);
   const task_id = created.payload.task.id as TaskId;
@@ -103,7 +110,10 @@ describe("model.complete under a budget", () => {
     output_of(await h.call("model.complete", REQUEST, worker(10)));
     expect(run_budget_left(connection, { tokens: 1000 })).toEqual({ kind: "ok" });
     output_of(await h.call("model.complete", REQUEST));
-    expect(run_budget_left(connection, { tokens: 1000 })).toMatchObject({ kind: "exhausted", refusal: { budget: "run", limit: "tokens", used: 1200, of: 1000 } });
+    expect(run_budget_left(connection, { tokens: 1000 })).toMatchObject({
+      kind: "exhausted",
+      refusal: { budget: "run", limit: "tokens", used: 1200, of: 1000 },
+    });
     const refused = error_of(await h.call("model.complete", REQUEST));
     expect(budget_refusal_of(refused)).toEqual({ budget: "run", limit: "tokens", used: 1200, of: 1000 });
     expect(server.requests()).toHaveLength(3);

@@ -7,7 +7,7 @@ import type { AirError, ErrorKind } from "../contracts/errors.js";
 import { budget_refusal_of } from "./budget/refusal.js";
 
 /** The one thing a retry changes (a retry that changes nothing would fail the same way). */
-export type RetryChange = "failure_in_context" | "serialize" | "longer_timeout";
+type RetryChange = "failure_in_context" | "serialize" | "longer_timeout";
 
 /** What the planner reads of an error: its class, whether a retry can help, and what makes it the same failure. */
 export type RetryError = Pick<AirError, "kind" | "retryability" | "semantic_signature" | "metadata">;
@@ -31,7 +31,7 @@ export type RetryInput = {
   readonly route_to_debugger?: boolean;
 };
 
-export type RetryRule =
+type RetryRule =
   | "cancelled"
   | "budget_exceeded"
   | "environment"

@@ -17,7 +17,7 @@ export type BudgetCall = Partial<Record<BudgetLimit, number>>;
 export const MODEL_CALL: BudgetCall = { turns: 1 };
 
 /** A warning is due once a limit is this far used. */
-export const WARNING_RATIO = 0.8;
+const WARNING_RATIO = 0.8;
 
 export type BudgetVerdict = { readonly kind: "allow" } | ({ readonly kind: "warn" } & BudgetReading) | ({ readonly kind: "refuse" } & BudgetReading);
 

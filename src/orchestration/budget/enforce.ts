@@ -18,7 +18,7 @@ import { budget_refusal_failure, refusal_text } from "./refusal.js";
 import { usage_of } from "./usage.js";
 
 /** A worker run's limits: its turns, and the budget of its TaskSpec (where the configured defaults landed). */
-export function task_limits(spec: TaskSpec): BudgetLimits {
+function task_limits(spec: TaskSpec): BudgetLimits {
   return { turns: spec.constraints.max_turns, ...spec.constraints.budget };
 }
 

@@ -17,12 +17,15 @@ import { request_cost_usd } from "../providers/pricing.js";
 import type { Io } from "./output.js";
 import type { PermissionOptions } from "./permission-options.js";
 import { follow_replies } from "./replies.js";
+import type { RunBudget } from "../contracts/budget.js";
 import { note_project_opened, runtime_for } from "./run-requirement.js";
 import { artifact_reader, deferred_answerer, session_views } from "./tui-session.js";
 
 export type InteractiveOptions = {
   readonly permissions: PermissionOptions;
   readonly max_turns?: number;
+  /** The run's limits from `--max-budget-usd` / `--max-tokens`. */
+  readonly run_budget?: RunBudget;
   /** Reopen this session (`air resume`): recover it, ask its open prompts again, finish its tasks. */
   readonly session_id?: SessionId;
   readonly inspect?: Observer<InspectionEvent>;

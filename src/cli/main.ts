@@ -51,11 +51,13 @@ const COMMANDS: Record<string, Command> = {
   run: {
     summary: "Open the TUI on a new session of this project (or the folder given); with -p, do one requirement headless",
     usage:
-      'air run [project] (the TUI) | air run -p "<requirement>" [project] [--output-format text|json|stream-json] [--max-turns N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
+      'air run [project] (the TUI) | air run -p "<requirement>" [project] [--output-format text|json|stream-json] [--max-turns N] [--max-budget-usd USD] [--max-tokens N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
     options: {
       print: { type: "string", short: "p" },
       "output-format": { type: "string" },
       "max-turns": { type: "string" },
+      "max-budget-usd": { type: "string" },
+      "max-tokens": { type: "string" },
       ...PERMISSION_FLAGS,
       ...INSPECT_FLAGS,
     },
@@ -68,7 +70,7 @@ const COMMANDS: Record<string, Command> = {
         ...(typeof values["output-format"] === "string" ? { output_format: values["output-format"] } : {}),
         ...(typeof values["max-turns"] === "string" ? { max_turns: values["max-turns"] } : {}),
         ...permission_values(values),
-        ...strings(values, { inspect: "inspect", inspect_file: "inspect-file" }),
+        ...strings(values, { inspect: "inspect", inspect_file: "inspect-file", max_budget_usd: "max-budget-usd", max_tokens: "max-tokens" }),
       });
     },
   },
@@ -137,6 +139,13 @@ const COMMANDS: Record<string, Command> = {
     usage: "air statecharts [--machine NAME]",
     options: { machine: { type: "string" } },
     run: async (values, _, io) => (await import("./commands/statecharts.js")).run_statecharts(io, strings(values, { machine: "machine" })),
+  },
+  tasks: {
+    summary: "List a session's tasks (default: the latest) with status, attempts, workspace and usage, and the total",
+    usage: "air tasks [--session ID] [--json]",
+    options: { session: { type: "string" }, json: { type: "boolean" } },
+    run: async (values, _, io) =>
+      (await import("./commands/tasks.js")).run_tasks(io, { json: values.json === true, ...strings(values, { session: "session" }) }),
   },
   history: {
     summary: "Show a session as the TUI does, or its event log (default: the latest session; piped: the log)",

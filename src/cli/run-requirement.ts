@@ -15,6 +15,9 @@ import type { PermissionEngine } from "../permissions/engine.js";
 import { permissions_for_project } from "../permissions/session-permissions.js";
 import { prompt_answerer, type PermissionOptions } from "./permission-options.js";
 import { note_project_opened } from "./note-project.js";
+import type { RunBudget } from "../contracts/budget.js";
+import { air_home } from "../project/layout.js";
+import { read_air_config } from "./wizard/air-config.js";
 
 export { note_project_opened };
 
@@ -29,6 +32,8 @@ export type RunRequest = {
   readonly requirement: string;
   readonly format: OutputFormat;
   readonly max_turns?: number;
+  /** The run's limits from `--max-budget-usd` / `--max-tokens`; over the configured ones. */
+  readonly run_budget?: RunBudget;
   readonly worker_entry?: WorkerEntry;
   readonly permissions?: PermissionOptions;
   /** Live statecharts: the root actors report to it (`--inspect`, `--inspect-file`). */
@@ -47,14 +52,20 @@ function exit_code_of(outcome: RequestOutcome): number {
 export function runtime_for(
   session: Session,
   providers: ProviderManager,
-  request: Pick<RunRequest, "max_turns" | "worker_entry" | "inspect">,
+  request: Pick<RunRequest, "max_turns" | "run_budget" | "worker_entry" | "inspect">,
   permissions: PermissionEngine,
 ): Runtime {
+  const budget = read_air_config(air_home())?.budget ?? {};
   // The model is fixed for a session (DESIGN §7): a resumed session keeps the provider and model it began with.
   return start_runtime(session, {
     provider: providers.for_session(session.model_id, session.model_provider_id),
     permissions,
-    task_defaults: { ...DEFAULT_TASK_DEFAULTS, ...(request.max_turns === undefined ? {} : { max_turns: request.max_turns }) },
+    task_defaults: {
+      ...DEFAULT_TASK_DEFAULTS,
+      ...(budget.task === undefined ? {} : { budget: budget.task }),
+      ...(request.max_turns === undefined ? {} : { max_turns: request.max_turns }),
+    },
+    run_budget: { ...budget.run, ...request.run_budget },
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
     ...(request.inspect === undefined ? {} : { inspect: request.inspect }),
   });

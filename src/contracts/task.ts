@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { TaskBudget } from "./budget.js";
 import { TaskId } from "./ids.js";
 import { WriteArea } from "./write-area.js";
 
@@ -47,6 +48,8 @@ const TaskConstraints = v.pipe(
     retry_budget: v.pipe(v.number(), v.integer(), v.minValue(0)),
     model_policy: v.picklist(["scheduler_forced", "agent_select"]),
     model_id: v.optional(v.pipe(v.string(), v.minLength(1))),
+    /** Limits of each worker run besides `max_turns`, enforced by the parent's `model.complete`. */
+    budget: v.optional(TaskBudget),
   }),
   v.check((c) => c.soft_timeout_ms <= c.hard_timeout_ms, "soft_timeout_ms must not exceed hard_timeout_ms"),
   v.check((c) => c.model_policy !== "scheduler_forced" || c.model_id !== undefined, "scheduler_forced needs a model_id"),

@@ -727,6 +727,8 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
   "memory.promoted": APPEND_ONLY,
   "memory.archived": APPEND_ONLY,
   "debug.record.created": APPEND_ONLY,
+  "budget.warning": APPEND_ONLY,
+  "budget.exceeded": APPEND_ONLY,
 
   "workspace.created": {
     kind: "projected",

@@ -160,9 +160,9 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
     expect(report.output.result).toMatchObject({ status: "completed", agent_type: "executor", changed_files: [], evidence_refs: [] });
   });
 
-  it("an exhausted turn budget is failed with a risk", async () => {
+  it("an exhausted turn budget is blocked with a risk", async () => {
     const report = await h.run({ brief: { max_turns: 2 }, script: [() => calls("text.upper", { text: "again" })] });
-    expect(report.output.result).toMatchObject({ status: "failed" });
+    expect(report.output.result).toMatchObject({ status: "blocked" });
     expect(report.output.result!.risks).toEqual([expect.objectContaining({ description: expect.stringContaining("turn budget of 2") })]);
     expect(report.tools.filter((entry) => entry.call.tool_name === "model.complete")).toHaveLength(2);
   });

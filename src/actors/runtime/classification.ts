@@ -1,6 +1,7 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import type { SessionPrompts } from "../../context/session-prompts.js";
+import type { TaskBudget } from "../../contracts/budget.js";
 import { air_failure } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
 import type { ModelRequest, ModelResponse } from "../../contracts/provider.js";
@@ -24,7 +25,7 @@ const ClassificationReply = v.variant("intent", [
 ]);
 const CLASSIFY_TOOL = "classify_request";
 
-export type TaskDefaults = { max_turns: number; soft_timeout_ms: number; hard_timeout_ms: number; retry_budget: number };
+export type TaskDefaults = { max_turns: number; soft_timeout_ms: number; hard_timeout_ms: number; retry_budget: number; budget?: TaskBudget };
 
 const CLASSIFY_TOOL_SCHEMA: ToolSchema = {
   name: CLASSIFY_TOOL,

@@ -5,6 +5,7 @@ import { SessionPrompts } from "../../context/session-prompts.js";
 import { make_event } from "../../contracts/events/registry.js";
 import { AgentId, new_id } from "../../contracts/ids.js";
 import { AGENT_TYPE_OF_TASK, type AgentBrief } from "../../contracts/ipc.js";
+import type { RunBudget } from "../../contracts/budget.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import { MODEL_COMPLETE_TOOL, type ToolSchema } from "../../contracts/tool.js";
 import { air_failure, AirFailure } from "../../contracts/errors.js";
@@ -35,6 +36,8 @@ export type RuntimeOptions = {
   readonly task_defaults: TaskDefaults;
   /** How many agents the Scheduler runs at once (`--max-parallel`; default DEFAULT_MAX_PARALLEL). */
   readonly max_parallel?: number;
+  /** The run's limits (`--max-budget-usd`, `--max-tokens`, config), held by `model.complete`. */
+  readonly run_budget?: RunBudget;
   /** Test seam for the worker command (default: this installation's worker entry). */
   readonly worker_entry?: WorkerEntry;
   readonly on_worker_log?: (entry: WorkerLogEntry) => void;
@@ -273,7 +276,7 @@ class SessionRuntime implements Runtime {
 /** The session's tools: the built-in ones, judged by its permission engine, and its model's. */
 function session_tools(options: RuntimeOptions): ToolRegistry {
   const registry = create_tool_registry({ permissions: options.permissions });
-  registry.register(model_complete_tool(options.provider));
+  registry.register(model_complete_tool(options.provider, options.run_budget === undefined ? {} : { run_budget: options.run_budget }));
   registry.register(context_compact_tool(options.provider));
   return registry;
 }

@@ -5,6 +5,7 @@ import type { WorkerResult } from "../../contracts/worker-result.js";
 import { scheduler_machine, type Finished, type MergeOutcome, type RunWorkerLogic } from "../../machines/scheduler.js";
 import type { WorkerRunOutcome } from "../../machines/worker-run-settlement.js";
 import { plan_wave } from "../../orchestration/waves/plan-wave.js";
+import { budget_blocker } from "../../orchestration/budget/enforce.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { MergeResult } from "../../workspaces/merge-result.js";
@@ -16,10 +17,16 @@ import { read_wave_input, record_serializations } from "./wave-rows.js";
 const emit = emitter("scheduler");
 
 /**
- * The durable verdict on a task from how its worker run ended (seeds 003 §10.10): the worker's result when it
+ * The durable verdict on a task from how its worker run ended (seeds 003 §10.10): blocked, naming the limit,
+ * when a budget refused one of its model calls and it did not complete; else the worker's result when it
  * completed, or when it was cancelled and still reported (the result keeps its evidence); else its error.
  */
 function settle_task(session: Session, task_id: string, run: WorkerRunOutcome): void {
+  const blocker = run.result?.status === "completed" || run.status === "cancelled" ? undefined : budget_blocker(session, task_id);
+  if (blocker !== undefined) {
+    emit(session, "task.blocked", { task_id, reason: blocker, ...(run.result === undefined ? {} : { worker_result: run.result }) });
+    return;
+  }
   if (run.status === "completed") return settle_result(session, task_id, run.result);
   if (run.status === "cancelled" && run.result !== undefined) return settle_result(session, task_id, run.result);
   emit(session, "task.failed", { task_id, error: run.error });

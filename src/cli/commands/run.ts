@@ -6,6 +6,7 @@ import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
 import type { OutputFormat } from "../progress.js";
 import { inspect_options, start_inspection } from "../../inspect/attach.js";
+import { parse_run_budget } from "../budget-options.js";
 import { parse_permission_options } from "../permission-options.js";
 import { run_requirement } from "../run-requirement.js";
 import { DEMO_PROVIDER } from "../wizard/air-config.js";
@@ -16,6 +17,8 @@ export type RunOptions = {
   print?: string;
   output_format?: string;
   max_turns?: string;
+  max_budget_usd?: string;
+  max_tokens?: string;
   permission_mode?: string;
   prompts?: string;
   inspect?: string;
@@ -85,8 +88,15 @@ export async function run_run(io: Io, options: RunOptions): Promise<number> {
     });
   }
   const max_turns = parse_max_turns(options.max_turns);
+  const run_budget = parse_run_budget(options);
   const permissions = parse_permission_options(options);
-  const request = { requirement: options.print, format, permissions, ...(max_turns === undefined ? {} : { max_turns }) };
+  const request = {
+    requirement: options.print,
+    format,
+    permissions,
+    ...(max_turns === undefined ? {} : { max_turns }),
+    ...(run_budget === undefined ? {} : { run_budget }),
+  };
   const providers = ProviderManager.load({ project_root: locate_project_root(here.cwd) ?? here.cwd });
   const inspection = await start_inspection(here, inspect_options(options));
   try {
@@ -120,6 +130,7 @@ const CANCELLED = 130;
 async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<number> {
   const permissions = parse_permission_options(options);
   const max_turns = parse_max_turns(options.max_turns);
+  const run_budget = parse_run_budget(options);
   const project_root = locate_project_root(io.cwd) ?? io.cwd;
   let providers = ProviderManager.load({ project_root });
   const wizard = await import("../wizard.js");
@@ -137,6 +148,7 @@ async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<
     return await run_interactive(io, providers, {
       permissions,
       ...(max_turns === undefined ? {} : { max_turns }),
+      ...(run_budget === undefined ? {} : { run_budget }),
       ...(inspection === undefined ? {} : { inspect: inspection.inspect }),
     });
   } finally {

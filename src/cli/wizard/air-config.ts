@@ -1,5 +1,6 @@
 import path from "node:path";
 import * as v from "valibot";
+import { BudgetConfig } from "../../contracts/budget.js";
 import { PermissionMode } from "../../contracts/events/permission.js";
 import { read_yaml_file } from "../../project/yaml-file.js";
 import { PROVIDER_IDS } from "../../providers/models-file.js";
@@ -12,13 +13,15 @@ export type WizardProvider = v.InferOutput<typeof WizardProvider>;
 /**
  * `~/.air/config.yaml`: what the first-run wizard chose. models.yaml and permissions.yaml carry the settings
  * the runtime uses; this file records that setup is done (the demo has nothing else to show for it) and
- * what was picked, for `air doctor` and a later wizard run.
+ * what was picked, for `air doctor` and a later wizard run. `budget` (optional, written by hand) holds the
+ * default limits of every task and the run's limits, which `air run`'s flags override.
  */
 export const AirConfigFile = v.strictObject({
   version: v.literal(1),
   provider: WizardProvider,
   model: v.pipe(v.string(), v.minLength(1)),
   permission_mode: PermissionMode,
+  budget: v.optional(BudgetConfig),
 });
 export type AirConfigFile = v.InferOutput<typeof AirConfigFile>;
 
@@ -27,6 +30,9 @@ const EXAMPLE = [
   "provider: anthropic      # anthropic | openai | openrouter | openai_compatible | scripted_demo",
   "model: claude-sonnet-4-5",
   "permission_mode: default",
+  "budget:                  # optional",
+  "  task: { input_tokens: 2000000, output_tokens: 200000, cost_usd: 5, wall_ms: 1800000, tool_calls: 300 }",
+  "  run: { cost_usd: 20, tokens: 10000000 }",
 ].join("\n");
 
 export function air_config_path(home: string): string {

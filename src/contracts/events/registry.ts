@@ -4,6 +4,7 @@ import { new_id, now_iso, type ProjectId, type SessionId } from "../ids.js";
 import { agent_events } from "./agent.js";
 import { architecture_events } from "./architecture.js";
 import { artifact_events } from "./artifact.js";
+import { budget_events } from "./budget.js";
 import { capability_events } from "./capability.js";
 import { context_events } from "./context.js";
 import type { EventDefinition } from "./define.js";
@@ -38,6 +39,7 @@ export const EVENT_REGISTRY = {
   ...memory_events,
   ...capability_events,
   ...hud_events,
+  ...budget_events,
 } as const satisfies Record<string, EventDefinition>;
 
 type Registry = typeof EVENT_REGISTRY;

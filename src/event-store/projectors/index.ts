@@ -113,6 +113,8 @@ export const PROJECTIONS: { readonly [K in DurableEventType]: Projection<K> } = 
   "capability.disabled": capability_moved,
   "capability.failed": capability_failed,
   "capability.updated": capability_updated,
+  "budget.warning": append_only,
+  "budget.exceeded": append_only,
 };
 
 export function projection_of<K extends DurableEventType>(type: K): Projection<K> {

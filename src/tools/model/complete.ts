@@ -1,8 +1,10 @@
 import { eq } from "drizzle-orm";
 import { MESSAGES_ARTIFACT_THRESHOLD_BYTES } from "../../context/assembler.js";
+import type { RunBudget } from "../../contracts/budget.js";
 import { ModelRequest, ModelResponse, type ModelDelta } from "../../contracts/provider.js";
 import { MODEL_COMPLETE_TOOL } from "../../contracts/tool.js";
 import { agents } from "../../db/schema.js";
+import { guard_model_call } from "../../orchestration/budget/enforce.js";
 import type { Session } from "../../project/session-manager.js";
 import { define_tool } from "../define.js";
 
@@ -20,9 +22,11 @@ function requester_of(session: Session, agent_id: string | undefined): string {
 
 /**
  * `model.complete`: the only way a worker reaches the model (DESIGN §5). The parent holds the credentials,
- * records the call as a tool run (so every token is accounted in one place) and streams deltas back.
+ * records the call as a tool run (so every token is accounted in one place) and streams deltas back. It is
+ * also where budgets hold: a call the run's or the calling worker's budget no longer allows is refused
+ * before it is sent.
  */
-export function model_complete_tool(model: ModelCompleter) {
+export function model_complete_tool(model: ModelCompleter, options: { run_budget?: RunBudget } = {}) {
   return define_tool({
     name: MODEL_COMPLETE_TOOL,
     version: 1,
@@ -32,6 +36,7 @@ export function model_complete_tool(model: ModelCompleter) {
     output: ModelResponse,
     permissions: {},
     async execute(input, execution) {
+      guard_model_call(execution, options.run_budget ?? {});
       // A large context is kept whole as a messages artifact of this run (seeds 000 §10.1), beside the usage
       // record; a request the Main Agent's assembler kept already is that artifact, not a second copy.
       const json = JSON.stringify(input);

@@ -208,11 +208,12 @@ class ExecutorRun {
     switch (ending) {
       case "cancelled":
         return "cancelled";
+      // A spent turn budget is a blocker like any budget: another try with the same budget ends the same way.
       case "refusal":
+      case "max_turns":
         return "blocked";
       case "error":
       case "truncated":
-      case "max_turns":
         return "failed";
       case "end_turn":
         break;

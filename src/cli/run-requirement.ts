@@ -1,6 +1,6 @@
 import { start_runtime, type Runtime } from "../actors/runtime/runtime.js";
 import { summary_of } from "../actors/runtime/main-agent-actors.js";
-import type { TaskDefaults } from "../actors/runtime/classification.js";
+import type { TaskDefaults } from "../orchestration/plan/task-spec.js";
 import type { RequestOutcome } from "../machines/main-agent.js";
 import type { InspectionEvent, Observer } from "xstate";
 import { project_layout } from "../project/layout.js";

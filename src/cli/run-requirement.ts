@@ -10,6 +10,7 @@ import type { ProviderManager } from "../providers/manager.js";
 import type { WorkerEntry } from "../actors/worker-bridge/index.js";
 import type { Io } from "./output.js";
 import { follow, type OutputFormat } from "./progress.js";
+import { follow_plan } from "./plan-view.js";
 import { follow_replies } from "./replies.js";
 import type { PermissionEngine } from "../permissions/engine.js";
 import { permissions_for_project } from "../permissions/session-permissions.js";
@@ -86,6 +87,7 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
   });
   const unfollow = follow(session.bus, request.format, io.out);
   const replies = follow_replies(session.bus);
+  const plan = follow_plan(session.bus);
   const runtime = runtime_for(session, providers, request, permissions);
   try {
     const outcome = await runtime.submit(request.requirement);
@@ -94,12 +96,13 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
     const code = exit_code_of(outcome);
     if (request.format === "text") io.out(`\n${summary}\n`);
     else {
-      const result = { type: "result", session_id: session.id, code, outcome, summary };
+      const result = { type: "result", session_id: session.id, code, outcome, summary, plan: plan.last() ?? null };
       io.out(`${request.format === "json" ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`);
     }
     return { code, session_id: session.id, outcome };
   } finally {
     replies.stop();
+    plan.stop();
     unfollow();
     prompts.close();
     runtime.stop();

@@ -40,7 +40,7 @@ export type MainAgentEvent =
   | { type: "user.cancel"; reason: string }
   /** The plan waiting in `confirming` may run: it is recorded, then scheduled. */
   | { type: "plan.approve" }
-  /** The plan waiting in `confirming` is dropped unrecorded; the Main Agent is idle again. */
+  /** The plan waiting in `confirming` is dropped unrecorded; the Main Agent says so and is idle again. */
   | { type: "plan.reject"; reason: string }
   /** `/direct`: the user works with the Main Agent's tools directly until `/done` (seeds 003 §10.5). */
   | { type: "direct.enter" }
@@ -196,11 +196,12 @@ export const main_agent_machine = setup({
       },
     },
     // Nothing is recorded yet: a rejected plan leaves no task row, and an unconfirmed one cannot run on `air resume`.
+    // A rejection is summarised like any other end of a request, so the conversation says what became of the plan.
     confirming: {
       on: {
         "plan.approve": "scheduling",
-        "plan.reject": { target: "idle", actions: { type: "reject_plan", params: reason_of } },
-        "user.cancel": { target: "idle", actions: { type: "reject_plan", params: reason_of } },
+        "plan.reject": { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
+        "user.cancel": { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
       },
     },
     scheduling: {

@@ -100,19 +100,20 @@ describe("main agent machine", () => {
       expect(calls.slice(2)).toEqual([`create ${ids_of(three).join(" ")}`, "execute", "summarize executed"]);
     });
 
-    it("drops a rejected plan unrecorded and is idle with an outcome that says so", async () => {
+    it("drops a rejected plan unrecorded, says so and is idle with an outcome that says so", async () => {
       const { actor, calls } = agent(async () => three, undefined, undefined, confirming);
       await waiting(actor);
       actor.send({ type: "plan.reject", reason: "the user rejected the plan" });
-      expect(actor.getSnapshot().value).toBe("idle");
+      await waitFor(actor, (snapshot) => snapshot.matches("idle"));
       expect(actor.getSnapshot().context.outcome).toEqual({ kind: "rejected", reason: "the user rejected the plan", task_count: 3 });
-      expect(calls).toEqual(["classify fix the libraries", "present 3 awaiting confirmation"]);
+      expect(calls).toEqual(["classify fix the libraries", "present 3 awaiting confirmation", "summarize rejected"]);
     });
 
     it("reads an interrupt while the plan waits as its rejection", async () => {
       const { actor, calls } = agent(async () => three, undefined, undefined, confirming);
       await waiting(actor);
       actor.send({ type: "user.cancel", reason: "Esc" });
+      await waitFor(actor, (snapshot) => snapshot.matches("idle"));
       expect(actor.getSnapshot().context.outcome).toEqual({ kind: "rejected", reason: "Esc", task_count: 3 });
       expect(calls.some((call) => call.startsWith("create"))).toBe(false);
     });

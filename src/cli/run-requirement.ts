@@ -48,7 +48,7 @@ function exit_code_of(outcome: RequestOutcome): number {
 export function runtime_for(
   session: Session,
   providers: ProviderManager,
-  request: Pick<RunRequest, "max_turns" | "worker_entry" | "inspect">,
+  request: Pick<RunRequest, "max_turns" | "worker_entry" | "inspect"> & { readonly interactive?: boolean },
   permissions: PermissionEngine,
 ): Runtime {
   // The model is fixed for a session (DESIGN §7): a resumed session keeps the provider and model it began with.
@@ -58,6 +58,7 @@ export function runtime_for(
     task_defaults: { ...DEFAULT_TASK_DEFAULTS, ...(request.max_turns === undefined ? {} : { max_turns: request.max_turns }) },
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
     ...(request.inspect === undefined ? {} : { inspect: request.inspect }),
+    ...(request.interactive === undefined ? {} : { interactive: request.interactive }),
   });
 }
 

@@ -50,11 +50,7 @@ export type ClassifyDependencies = {
  * the permission mode, the project rules) with their cache breakpoint, then the conversation — the user's
  * message, and after a refused plan the model's answer and the reason it was refused.
  */
-export function classification_request(
-  request: UserRequest,
-  prompts: Pick<SessionPrompts, "assemble_main">,
-  retry: readonly ConversationEntry[] = [],
-): ModelRequest {
+function classification_request(request: UserRequest, prompts: Pick<SessionPrompts, "assemble_main">, retry: readonly ConversationEntry[] = []): ModelRequest {
   const conversation = [{ id: request.message_id, message: { role: "user" as const, content: request.text } }, ...retry];
   return prompts.assemble_main("classification", conversation, [CLASSIFY_TOOL_SCHEMA]).request;
 }
@@ -80,7 +76,7 @@ const is_plan = (reply: unknown) => typeof reply === "object" && reply !== null 
  * The model's classification as a `Classification`: a plan goes through `validate_plan` (its failure names
  * the plan's problem), a single task becomes a plan of one.
  */
-export function parse_classification(response: ModelResponse, defaults: TaskDefaults): Classification {
+function parse_classification(response: ModelResponse, defaults: TaskDefaults): Classification {
   const raw = reply_of(response);
   if (is_plan(raw)) return { intent: "plan", tasks: validate_plan(raw, defaults) };
   const parsed = v.safeParse(v.variant("intent", [ChatReply, TaskReply]), raw);

@@ -148,7 +148,7 @@ export function not_in_direct_mode_failure() {
 }
 
 /** `/approve` or `/reject` with no plan waiting for them. */
-export function no_plan_waiting_failure() {
+function no_plan_waiting_failure() {
   return air_failure({
     kind: "user_error",
     message: "no plan is waiting for approval",

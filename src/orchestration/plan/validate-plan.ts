@@ -15,7 +15,7 @@ const SHOWN_ISSUES = 3;
 export const PLAN_REFUSED = "plan_refused";
 
 /** A plan that cannot run as written: the model (or the user's request) has to change it. */
-export function plan_failure(problem: string): AirFailure {
+function plan_failure(problem: string): AirFailure {
   return air_failure({
     kind: "agent_error",
     message: `the plan is invalid: ${problem}`,

@@ -91,8 +91,13 @@ describe("air run -p with a plan", () => {
       },
       "json",
     );
-    const result = JSON.parse(out) as { code: number; plan: { tasks: { id: string; title: string; write_area: string[]; depends_on: unknown }[] } };
+    const result = JSON.parse(out) as {
+      code: number;
+      summary: string;
+      plan: { tasks: { id: string; title: string; write_area: string[]; depends_on: unknown }[] };
+    };
     expect(result.code).toBe(0);
+    expect(result.summary.split("\n").map((line) => line.replace(/\. .*/, "."))).toEqual(['Task "Write a" is completed.', 'Task "Write b" is completed.']);
     const [a, b] = result.plan.tasks;
     expect(result.plan.tasks.map((task) => [task.title, task.write_area])).toEqual([
       ["Write a", ["a.txt"]],

@@ -16,6 +16,7 @@ import type { ProviderManager } from "../providers/manager.js";
 import { request_cost_usd } from "../providers/pricing.js";
 import type { Io } from "./output.js";
 import type { PermissionOptions } from "./permission-options.js";
+import { plan_text, plan_view } from "./plan-view.js";
 import { follow_replies } from "./replies.js";
 import type { RunBudget } from "../contracts/budget.js";
 import { note_project_opened, runtime_for } from "./run-requirement.js";
@@ -87,6 +88,20 @@ class Turns {
   }
 }
 
+/**
+ * The conversation shows each plan before work starts — its tasks, write areas and dependencies, and whether
+ * it waits for /approve or /reject — as a message of the Main Agent. Returns the unsubscribe.
+ */
+function show_plans(session: Session): () => void {
+  return session.bus.subscribe({ types: ["plan.proposed"] }, (event) => {
+    if (event.type !== "plan.proposed") return;
+    say(session, "assistant.message.created", {
+      message_id: new_id("message"),
+      content: plan_text(plan_view(event.payload.tasks, event.payload.awaiting_confirmation)),
+    });
+  });
+}
+
 /** Routes the UI's commands to the runtime; returns the unsubscribe. */
 function route_commands(projection: SessionProjection, runtime: Runtime, session: Session, turns: Turns): () => void {
   const { channel } = projection;
@@ -112,6 +127,11 @@ function route_commands(projection: SessionProjection, runtime: Runtime, session
         const outcome = await runtime.leave_direct();
         return outcome.kind === "failed" ? summary_of(session, outcome) : undefined;
       });
+    }),
+    // A plan of more than one task waits in the Main Agent while its turn runs; the decision goes straight to it.
+    channel.on("plan_decision", ({ approve, reason }) => {
+      if (approve) runtime.approve_plan();
+      else runtime.reject_plan(reason ?? "the user rejected the plan");
     }),
     channel.on("compact", () => {
       turns.start(async () => {
@@ -165,13 +185,15 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
     answerer.forward_to(projection.answerer);
     // The first frame does not wait for the runtime: the channel keeps what the user sends meanwhile.
     tui = await show_tui(session, projection, metrics);
-    runtime = runtime_for(session, providers, options, permissions);
+    runtime = runtime_for(session, providers, { ...options, interactive: true }, permissions);
+    const unshow = show_plans(session);
     metrics.main_agent_ready_at = epoch_ms();
     const turns = new Turns(session);
     const unroute = route_commands(projection, runtime, session, turns);
     if (options.session_id !== undefined) resume_in_background(session, permissions, runtime, turns);
     await tui.exited;
     unroute();
+    unshow();
     if (turns.busy) runtime.cancel("the user left the session");
     await turns.settled();
     return 0;

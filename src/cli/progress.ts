@@ -2,6 +2,7 @@ import type { RuntimeEvent } from "../contracts/events/registry.js";
 import { field } from "../contracts/field.js";
 import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
 import type { EventBus } from "../event-store/event-bus.js";
+import { plan_text, plan_view } from "./plan-view.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -20,6 +21,8 @@ function brief(value: unknown, limit = 100): string {
 function progress_line(event: RuntimeEvent): string | undefined {
   const p = event.payload as Record<string, unknown>;
   switch (event.type) {
+    case "plan.proposed":
+      return plan_text(plan_view(event.payload.tasks, event.payload.awaiting_confirmation));
     case "task.created":
       return `▸ task ${shown(p.task, "title") ?? ""}`;
     case "task.started":

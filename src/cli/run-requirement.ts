@@ -1,6 +1,6 @@
 import { start_runtime, type Runtime } from "../actors/runtime/runtime.js";
 import { summary_of } from "../actors/runtime/main-agent-actors.js";
-import type { TaskDefaults } from "../actors/runtime/classification.js";
+import type { TaskDefaults } from "../orchestration/plan/task-spec.js";
 import type { RequestOutcome } from "../machines/main-agent.js";
 import type { InspectionEvent, Observer } from "xstate";
 import { project_layout } from "../project/layout.js";
@@ -10,6 +10,7 @@ import type { ProviderManager } from "../providers/manager.js";
 import type { WorkerEntry } from "../actors/worker-bridge/index.js";
 import type { Io } from "./output.js";
 import { follow, type OutputFormat } from "./progress.js";
+import { follow_plan } from "./plan-view.js";
 import { follow_replies } from "./replies.js";
 import type { PermissionEngine } from "../permissions/engine.js";
 import { permissions_for_project } from "../permissions/session-permissions.js";
@@ -52,7 +53,7 @@ function exit_code_of(outcome: RequestOutcome): number {
 export function runtime_for(
   session: Session,
   providers: ProviderManager,
-  request: Pick<RunRequest, "max_turns" | "run_budget" | "worker_entry" | "inspect">,
+  request: Pick<RunRequest, "max_turns" | "run_budget" | "worker_entry" | "inspect"> & { readonly interactive?: boolean },
   permissions: PermissionEngine,
 ): Runtime {
   const budget = read_air_config(air_home())?.budget ?? {};
@@ -68,6 +69,7 @@ export function runtime_for(
     run_budget: { ...budget.run, ...request.run_budget },
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
     ...(request.inspect === undefined ? {} : { inspect: request.inspect }),
+    ...(request.interactive === undefined ? {} : { interactive: request.interactive }),
   });
 }
 
@@ -97,6 +99,7 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
   });
   const unfollow = follow(session.bus, request.format, io.out);
   const replies = follow_replies(session.bus);
+  const plan = follow_plan(session.bus);
   const runtime = runtime_for(session, providers, request, permissions);
   try {
     const outcome = await runtime.submit(request.requirement);
@@ -105,12 +108,13 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
     const code = exit_code_of(outcome);
     if (request.format === "text") io.out(`\n${summary}\n`);
     else {
-      const result = { type: "result", session_id: session.id, code, outcome, summary };
+      const result = { type: "result", session_id: session.id, code, outcome, summary, plan: plan.last() ?? null };
       io.out(`${request.format === "json" ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`);
     }
     return { code, session_id: session.id, outcome };
   } finally {
     replies.stop();
+    plan.stop();
     unfollow();
     prompts.close();
     runtime.stop();

@@ -1,4 +1,4 @@
-import { is_durable, parse_event, type RuntimeEvent } from "../contracts/events/registry.js";
+import { is_durable, parse_event, type DurableEvent, type RuntimeEvent } from "../contracts/events/registry.js";
 import { default_redactor, type SecretRedactor } from "../permissions/secret-redactor.js";
 import type { EventBus } from "./event-bus.js";
 import { assert_session, type EventStore } from "./event-store.js";
@@ -24,6 +24,14 @@ export class EventIngestor {
     }
     this.bus.publish(event);
     return event;
+  }
+
+  /**
+   * Durable events committed together in one transaction — every one or, if one is refused, none — each
+   * scrubbed as `ingest` scrubs it.
+   */
+  ingest_many(inputs: readonly unknown[]): DurableEvent[] {
+    return this.store.append_many(inputs.map((input) => this.#redacted(parse_event(input))));
   }
 
   /**

@@ -5,18 +5,31 @@ import { error_of, held } from "./state-data.js";
 import { scheduler_machine, type SchedulerRunResult } from "./scheduler.js";
 import { unprovided } from "./unprovided.js";
 
-/** What the model made of a user message: a question to answer, or work to delegate as one task. */
-export type Classification = { readonly intent: "chat"; readonly answer: string } | { readonly intent: "task"; readonly spec: TaskSpec };
+/**
+ * What the model made of a user message: a question to answer, or work to delegate as a validated plan of
+ * one or more tasks (a single task is a plan of one), dependencies already resolved to TaskIds.
+ */
+export type Classification = { readonly intent: "chat"; readonly answer: string } | { readonly intent: "plan"; readonly tasks: readonly TaskSpec[] };
+
+/**
+ * How the runtime starts the Main Agent. `confirm_plans`: a plan of more than one task waits for the user —
+ * an interactive session in a mode that asks; headless runs and `accept-edits`/`bypass` proceed.
+ */
+export type MainAgentInput = { readonly confirm_plans: boolean };
 
 export type UserRequest = { readonly message_id: string; readonly text: string };
 
 /** How the last request ended; the runtime reports it and `air run -p` turns it into an exit code. */
 export type RequestOutcome =
   | { readonly kind: "answered"; readonly answer: string }
-  | { readonly kind: "executed"; readonly task_id: string; readonly run: SchedulerRunResult }
+  | { readonly kind: "executed"; readonly task_ids: readonly string[]; readonly run: SchedulerRunResult }
+  /** The user turned the plan down while it waited for confirmation: no task was recorded. */
+  | { readonly kind: "rejected"; readonly reason: string; readonly task_count: number }
   | { readonly kind: "failed"; readonly error: AirError };
 
 type MainAgentContext = {
+  /** Plans of more than one task wait in `confirming` for `plan.approve` / `plan.reject`. */
+  confirm_plans: boolean;
   request: UserRequest | undefined;
   classification: Classification | undefined;
   outcome: RequestOutcome | undefined;
@@ -25,6 +38,10 @@ type MainAgentContext = {
 export type MainAgentEvent =
   | ({ type: "user.message" } & UserRequest)
   | { type: "user.cancel"; reason: string }
+  /** The plan waiting in `confirming` may run: it is recorded, then scheduled. */
+  | { type: "plan.approve" }
+  /** The plan waiting in `confirming` is dropped unrecorded; the Main Agent says so and is idle again. */
+  | { type: "plan.reject"; reason: string }
   /** `/direct`: the user works with the Main Agent's tools directly until `/done` (seeds 003 §10.5). */
   | { type: "direct.enter" }
   /** `/done`: the direct session's evidence is collected and summarised, then back to idle. */
@@ -56,22 +73,29 @@ const reason_of = ({ event }: { event: { reason: string } }) => ({ reason: event
 const request_of = (context: MainAgentContext) => held(context.request, "main-agent", "request");
 const chat_answer = (context: MainAgentContext) =>
   held(context.classification?.intent === "chat" ? context.classification.answer : undefined, "main-agent", "answer");
-const task_spec = (context: MainAgentContext) =>
-  held(context.classification?.intent === "task" ? context.classification.spec : undefined, "main-agent", "task");
+const plan_tasks = (context: MainAgentContext) =>
+  held(context.classification?.intent === "plan" ? context.classification.tasks : undefined, "main-agent", "plan");
+const plan_input = ({ context }: { context: MainAgentContext }) => ({ request: request_of(context), tasks: plan_tasks(context) });
+const awaits_confirmation = (context: MainAgentContext) => context.confirm_plans && plan_tasks(context).length > 1;
 
 /**
- * The Main Agent of seeds 000 §20.1 (the single-task path): it classifies, answers or delegates, and
- * summarises; execution belongs to the Scheduler, invoked as a child so cancelling reaches it.
+ * The Main Agent of seeds 000 §20.1: it classifies, answers or delegates a plan — shown first, confirmed by
+ * the user when the runtime asks for it — and summarises; execution belongs to the Scheduler, invoked as a
+ * child so cancelling reaches it.
  */
 export const main_agent_machine = setup({
   types: {
     context: {} as MainAgentContext,
     events: {} as MainAgentEvent,
+    input: {} as MainAgentInput,
   },
   actors: {
     classify: unprovided<Classification, UserRequest>("classify"),
     answer: unprovided<void, { request: UserRequest; answer: string }>("answer"),
-    create_tasks: unprovided<void, { request: UserRequest; spec: TaskSpec }>("create_tasks"),
+    // Shows the plan before anything is recorded or confirmed.
+    present_plan: unprovided<void, { request: UserRequest; tasks: readonly TaskSpec[]; awaiting_confirmation: boolean }>("present_plan"),
+    // Records the whole plan at once: every task or none.
+    create_tasks: unprovided<void, { request: UserRequest; tasks: readonly TaskSpec[] }>("create_tasks"),
     // The Scheduler runs as a child machine so that a cancel reaches it; its own actors are provided by the runtime.
     execute: scheduler_machine,
     summarize: unprovided<void, { request: UserRequest; outcome: RequestOutcome }>("summarize"),
@@ -81,19 +105,27 @@ export const main_agent_machine = setup({
     direct_summary: unprovided<string, void>("direct_summary"),
   },
   guards: {
-    is_task: ({ context }) => context.classification?.intent === "task",
+    is_plan: ({ context }) => context.classification?.intent === "plan",
+    needs_confirmation: ({ context }) => awaits_confirmation(context),
   },
   actions: {
     fail: assign({ outcome: (_, params: { error: unknown }) => failed(params.error) }),
     take_request: assign((_, request: UserRequest) => ({ request, classification: undefined, outcome: undefined })),
     answer_with: assign({ outcome: (_, params: { answer: string }): RequestOutcome => ({ kind: "answered", answer: params.answer }) }),
     interrupt: assign({ outcome: (_, params: { reason: string }) => interrupted(params.reason) }),
+    reject_plan: assign({
+      outcome: ({ context }, params: { reason: string }): RequestOutcome => ({
+        kind: "rejected",
+        reason: params.reason,
+        task_count: plan_tasks(context).length,
+      }),
+    }),
     forget_request: assign({ request: undefined, classification: undefined, outcome: undefined }),
   },
 }).createMachine({
   id: "main-agent",
   initial: "idle",
-  context: { request: undefined, classification: undefined, outcome: undefined },
+  context: ({ input }) => ({ confirm_plans: input.confirm_plans, request: undefined, classification: undefined, outcome: undefined }),
   states: {
     idle: {
       on: {
@@ -142,7 +174,7 @@ export const main_agent_machine = setup({
       },
     },
     routing: {
-      always: [{ guard: "is_task", target: "delegating" }, { target: "answering" }],
+      always: [{ guard: "is_plan", target: "delegating" }, { target: "answering" }],
     },
     answering: {
       invoke: {
@@ -153,13 +185,30 @@ export const main_agent_machine = setup({
         onError: { target: "idle", actions: { type: "fail", params: error_of } },
       },
     },
-    // Architecture review and user confirmation slot in here; a single task goes straight to scheduling.
-    delegating: { always: "scheduling" },
+    // Architecture review slots in here, before the plan is shown.
+    delegating: {
+      invoke: {
+        id: "present_plan",
+        src: "present_plan",
+        input: ({ context }) => ({ ...plan_input({ context }), awaiting_confirmation: awaits_confirmation(context) }),
+        onDone: [{ guard: "needs_confirmation", target: "confirming" }, { target: "scheduling" }],
+        onError: { target: "idle", actions: { type: "fail", params: error_of } },
+      },
+    },
+    // Nothing is recorded yet: a rejected plan leaves no task row, and an unconfirmed one cannot run on `air resume`.
+    // A rejection is summarised like any other end of a request, so the conversation says what became of the plan.
+    confirming: {
+      on: {
+        "plan.approve": "scheduling",
+        "plan.reject": { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
+        "user.cancel": { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
+      },
+    },
     scheduling: {
       invoke: {
         id: "create_tasks",
         src: "create_tasks",
-        input: ({ context }) => ({ request: request_of(context), spec: task_spec(context) }),
+        input: plan_input,
         onDone: "executing",
         onError: { target: "idle", actions: { type: "fail", params: error_of } },
       },
@@ -171,7 +220,9 @@ export const main_agent_machine = setup({
         input: { autostart: true },
         onDone: {
           target: "summarizing",
-          actions: assign({ outcome: ({ context, event }) => ({ kind: "executed", task_id: task_spec(context).id, run: event.output }) }),
+          actions: assign({
+            outcome: ({ context, event }) => ({ kind: "executed", task_ids: plan_tasks(context).map((task) => task.id), run: event.output }),
+          }),
         },
         onError: { target: "summarizing", actions: { type: "fail", params: error_of } },
       },

@@ -30,6 +30,8 @@ export const UiCommand = v.variant("type", [
   v.strictObject({ type: v.literal("compact") }),
   /** `/direct` enters direct mode, `/done` leaves it (evidence, summary, back to idle: 003 §10.5). */
   v.strictObject({ type: v.literal("direct_mode"), enabled: v.boolean() }),
+  /** `/approve` runs the plan that waits for confirmation, `/reject` drops it unrecorded. */
+  v.strictObject({ type: v.literal("plan_decision"), approve: v.boolean(), reason: v.optional(Reason) }),
 ]);
 export type UiCommand = v.InferOutput<typeof UiCommand>;
 export type UiCommandInput = v.InferInput<typeof UiCommand>;
@@ -44,6 +46,7 @@ export type UiCommandSender = {
   interrupt(reason?: string): UiCommand;
   compact(): UiCommand;
   direct_mode(enabled: boolean): UiCommand;
+  decide_plan(approve: boolean, reason?: string): UiCommand;
 };
 
 type Handler = (command: UiCommand) => void;
@@ -115,6 +118,10 @@ export class UiCommandChannel implements UiCommandSender {
 
   direct_mode(enabled: boolean): UiCommand {
     return this.send({ type: "direct_mode", enabled });
+  }
+
+  decide_plan(approve: boolean, reason?: string): UiCommand {
+    return this.send({ type: "plan_decision", approve, ...(reason === undefined ? {} : { reason }) });
   }
 
   /** No more commands: later sends fail, queued ones are dropped. */

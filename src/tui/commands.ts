@@ -50,6 +50,14 @@ export function run_command(name: SlashName, args: string, ctx: CommandContext):
     case "direct":
     case "done":
       return set_direct(ctx, name === "direct");
+    case "approve":
+      if (ctx.attempt(() => ctx.sender.decide_plan(true))) ctx.notify({ tone: "info", text: "Plan approved: recording its tasks…" });
+      return;
+    case "reject": {
+      const reason = args.trim() === "" ? "the user rejected the plan" : args.trim();
+      if (ctx.attempt(() => ctx.sender.decide_plan(false, reason))) ctx.notify({ tone: "info", text: "Plan rejected." });
+      return;
+    }
     case "hud": {
       const wanted = HUD_PRESETS.find((preset) => preset === args.trim().toLowerCase());
       ctx.client.set_ui({ hud_preset: wanted ?? next_preset(ctx.client.snapshot().ui.hud_preset) });

@@ -4,6 +4,8 @@ const SLASH_COMMANDS = {
   compact: "compact the conversation's context now",
   direct: "work directly with the Main Agent (it uses the tools itself) until /done",
   done: "leave direct mode: evidence, summary, back to the Main Agent",
+  approve: "run the plan that waits for your confirmation",
+  reject: "drop the plan that waits (nothing is recorded), or /reject WHY",
   hud: "cycle the HUD preset (full → essential → minimal), or /hud full|essential|minimal",
   sessions: "list this project's sessions",
   exit: "leave; the session stays resumable (air resume)",

@@ -14,7 +14,7 @@ import { task_machine } from "../../src/machines/task.js";
 
 const never_ending = fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(() => new Promise(() => undefined));
 
-const task_spec = { id: "task_1", title: "fix the failing test" } as unknown as Extract<Classification, { intent: "task" }>["spec"];
+const task_spec = { id: "task_1", title: "fix the failing test" } as unknown as Extract<Classification, { intent: "plan" }>["tasks"][number];
 
 const graph: TaskGraphSnapshot = {
   runnable: ["task_1"],
@@ -23,7 +23,8 @@ const graph: TaskGraphSnapshot = {
 
 const machine_under_test = main_agent_machine.provide({
   actors: {
-    classify: fromPromise(async () => ({ intent: "task", spec: task_spec }) as Classification),
+    classify: fromPromise(async () => ({ intent: "plan", tasks: [task_spec] }) as Classification),
+    present_plan: fromPromise(async ({ input }) => void input),
     create_tasks: fromPromise(async ({ input }) => void input),
     execute: scheduler_machine.provide({
       actors: {
@@ -46,7 +47,7 @@ export type RunningSystem = {
 
 /** Starts both roots with `inspect` and waits until the Scheduler is monitoring the worker run. */
 export async function start_system(inspect: Observer<InspectionEvent>): Promise<RunningSystem> {
-  const main_agent = createActor(machine_under_test, { systemId: "main-agent", inspect });
+  const main_agent = createActor(machine_under_test, { systemId: "main-agent", inspect, input: { confirm_plans: false } });
   main_agent.start();
   main_agent.send({ type: "user.message", message_id: "message_1", text: "make the tests pass" });
   const task = createActor(task_machine, { inspect });

@@ -4,18 +4,26 @@ import { getShortestPaths } from "xstate/graph";
 import { describe, expect, it } from "vitest";
 import { air_failure } from "../../src/contracts/errors.js";
 import { TaskSpec } from "../../src/contracts/task.js";
-import { main_agent_machine, type Classification, type RequestOutcome } from "../../src/machines/main-agent.js";
+import { main_agent_machine, type Classification, type MainAgentInput, type RequestOutcome } from "../../src/machines/main-agent.js";
 import { scheduler_machine, type SchedulerRunResult, type WaveDecision } from "../../src/machines/scheduler.js";
 import { minimal_task_spec } from "../fixtures/events.js";
 
 const spec = v.parse(TaskSpec, minimal_task_spec());
+const [lib_a, lib_b, app] = ["lib a", "lib b", "app"].map((title) => v.parse(TaskSpec, minimal_task_spec({ title })));
+const three: Classification = { intent: "plan", tasks: [lib_a, lib_b, app].filter((task) => task !== undefined) };
+const ids_of = (classification: Classification) => (classification.intent === "plan" ? classification.tasks.map((task) => task.id) : []);
 const NO_TASKS = { pending: 0, running: 0, completed: 0, failed: 0, blocked: 0, cancelled: 0, interrupted: 0 };
 const completed: SchedulerRunResult = { status: "completed", counts: NO_TASKS, error: undefined };
 
 /** How the provided direct-mode actors behave: a turn answers its text in upper case unless told otherwise. */
 type DirectBehaviour = { turn?: (text: string, signal: AbortSignal) => Promise<string>; summary?: () => Promise<string> };
 
-function agent(classify: () => Promise<Classification>, execute: () => Promise<SchedulerRunResult> = async () => completed, direct: DirectBehaviour = {}) {
+function agent(
+  classify: () => Promise<Classification>,
+  execute: () => Promise<SchedulerRunResult> = async () => completed,
+  direct: DirectBehaviour = {},
+  input: MainAgentInput = { confirm_plans: false },
+) {
   const calls: string[] = [];
   const machine = main_agent_machine.provide({
     actors: {
@@ -24,7 +32,10 @@ function agent(classify: () => Promise<Classification>, execute: () => Promise<S
         return classify();
       }),
       answer: fromPromise(async ({ input }) => void calls.push(`answer ${input.answer}`)),
-      create_tasks: fromPromise(async ({ input }) => void calls.push(`create ${input.spec.id}`)),
+      present_plan: fromPromise(
+        async ({ input }) => void calls.push(`present ${input.tasks.length}${input.awaiting_confirmation ? " awaiting confirmation" : ""}`),
+      ),
+      create_tasks: fromPromise(async ({ input }) => void calls.push(`create ${input.tasks.map((task) => task.id).join(" ")}`)),
       execute: scheduler_machine.provide({
         actors: {
           load_graph: fromPromise(async () => {
@@ -45,7 +56,7 @@ function agent(classify: () => Promise<Classification>, execute: () => Promise<S
       }),
     },
   });
-  return { actor: createActor(machine).start(), calls };
+  return { actor: createActor(machine, { input }).start(), calls };
 }
 
 async function handled(actor: ReturnType<typeof agent>["actor"], text: string): Promise<RequestOutcome | undefined> {
@@ -61,10 +72,67 @@ describe("main agent machine", () => {
     expect(calls).toEqual(["classify what is the answer?", "answer 42"]);
   });
 
-  it("delegates a task request: schedules one task, executes, summarises, returns to idle", async () => {
-    const { actor, calls } = agent(async () => ({ intent: "task", spec }));
-    expect(await handled(actor, "fix the test")).toEqual({ kind: "executed", task_id: spec.id, run: completed });
-    expect(calls).toEqual(["classify fix the test", `create ${spec.id}`, "execute", "summarize executed"]);
+  it("delegates a task request: shows and records its plan of one, executes, summarises, returns to idle", async () => {
+    const { actor, calls } = agent(async () => ({ intent: "plan", tasks: [spec] }));
+    expect(await handled(actor, "fix the test")).toEqual({ kind: "executed", task_ids: [spec.id], run: completed });
+    expect(calls).toEqual(["classify fix the test", "present 1", `create ${spec.id}`, "execute", "summarize executed"]);
+  });
+
+  it("records a plan of several tasks at once and reports every one of them as executed", async () => {
+    const { actor, calls } = agent(async () => three);
+    expect(await handled(actor, "fix the libraries")).toEqual({ kind: "executed", task_ids: ids_of(three), run: completed });
+    expect(calls).toEqual(["classify fix the libraries", "present 3", `create ${ids_of(three).join(" ")}`, "execute", "summarize executed"]);
+  });
+
+  describe("confirming a plan", () => {
+    const confirming = { confirm_plans: true };
+    const waiting = async (actor: ReturnType<typeof agent>["actor"]) => {
+      actor.send({ type: "user.message", message_id: "msg_1", text: "fix the libraries" });
+      await waitFor(actor, (snapshot) => snapshot.matches("confirming"));
+    };
+
+    it("waits for plan.approve before recording a plan of more than one task, then runs it", async () => {
+      const { actor, calls } = agent(async () => three, undefined, undefined, confirming);
+      await waiting(actor);
+      expect(calls).toEqual(["classify fix the libraries", "present 3 awaiting confirmation"]);
+      actor.send({ type: "plan.approve" });
+      await waitFor(actor, (snapshot) => snapshot.matches("idle"));
+      expect(actor.getSnapshot().context.outcome).toEqual({ kind: "executed", task_ids: ids_of(three), run: completed });
+      expect(calls.slice(2)).toEqual([`create ${ids_of(three).join(" ")}`, "execute", "summarize executed"]);
+    });
+
+    it("drops a rejected plan unrecorded, says so and is idle with an outcome that says so", async () => {
+      const { actor, calls } = agent(async () => three, undefined, undefined, confirming);
+      await waiting(actor);
+      actor.send({ type: "plan.reject", reason: "the user rejected the plan" });
+      await waitFor(actor, (snapshot) => snapshot.matches("idle"));
+      expect(actor.getSnapshot().context.outcome).toEqual({ kind: "rejected", reason: "the user rejected the plan", task_count: 3 });
+      expect(calls).toEqual(["classify fix the libraries", "present 3 awaiting confirmation", "summarize rejected"]);
+    });
+
+    it("reads an interrupt while the plan waits as its rejection", async () => {
+      const { actor, calls } = agent(async () => three, undefined, undefined, confirming);
+      await waiting(actor);
+      actor.send({ type: "user.cancel", reason: "Esc" });
+      await waitFor(actor, (snapshot) => snapshot.matches("idle"));
+      expect(actor.getSnapshot().context.outcome).toEqual({ kind: "rejected", reason: "Esc", task_count: 3 });
+      expect(calls.some((call) => call.startsWith("create"))).toBe(false);
+    });
+
+    it("does not ask about a plan of one task", async () => {
+      const { actor, calls } = agent(async () => ({ intent: "plan", tasks: [spec] }), undefined, undefined, confirming);
+      expect(await handled(actor, "fix the test")).toMatchObject({ kind: "executed", task_ids: [spec.id] });
+      expect(calls).toContain("present 1");
+    });
+
+    it("ignores plan.approve and plan.reject when no plan waits", async () => {
+      const { actor, calls } = agent(async () => three, undefined, undefined, confirming);
+      actor.send({ type: "plan.approve" });
+      actor.send({ type: "plan.reject", reason: "no" });
+      expect(actor.getSnapshot().value).toBe("idle");
+      expect(actor.getSnapshot().context.outcome).toBeUndefined();
+      expect(calls).toEqual([]);
+    });
   });
 
   it("returns to idle with the AirError when classification fails", async () => {
@@ -77,7 +145,7 @@ describe("main agent machine", () => {
 
   it("summarises an execution the Scheduler could not finish, with its error", async () => {
     const { actor, calls } = agent(
-      async () => ({ intent: "task", spec }),
+      async () => ({ intent: "plan", tasks: [spec] }),
       async () => {
         throw new Error("graph unreadable");
       },
@@ -176,8 +244,13 @@ describe("main agent machine", () => {
     const events = [
       { type: "user.message", message_id: "msg_1", text: "hi" } as const,
       done("classify", { intent: "chat", answer: "hello" }),
-      done("classify", { intent: "task", spec }),
+      done("classify", { intent: "plan", tasks: [spec] }),
+      done("classify", three),
       failed("classify"),
+      done("present_plan"),
+      failed("present_plan"),
+      { type: "plan.approve" } as const,
+      { type: "plan.reject", reason: "no" } as const,
       done("answer"),
       done("create_tasks"),
       done("scheduler", completed),
@@ -191,7 +264,12 @@ describe("main agent machine", () => {
       done("direct_summary", "summary"),
       failed("direct_summary"),
     ];
-    const paths = getShortestPaths(main_agent_machine, { events, serializeState: (state) => JSON.stringify(state.value) });
+    const paths = getShortestPaths(main_agent_machine, {
+      events,
+      input: { confirm_plans: true },
+      serializeState: (state) =>
+        `${JSON.stringify(state.value)} ${state.context.classification?.intent === "plan" ? state.context.classification.tasks.length : 0}`,
+    });
     const name = (value: unknown): string =>
       typeof value === "string"
         ? value
@@ -203,6 +281,8 @@ describe("main agent machine", () => {
       [
         "answering",
         "classifying",
+        "confirming",
+        "delegating",
         "executing",
         "idle",
         "scheduling",

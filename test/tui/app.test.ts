@@ -125,6 +125,18 @@ describe("slash commands", () => {
     expect(rendered.commands).toEqual([{ type: "compact" }]);
   });
 
+  it("/approve and /reject decide the plan that waits, /reject with the reason typed after it", async () => {
+    const rendered = render_app(base_state());
+    await submit(rendered, "/approve");
+    await submit(rendered, "/reject");
+    await submit(rendered, "/reject lib-b must not touch the parser");
+    expect(rendered.commands).toEqual([
+      { type: "plan_decision", approve: true },
+      { type: "plan_decision", approve: false, reason: "the user rejected the plan" },
+      { type: "plan_decision", approve: false, reason: "lib-b must not touch the parser" },
+    ]);
+  });
+
   it("/direct … /done: messages in between are sent as direct messages", async () => {
     const rendered = render_app(base_state());
     await submit(rendered, "/direct");

@@ -219,7 +219,7 @@ export class StateHolder implements ProjectionClient {
   }
 }
 
-const COMMAND_TYPES: readonly UiCommandType[] = ["send_message", "answer_permission", "interrupt", "compact", "direct_mode"];
+const COMMAND_TYPES: readonly UiCommandType[] = ["send_message", "answer_permission", "interrupt", "compact", "direct_mode", "plan_decision"];
 
 /** A real channel with a handler for every command type, recording what arrives. */
 export function recording_channel(): { channel: UiCommandChannel; commands: UiCommand[] } {

@@ -233,7 +233,7 @@ describe("an fs.patch task through the runtime (real tools, scripted model serve
       expect(fs.readFileSync(path.join(h.root, "src/greet.txt"), "utf8")).toBe("hello, world\n");
       expect(fs.readFileSync(path.join(h.root, "src/count.txt"), "utf8")).toBe("one\ntwo\nthree\n");
 
-      const task_id = outcome.kind === "executed" ? outcome.task_id : "";
+      const task_id = outcome.kind === "executed" ? (outcome.task_ids[0] ?? "") : "";
       const result = v.parse(WorkerResult, JSON.parse(read_task(h.session.connection, task_id).worker_result_json ?? "null"));
       expect(result).toMatchObject({ status: "completed", changed_files: ["src/greet.txt", "src/count.txt"] });
       const [patch_run] = find_rows(h.session.connection, "tool_runs", "fs.patch", "tool_name");

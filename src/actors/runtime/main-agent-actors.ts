@@ -7,8 +7,9 @@ import { main_agent_machine, type RequestOutcome } from "../../machines/main-age
 import type { RunWorkerLogic } from "../../machines/scheduler.js";
 import type { Session } from "../../project/session-manager.js";
 import { direct_mode_actors, type DirectModeTools } from "./direct-mode.js";
-import { classification_request, parse_classification, type TaskDefaults } from "./classification.js";
-import { emitter } from "./emit.js";
+import type { TaskDefaults } from "../../orchestration/plan/task-spec.js";
+import { classify } from "./classification.js";
+import { batch_emitter, emitter } from "./emit.js";
 import { provide_scheduler, type SchedulerOptions } from "./scheduler-actors.js";
 import { read_task } from "./task-graph.js";
 
@@ -28,23 +29,30 @@ export type MainAgentDependencies = {
 };
 
 const emit = emitter("main");
+const emit_all = batch_emitter("main");
 
 /** The part of a stored worker result the user is told; read leniently, as rows outlive schema versions. */
 const WithSummary = v.object({ summary: v.string() });
 
-/** What the user is told when a request ends: the worker's own summary when there is one. */
+/** One task's line of a summary: its verdict, and the worker's own summary when there is one. */
+function task_summary(session: Session, task_id: string): string {
+  const task = read_task(session.connection, task_id);
+  const result = task.worker_result_json === null ? undefined : v.safeParse(WithSummary, JSON.parse(task.worker_result_json));
+  const verdict = `Task "${task.title}" is ${task.status}.`;
+  return result?.success === true ? `${verdict} ${result.output.summary}` : verdict;
+}
+
+/** What the user is told when a request ends: per task, the worker's own summary when there is one. */
 export function summary_of(session: Session, outcome: RequestOutcome): string {
   switch (outcome.kind) {
     case "answered":
       return outcome.answer;
     case "failed":
       return `The request failed: ${outcome.error.message}${outcome.error.user_action ? ` (${outcome.error.user_action})` : ""}`;
-    case "executed": {
-      const task = read_task(session.connection, outcome.task_id);
-      const result = task.worker_result_json === null ? undefined : v.safeParse(WithSummary, JSON.parse(task.worker_result_json));
-      const verdict = `Task "${task.title}" is ${task.status}.`;
-      return result?.success === true ? `${verdict} ${result.output.summary}` : verdict;
-    }
+    case "rejected":
+      return `The plan of ${outcome.task_count} tasks was rejected (${outcome.reason}); nothing was recorded or changed.`;
+    case "executed":
+      return outcome.task_ids.map((task_id) => task_summary(session, task_id)).join("\n");
   }
 }
 
@@ -53,13 +61,25 @@ export function provide_main_agent(session: Session, dependencies: MainAgentDepe
   return main_agent_machine.provide({
     actors: {
       classify: fromPromise(async ({ input }) =>
-        parse_classification(await dependencies.complete(classification_request(input, dependencies.prompts), "main"), dependencies.task_defaults),
+        classify(input, {
+          complete: (request) => dependencies.complete(request, "main"),
+          prompts: dependencies.prompts,
+          task_defaults: dependencies.task_defaults,
+        }),
       ),
       answer: fromPromise(async ({ input }) => {
         emit(session, "assistant.message.created", { message_id: new_id("message"), content: input.answer });
       }),
+      present_plan: fromPromise(async ({ input }) => {
+        emit(session, "plan.proposed", { tasks: [...input.tasks], awaiting_confirmation: input.awaiting_confirmation });
+      }),
+      // One transaction for the whole plan: a task whose dependency rows could not be written is not half there.
       create_tasks: fromPromise(async ({ input }) => {
-        emit(session, "task.created", { task: input.spec });
+        emit_all(
+          session,
+          "task.created",
+          input.tasks.map((task) => ({ task })),
+        );
       }),
       execute: provide_scheduler(session, dependencies.run_worker, dependencies.scheduler),
       summarize: fromPromise(async ({ input }) => {

@@ -14,6 +14,7 @@ import type { RequestOutcome } from "../../machines/main-agent.js";
 import { held } from "../../machines/state-data.js";
 import type { RunWorkerLogic, SchedulerRunResult } from "../../machines/scheduler.js";
 import type { WorkerRunOutcome } from "../../machines/worker-run-settlement.js";
+import type { PermissionMode } from "../../contracts/events/permission.js";
 import type { PermissionEngine } from "../../permissions/engine.js";
 import { air_home } from "../../project/layout.js";
 import type { Session } from "../../project/session-manager.js";
@@ -24,7 +25,7 @@ import { model_complete_tool } from "../../tools/model/complete.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { worker_run_logic } from "../worker-run.js";
 import type { WorkerEntry, WorkerLogEntry } from "../worker-bridge/index.js";
-import type { TaskDefaults } from "./classification.js";
+import type { TaskDefaults } from "../../orchestration/plan/task-spec.js";
 import { provide_main_agent } from "./main-agent-actors.js";
 import { DEFAULT_MAX_PARALLEL, provide_scheduler, type SchedulerOptions } from "./scheduler-actors.js";
 import { read_task_spec } from "./task-graph.js";
@@ -43,7 +44,14 @@ export type RuntimeOptions = {
   readonly on_worker_log?: (entry: WorkerLogEntry) => void;
   /** Live statecharts (`--inspect`, `--inspect-file`): every root actor reports to it. */
   readonly inspect?: Observer<InspectionEvent>;
+  /** A person is there to approve plans (the TUI); headless runs (`air run -p`, `air resume`) are not. */
+  readonly interactive?: boolean;
 };
+
+/** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
+export function confirms_plans(interactive: boolean, mode: PermissionMode): boolean {
+  return interactive && mode !== "accept-edits" && mode !== "bypass";
+}
 
 /** The tools a model may be offered: internal ones (model.complete) stay between worker and parent. */
 function model_visible(registry: ToolRegistry): ToolSchema[] {
@@ -123,6 +131,12 @@ export type Runtime = {
   leave_direct(): Promise<RequestOutcome>;
   /** Direct mode is on (from `enter_direct` until `leave_direct` has begun). */
   in_direct_mode(): boolean;
+  /** A plan of more than one task waits for `approve_plan` or `reject_plan` (interactive sessions only). */
+  awaiting_plan(): boolean;
+  /** Records the waiting plan and runs it; refused when no plan waits. */
+  approve_plan(): void;
+  /** Drops the waiting plan unrecorded: the turn ends with a `rejected` outcome. Refused when no plan waits. */
+  reject_plan(reason: string): void;
   /** Interrupts the running turn (or resumed run): its model call is aborted, its tasks are cancelled; a no-op when idle. */
   cancel(reason: string): void;
   stop(): void;
@@ -135,6 +149,16 @@ export function not_in_direct_mode_failure() {
     message: "not in direct mode",
     retryability: "not_retryable",
     user_action: "Enter direct mode with /direct first.",
+  });
+}
+
+/** `/approve` or `/reject` with no plan waiting for them. */
+function no_plan_waiting_failure() {
+  return air_failure({
+    kind: "user_error",
+    message: "no plan is waiting for approval",
+    retryability: "not_retryable",
+    user_action: "Plans of more than one task wait for /approve or /reject after they are shown; send a request first.",
   });
 }
 
@@ -191,7 +215,11 @@ class SessionRuntime implements Runtime {
         complete: (request, signal) => complete_through_registry(session, registry, request, signal),
       },
     });
-    this.main_agent = createActor(machine, { systemId: "main-agent", ...this.#inspection() });
+    this.main_agent = createActor(machine, {
+      systemId: "main-agent",
+      input: { confirm_plans: confirms_plans(options.interactive ?? false, options.permissions.mode) },
+      ...this.#inspection(),
+    });
     // An actor error with no observer would crash the process (xstate-inspect.md §6); `submit` reports it.
     this.main_agent.subscribe({ error: () => undefined });
     this.main_agent.start();
@@ -242,6 +270,20 @@ class SessionRuntime implements Runtime {
   in_direct_mode(): boolean {
     const snapshot = this.main_agent.getSnapshot();
     return snapshot.matches("direct_mode") && !snapshot.matches({ direct_mode: "direct_summary" });
+  }
+
+  awaiting_plan(): boolean {
+    return this.main_agent.getSnapshot().matches("confirming");
+  }
+
+  approve_plan(): void {
+    if (!this.awaiting_plan()) throw no_plan_waiting_failure();
+    this.main_agent.send({ type: "plan.approve" });
+  }
+
+  reject_plan(reason: string): void {
+    if (!this.awaiting_plan()) throw no_plan_waiting_failure();
+    this.main_agent.send({ type: "plan.reject", reason });
   }
 
   cancel(reason: string): void {

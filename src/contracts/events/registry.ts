@@ -14,6 +14,7 @@ import { hud_events } from "./hud.js";
 import { memory_events } from "./memory.js";
 import { message_events } from "./message.js";
 import { permission_events } from "./permission.js";
+import { plan_events } from "./plan.js";
 import { session_events } from "./session.js";
 import { task_events } from "./task.js";
 import { command_events, tool_events } from "./tool.js";
@@ -28,6 +29,7 @@ export const EVENT_REGISTRY = {
   ...message_events,
   ...agent_events,
   ...task_events,
+  ...plan_events,
   ...tool_events,
   ...command_events,
   ...artifact_events,

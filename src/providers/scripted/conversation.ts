@@ -9,7 +9,7 @@ const Pattern = v.pipe(
   NonEmpty,
   v.check((source) => {
     try {
-      new RegExp(source);
+      new RegExp(source, "m");
       return true;
     } catch {
       return false;
@@ -31,7 +31,7 @@ export const RequestMatcher = v.pipe(
     requester: v.optional(NonEmpty),
     task_title: v.optional(NonEmpty),
     system_contains: v.optional(NonEmpty),
-    /** A regular expression the system prompt must match. */
+    /** A regular expression the system prompt must match; multiline, so ^ and $ match at each line. */
     system_matches: v.optional(Pattern),
     /** The conversation's first user message: a worker's task instruction, the Main Agent's request. */
     first_user_contains: v.optional(NonEmpty),
@@ -54,7 +54,7 @@ export function request_matches(matcher: RequestMatcher, request: MatchedRequest
   if (matcher.requester !== undefined && matcher.requester !== request.requester) return false;
   if (matcher.task_title !== undefined && matcher.task_title.trim() !== task_title_of(view)) return false;
   if (matcher.system_contains !== undefined && !view.system.includes(matcher.system_contains)) return false;
-  if (matcher.system_matches !== undefined && !new RegExp(matcher.system_matches).test(view.system)) return false;
+  if (matcher.system_matches !== undefined && !new RegExp(matcher.system_matches, "m").test(view.system)) return false;
   if (matcher.first_user_contains !== undefined && !view.first_user_text.includes(matcher.first_user_contains)) return false;
   return true;
 }

@@ -128,7 +128,9 @@ describe("conversations keyed by a request matcher", () => {
 
   it("checks a conversation turn's expectations like any turn's", async () => {
     const server = await scripted_server({
-      script: { conversations: [{ name: "alpha", match: { task_title: "Fix alpha" }, turns: [{ expect: { last_user_contains: "never sent" }, ...text("x") }] }] },
+      script: {
+        conversations: [{ name: "alpha", match: { task_title: "Fix alpha" }, turns: [{ expect: { last_user_contains: "never sent" }, ...text("x") }] }],
+      },
     });
 
     const { status, message } = await refusal_of(worker_says(server, "Fix alpha"));
@@ -147,7 +149,9 @@ describe("requests no conversation answers", () => {
 
     expect(status).toBe(400);
     expect(message).toContain('no turn left for requester "executor" (it has 0; this is request 1 from "executor")');
-    expect(message).toContain('no conversation matches it ("alpha": requester "executor", task_title "Fix alpha"; "beta": requester "executor", task_title "Fix beta")');
+    expect(message).toContain(
+      'no conversation matches it ("alpha": requester "executor", task_title "Fix alpha"; "beta": requester "executor", task_title "Fix beta")',
+    );
     expect(message).toContain('The request: requester "executor", task_title "Fix gamma"');
     expect(message).toContain('first user message "# Task: Fix gamma"');
     expect(server.requests()[0]?.outcome).toMatchObject({ kind: "rejected", status: 400, type: "invalid_request_error" });

@@ -31,7 +31,9 @@ export class TurnPicker {
     const [conversation, ...others] = matching;
     if (others.length > 0) {
       const names = matching.map((c) => `"${c.name}"`).join(", ");
-      return refuse(`${PREFIX} the request matches more than one conversation (${names}); make their matchers disjoint. The request: ${describe_request(request)}`);
+      return refuse(
+        `${PREFIX} the request matches more than one conversation (${names}); make their matchers disjoint. The request: ${describe_request(request)}`,
+      );
     }
     if (conversation !== undefined) return this.#from_conversation(conversation, request);
     return this.#from_requester(request);
@@ -49,7 +51,11 @@ export class TurnPicker {
     }
     this.#conversation_cursors.set(conversation.name, index + 1);
     const label = `turn ${index} of conversation "${conversation.name}"`;
-    return this.#checked({ turn, index, conversation: conversation.name, delay_ms: turn.delay_ms ?? conversation.delay_ms ?? this.#default_delay() }, label, request);
+    return this.#checked(
+      { turn, index, conversation: conversation.name, delay_ms: turn.delay_ms ?? conversation.delay_ms ?? this.#default_delay() },
+      label,
+      request,
+    );
   }
 
   #from_requester(request: MatchedRequest): Pick {

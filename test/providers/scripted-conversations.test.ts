@@ -200,6 +200,11 @@ describe("requests no conversation answers", () => {
     const { message } = await refusal_of(worker_says(server, "Fix alpha"));
 
     expect(message).toContain('conversation "alpha" has no turn left (it has 2; this is its request 3)');
+    expect(server.requests().map((request) => [request.conversation, request.turn_index, request.outcome.kind])).toEqual([
+      ["alpha", 0, "reply"],
+      ["alpha", 1, "reply"],
+      ["alpha", 2, "rejected"],
+    ]);
   });
 });
 
@@ -244,6 +249,19 @@ describe("delays", () => {
     expect([delay_of("main", ""), delay_of("main", ""), delay_of("executor", spec_of("Fix alpha")), delay_of("executor", spec_of("Fix alpha"))]).toEqual([
       300, 5, 40, 0,
     ]);
+  });
+
+  it("the server's delay_ms stands in for a script that sets none, and gives way to one that does", () => {
+    const turns = { main: [text("x")] };
+    const pick_delay = (script: ScriptInput) => {
+      const pick = new TurnPicker(parse_script(script), 250).pick({
+        requester: "main",
+        view: { system: "", last_user_text: "", first_user_text: "", tool_results: [], tools: [] },
+      });
+      return pick.ok ? pick.picked.delay_ms : pick.refusal.reason;
+    };
+
+    expect([pick_delay({ turns }), pick_delay({ delay_ms: 10, turns })]).toEqual([250, 10]);
   });
 
   it("a delayed answer lets a later request without delay overtake it", async () => {

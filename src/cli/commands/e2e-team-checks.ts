@@ -78,11 +78,13 @@ function wave_problems(roots: readonly TaskRun[]): string[] {
 function order_problems(runs: ReadonlyMap<string, TaskRun>): string[] {
   const problems: string[] = [];
   for (const run of runs.values()) {
+    // A task that never started is reported as not completed.
+    if (run.start === undefined) continue;
     for (const dependency of run.hard.map((id) => runs.get(id))) {
       if (dependency === undefined) continue;
       const ready = dependency.merged ?? dependency.end;
-      if (ready === undefined || run.start === undefined || run.start <= ready) {
-        problems.push(`"${run.title}" started (seq ${run.start ?? "?"}) before its dependency "${dependency.title}" was merged (seq ${ready ?? "never"})`);
+      if (ready === undefined || run.start <= ready) {
+        problems.push(`"${run.title}" started (seq ${run.start}) before its dependency "${dependency.title}" was merged (seq ${ready ?? "never"})`);
       }
     }
   }

@@ -44,7 +44,7 @@ export type RequestMatcher = v.InferOutput<typeof RequestMatcher>;
 export type MatchedRequest = { readonly requester: string; readonly view: RequestView };
 
 /** The title of the task whose L5 specification the system prompt carries; undefined when it carries none. */
-export function task_title_of(view: RequestView): string | undefined {
+function task_title_of(view: RequestView): string | undefined {
   const line = view.system.split("\n").find((text) => text.startsWith(TASK_SPEC_HEADING));
   return line?.slice(TASK_SPEC_HEADING.length).trim();
 }

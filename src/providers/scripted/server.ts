@@ -23,6 +23,11 @@ export type ScriptedServerOptions = {
    * the Messages API, as `Authorization: Bearer` on Chat Completions.
    */
   readonly api_key?: string;
+  /**
+   * Milliseconds to wait before each answer whose turn, conversation and script give no `delay_ms`: a
+   * benchmark's stand-in for a real model's latency over a script written without one.
+   */
+  readonly delay_ms?: number;
   /** What `GET /v1/models` lists (default `SCRIPTED_MODELS`). */
   readonly models?: readonly string[];
 };
@@ -46,7 +51,7 @@ const SECRET_HEADERS = new Set(["x-api-key", "authorization"]);
 export async function start_scripted_server(options: ScriptedServerOptions): Promise<ScriptedServer> {
   const script = typeof options.script === "string" ? load_script(options.script) : parse_script(options.script);
   const recorded: RecordedRequest[] = [];
-  const picker = new TurnPicker(script);
+  const picker = new TurnPicker(script, options.delay_ms);
   const delays = new Delays();
   let seq = 0;
 
@@ -161,8 +166,8 @@ function answer_chat(exchange: Exchange, answering: Answering): void {
 /** Takes the request's turn now and plays it after the turn's delay; a request no turn answers gets a 400 at once. */
 function play_picked(exchange: Exchange, answering: Answering, view: RequestView, play: (picked: PickedTurn) => void): void {
   const pick = answering.picker.pick({ requester: exchange.requester, view });
+  exchange.conversation = pick.ok ? pick.picked.conversation : pick.refusal.conversation;
   if (!pick.ok) return exchange.reject(400, "invalid_request_error", pick.refusal.reason, pick.refusal.index);
-  exchange.conversation = pick.picked.conversation;
   answering.delays.after(pick.picked.delay_ms, () => guarded(exchange, () => play(pick.picked)));
 }
 

@@ -6,7 +6,7 @@ import type { Conversation, Script, Turn } from "./script.js";
 export type PickedTurn = { readonly turn: Turn; readonly index: number; readonly conversation?: string; readonly delay_ms: number };
 
 /** Why a request gets no turn: a sentence for the 400, and the turn it was held against, if any. */
-export type TurnRefusal = { readonly reason: string; readonly index?: number };
+type TurnRefusal = { readonly reason: string; readonly index?: number; readonly conversation?: string };
 
 export type Pick = { readonly ok: true; readonly picked: PickedTurn } | { readonly ok: false; readonly refusal: TurnRefusal };
 
@@ -19,11 +19,14 @@ const PREFIX = "scripted model server:";
  */
 export class TurnPicker {
   readonly #script: Script;
+  readonly #default_delay_ms: number;
   readonly #conversation_cursors = new Map<string, number>();
   readonly #requester_cursors = new Map<string, number>();
 
-  constructor(script: Script) {
+  /** `default_delay_ms`: the delay of a turn whose conversation and script set none (the server's `delay_ms` option). */
+  constructor(script: Script, default_delay_ms = 0) {
     this.#script = script;
+    this.#default_delay_ms = default_delay_ms;
   }
 
   pick(request: MatchedRequest): Pick {
@@ -46,7 +49,7 @@ export class TurnPicker {
       return refuse(
         `${PREFIX} conversation "${conversation.name}" has no turn left (it has ${conversation.turns.length}; ` +
           `this is its request ${index + 1}). The request: ${describe_request(request)}`,
-        index,
+        { index, conversation: conversation.name },
       );
     }
     this.#conversation_cursors.set(conversation.name, index + 1);
@@ -67,7 +70,7 @@ export class TurnPicker {
       return refuse(
         `${PREFIX} the script has no turn left for requester "${requester}" (it has ${turns.length}; this is request ${index + 1} from "${requester}")` +
           `${this.#unmatched_note()}. The request: ${describe_request(request)}`,
-        index,
+        { index },
       );
     }
     this.#requester_cursors.set(requester, index + 1);
@@ -76,12 +79,14 @@ export class TurnPicker {
 
   #checked(picked: PickedTurn, label: string, request: MatchedRequest): Pick {
     const mismatches = expectation_mismatches(picked.turn.expect, request.view);
-    if (mismatches.length > 0) return refuse(`${PREFIX} the request does not match ${label}: ${mismatches.join("; ")}`, picked.index);
+    if (mismatches.length > 0) {
+      return refuse(`${PREFIX} the request does not match ${label}: ${mismatches.join("; ")}`, { index: picked.index, conversation: picked.conversation });
+    }
     return { ok: true, picked };
   }
 
   #default_delay(): number {
-    return this.#script.delay_ms ?? 0;
+    return this.#script.delay_ms ?? this.#default_delay_ms;
   }
 
   /** What the conversations would have matched, so an unmatched worker shows which key it missed. */
@@ -92,6 +97,6 @@ export class TurnPicker {
   }
 }
 
-function refuse(reason: string, index?: number): Pick {
-  return { ok: false, refusal: index === undefined ? { reason } : { reason, index } };
+function refuse(reason: string, where: { readonly index?: number; readonly conversation?: string | undefined } = {}): Pick {
+  return { ok: false, refusal: { reason, ...where } };
 }

@@ -41,9 +41,15 @@ export function safety_layer(mode: PermissionMode): PromptLayer {
   return make_layer("safety", `mode/${mode}`, text);
 }
 
+/**
+ * The first line of L5 is this heading and the task's title: the scripted model server finds the task a
+ * worker's request is about by it (a script's `task_title` matcher).
+ */
+export const TASK_SPEC_HEADING = "# Task specification: ";
+
 /** L5 of a TaskSpec: what to do, how success is judged, where the work may happen and how it is verified. */
 function task_spec_text(task: TaskSpec, project_root: string): string {
-  const lines = [`# Task specification: ${task.title}`, "", task.description];
+  const lines = [`${TASK_SPEC_HEADING}${task.title}`, "", task.description];
   if (task.acceptance_criteria.length > 0) lines.push("", "## Acceptance criteria", ...task.acceptance_criteria.map((c) => `- ${c}`));
   const { write_area, expected_files, allowed_paths, denied_paths } = task.scope;
   const scope = [

@@ -5,7 +5,7 @@ import { make_event, type EventOrigin } from "../../src/contracts/events/registr
 import { new_id, type AgentId, type TaskId } from "../../src/contracts/ids.js";
 import { read_pinned_state } from "../../src/context/compaction/pinned.js";
 import { covered_count, type StoredMessage } from "../../src/context/compaction/stored-conversation.js";
-import type { ScriptInput } from "../../src/providers/scripted/script.js";
+import type { TurnInput } from "../../src/providers/scripted/script.js";
 import type { ScriptedServer } from "../../src/providers/scripted/server.js";
 import { context_compact_tool } from "../../src/tools/context/compact.js";
 import { air_home } from "../../src/project/layout.js";
@@ -72,7 +72,7 @@ function conversation(task_id: TaskId, agent_id: AgentId, turns: number, round =
   return ids;
 }
 
-async function compactor(script: ScriptInput["turns"]["compactor"]): Promise<ScriptedServer> {
+async function compactor(script: TurnInput[]): Promise<ScriptedServer> {
   const server = await scripted_server({ script: { turns: { compactor: script } } });
   h.registry.register(context_compact_tool(adapter_for(server)));
   return server;

@@ -6,16 +6,27 @@ import { fileURLToPath } from "node:url";
 import * as v from "valibot";
 import { air_failure } from "../../contracts/errors.js";
 import { init_project } from "../../project/project-store.js";
-import { read_history } from "../../project/session-catalog.js";
+import { read_history, type HistoryEntry } from "../../project/session-catalog.js";
 import { ProviderManager } from "../../providers/manager.js";
 import { start_scripted_server } from "../../providers/scripted/server.js";
 import type { Io } from "../output.js";
 import { run_requirement } from "../run-requirement.js";
+import { commit_fixture_project, git_leftovers } from "./e2e-git.js";
+import { team_run_problems } from "./e2e-team-checks.js";
 import { e2e_timing } from "./e2e-timing.js";
 
 const FIXTURES = fileURLToPath(new URL("../../../fixtures/", import.meta.url));
 
-const Fixture = v.strictObject({ requirement: v.string(), verify: v.string(), needs: v.array(v.string()) });
+const Fixture = v.strictObject({
+  requirement: v.string(),
+  verify: v.string(),
+  needs: v.array(v.string()),
+  /** The project is copied as a git repository with one commit on main (a team run needs one for its worktrees). */
+  git: v.optional(v.boolean(), false),
+  /** The requirement is planned as several tasks run by a team: the event log and the repository are checked for it. */
+  team: v.optional(v.boolean(), false),
+});
+type Fixture = v.InferOutput<typeof Fixture>;
 
 /** The events an end-to-end run must leave: the whole chain from task to evidence. */
 const CHAIN = [
@@ -73,6 +84,7 @@ export async function run_e2e(io: Io, fixture_name: string | undefined, options:
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `air-e2e-${name}-`));
   const root = path.join(work, "project");
   fs.cpSync(path.join(folder, "project"), root, { recursive: true });
+  if (fixture.git) commit_fixture_project(root);
   init_project(root);
   const server = await start_scripted_server({ script: path.join(folder, "script.yaml") });
   const started = performance.now();
@@ -88,19 +100,32 @@ export async function run_e2e(io: Io, fixture_name: string | undefined, options:
     );
     const wall_ms = performance.now() - started;
     const layout = init_project(root).project.layout;
-    const types = new Set<string>((await read_history(layout, report.session_id)).map((entry) => entry.type));
+    const history = await read_history(layout, report.session_id);
+    const types = new Set<string>(history.map((entry) => entry.type));
     const missing = CHAIN.filter((type) => !types.has(type));
     const verified = shell(fixture.verify, root);
     io.out(`\nfixture ${name}: ${root}\n`);
     io.out(`  verification (${fixture.verify}): exit ${verified.status}\n`);
     io.out(`  event chain: ${missing.length === 0 ? "complete" : `missing ${missing.join(", ")}`}\n`);
+    const team = team_report(io, fixture, history, root);
     io.out(`  model requests: ${server.requests().length}\n`);
     io.out(e2e_timing(layout, report.session_id, wall_ms));
-    const ok = report.code === 0 && verified.status === 0 && missing.length === 0;
+    const ok = report.code === 0 && verified.status === 0 && missing.length === 0 && team.length === 0;
     io.out(ok ? "e2e passed\n" : "e2e FAILED\n");
     return ok ? 0 : 1;
   } finally {
     await server.close();
     if (!options.keep) fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** A team fixture's own checks (the wave, the worktrees, the merges, what is left in git), printed; the problems found. */
+function team_report(io: Io, fixture: Fixture, history: readonly HistoryEntry[], root: string): string[] {
+  if (!fixture.team) return [];
+  const problems = [...team_run_problems(history), ...(fixture.git ? git_leftovers(root) : [])];
+  io.out(
+    `  team run: ${problems.length === 0 ? "one wave of independent tasks, merges one at a time, nothing left in git" : `${problems.length} problem(s)`}\n`,
+  );
+  for (const problem of problems) io.out(`    - ${problem}\n`);
+  return problems;
 }

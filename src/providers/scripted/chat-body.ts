@@ -114,6 +114,7 @@ export function chat_view(body: ChatRequestBody): RequestView {
       .filter((message) => message.role === "user")
       .map((message) => text_of(message.content))
       .join("\n"),
+    first_user_text: text_of(messages.find((message) => message.role === "user")?.content),
     tool_results: turn.filter((message) => message.role === "tool").map((message) => text_of(message.content)),
     tools: (body.tools ?? []).map((tool) => tool.function.name),
   };

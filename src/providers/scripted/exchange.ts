@@ -25,7 +25,9 @@ export type RecordedRequest = {
   /** The parsed JSON body, or the raw text when it was not JSON. */
   readonly body: unknown;
   readonly requester: string;
-  /** The requester's turn that answered (0-based); absent when no turn was used. */
+  /** The conversation whose matcher selected the request; absent when its requester's own turns answered. */
+  readonly conversation?: string;
+  /** The turn that answered (0-based, in its conversation or its requester's turns); absent when no turn was used. */
   readonly turn_index?: number;
   readonly outcome: RecordedOutcome;
 };
@@ -44,6 +46,8 @@ export class Exchange {
   readonly body: unknown;
   /** Set once the path is known to be served. */
   api: ScriptedApi | undefined;
+  /** Set once a conversation has selected the request. */
+  conversation: string | undefined;
   readonly #raw: string;
   #recorded = false;
 
@@ -86,6 +90,7 @@ export class Exchange {
       headers,
       body: this.body ?? this.#raw,
       requester: this.requester,
+      ...(this.conversation === undefined ? {} : { conversation: this.conversation }),
       ...(turn_index === undefined ? {} : { turn_index }),
       outcome,
     });

@@ -35,6 +35,8 @@ export type RequestView = {
   readonly system: string;
   /** The text of the last user turn (tool results are not user text). */
   readonly last_user_text: string;
+  /** The text of the conversation's first user message: an executor's task instruction. */
+  readonly first_user_text: string;
   /** The tool results of the last user turn, each as text. */
   readonly tool_results: readonly string[];
   /** The tool names offered, in their wire form. */
@@ -57,12 +59,18 @@ function tool_result_text(block: Block): string {
   return "";
 }
 
+function user_text(message: MessagesRequestBody["messages"][number] | undefined): string {
+  if (message === undefined) return "";
+  return typeof message.content === "string" ? message.content : text_of_blocks(message.content);
+}
+
 export function messages_view(body: MessagesRequestBody): RequestView {
   const last_user = body.messages.findLast((message) => message.role === "user");
   const blocks = last_user === undefined || typeof last_user.content === "string" ? [] : last_user.content;
   return {
     system: system_text(body),
-    last_user_text: typeof last_user?.content === "string" ? last_user.content : text_of_blocks(blocks),
+    last_user_text: user_text(last_user),
+    first_user_text: user_text(body.messages.find((message) => message.role === "user")),
     tool_results: blocks.filter((block) => block.type === "tool_result").map(tool_result_text),
     tools: (body.tools ?? []).map((tool) => tool.name),
   };

@@ -3,6 +3,7 @@ import path from "node:path";
 import * as v from "valibot";
 import YAML from "yaml";
 import { air_failure, type AirFailure } from "../../contracts/errors.js";
+import { DelayMs, RequestMatcher } from "./conversation.js";
 
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const NonEmpty = v.pipe(v.string(), v.minLength(1));
@@ -79,25 +80,50 @@ export const Turn = v.pipe(
     reply: v.optional(ScriptedReply),
     error: v.optional(ScriptedError),
     broken_stream: v.optional(v.literal(true)),
+    /** Wait this long before answering; overrides the conversation's and the script's delay. */
+    delay_ms: v.optional(DelayMs),
   }),
   v.check(
     (turn) => [turn.reply, turn.error, turn.broken_stream].filter((part) => part !== undefined).length === 1,
     "a turn has exactly one of reply, error, broken_stream",
   ),
   v.transform((turn) => {
-    const expect = turn.expect ?? {};
-    if (turn.reply !== undefined) return { kind: "reply" as const, expect, reply: turn.reply };
-    if (turn.error !== undefined) return { kind: "error" as const, expect, error: turn.error };
-    return { kind: "broken_stream" as const, expect };
+    const common = { expect: turn.expect ?? {}, delay_ms: turn.delay_ms };
+    if (turn.reply !== undefined) return { kind: "reply" as const, ...common, reply: turn.reply };
+    if (turn.error !== undefined) return { kind: "error" as const, ...common, error: turn.error };
+    return { kind: "broken_stream" as const, ...common };
   }),
 );
 export type TurnInput = v.InferInput<typeof Turn>;
 export type Turn = v.InferOutput<typeof Turn>;
 
-/** Turns per requester (the `x-air-requester` header; "main" when absent), answered in order. */
-export const Script = v.strictObject({
-  turns: v.record(NonEmpty, v.array(Turn)),
+/**
+ * The turns that answer the requests a matcher selects, in order, whatever other requests come in between:
+ * a worker's conversation keyed by its task, so a parallel run plays the same under any interleaving.
+ */
+export const Conversation = v.strictObject({
+  /** Named in the recorded requests and in refusals. */
+  name: NonEmpty,
+  match: RequestMatcher,
+  /** Before each of its turns, unless the turn says otherwise. */
+  delay_ms: v.optional(DelayMs),
+  turns: v.pipe(v.array(Turn), v.minLength(1)),
 });
+export type Conversation = v.InferOutput<typeof Conversation>;
+
+/**
+ * A request is answered by the one conversation whose matcher selects it; when none does, by the next of
+ * the turns of its requester (the `x-air-requester` header; "main" when absent), in arrival order.
+ */
+export const Script = v.pipe(
+  v.strictObject({
+    turns: v.optional(v.record(NonEmpty, v.array(Turn)), {}),
+    conversations: v.optional(v.array(Conversation), []),
+    /** Before every turn, unless its conversation or the turn says otherwise. */
+    delay_ms: v.optional(DelayMs),
+  }),
+  v.check((script) => new Set(script.conversations.map((c) => c.name)).size === script.conversations.length, "conversation names must be unique"),
+);
 export type ScriptInput = v.InferInput<typeof Script>;
 export type Script = v.InferOutput<typeof Script>;
 
@@ -107,7 +133,7 @@ function bad_script(source: string, why: string, cause?: unknown): AirFailure {
       kind: "user_error",
       message: `model script ${source} is invalid: ${why}`,
       retryability: "not_retryable",
-      user_action: `Fix ${source}: it must look like { turns: { main: [ { reply: { content: [ { type: text, text: "…" } ] } } ] } }; see src/providers/scripted/script.ts for every field.`,
+      user_action: `Fix ${source}: it must look like { turns: { main: [ { reply: { content: [ { type: text, text: "…" } ] } } ] } }, or have conversations: [ { name, match: { task_title: "…" }, turns: [ … ] } ]; see src/providers/scripted/README.md for every field.`,
       metadata: { file: source },
     },
     cause,

@@ -5,11 +5,11 @@ import * as v from "valibot";
 import { ChatRequestBody, chat_view } from "./chat-body.js";
 import { play_chat } from "./chat-route.js";
 import { Exchange, type RecordedRequest, type ScriptedApi } from "./exchange.js";
-import { expectation_mismatches } from "./expectations.js";
 import { play_messages } from "./messages-route.js";
 import { answer_models, SCRIPTED_MODELS } from "./models-route.js";
 import { CountTokensRequestBody, estimate_tokens, messages_view, MessagesRequestBody, type RequestView } from "./request-body.js";
-import { load_script, parse_script, type Script, type ScriptInput, type Turn } from "./script.js";
+import { load_script, parse_script, type Script, type ScriptInput } from "./script.js";
+import { TurnPicker, type PickedTurn } from "./turn-picker.js";
 
 export type { RecordedRequest } from "./exchange.js";
 
@@ -23,6 +23,11 @@ export type ScriptedServerOptions = {
    * the Messages API, as `Authorization: Bearer` on Chat Completions.
    */
   readonly api_key?: string;
+  /**
+   * Milliseconds to wait before each answer whose turn, conversation and script give no `delay_ms`: a
+   * benchmark's stand-in for a real model's latency over a script written without one.
+   */
+  readonly delay_ms?: number;
   /** What `GET /v1/models` lists (default `SCRIPTED_MODELS`). */
   readonly models?: readonly string[];
 };
@@ -46,7 +51,8 @@ const SECRET_HEADERS = new Set(["x-api-key", "authorization"]);
 export async function start_scripted_server(options: ScriptedServerOptions): Promise<ScriptedServer> {
   const script = typeof options.script === "string" ? load_script(options.script) : parse_script(options.script);
   const recorded: RecordedRequest[] = [];
-  const cursors = new Map<string, number>();
+  const picker = new TurnPicker(script, options.delay_ms);
+  const delays = new Delays();
   let seq = 0;
 
   const record = (entry: RecordedRequest) => {
@@ -63,13 +69,10 @@ export async function start_scripted_server(options: ScriptedServerOptions): Pro
     req.on("end", () => {
       seq += 1;
       const exchange = new Exchange(seq, req, res, Buffer.concat(chunks).toString("utf8"), record);
-      try {
+      guarded(exchange, () => {
         if (exchange.req.method === "GET" && MODEL_LIST_PATHS.has(exchange.path)) answer_models(exchange, options.models ?? SCRIPTED_MODELS, options.api_key);
-        else answer(exchange, script, cursors, options.api_key);
-      } catch (error) {
-        // A bug in this server must show up in the test as a response, not as a hung request.
-        exchange.reject(500, "api_error", `scripted model server failed: ${error instanceof Error ? error.stack : String(error)}`);
-      }
+        else answer(exchange, { picker, delays, api_key: options.api_key });
+      });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -81,6 +84,7 @@ export async function start_scripted_server(options: ScriptedServerOptions): Pro
   // Idempotent: a test may close the server early and the cleanup close it again.
   const close = () =>
     (closed ??= new Promise<void>((resolve, reject) => {
+      delays.cancel();
       server.close((error) => (error === undefined ? resolve() : reject(error)));
       server.closeAllConnections();
     }));
@@ -90,6 +94,15 @@ export async function start_scripted_server(options: ScriptedServerOptions): Pro
     requests: () => recorded.map((entry) => structuredClone(entry)),
     close,
   };
+}
+
+/** A bug in this server must show up in the test as a response, not as a hung request or a crashed process. */
+function guarded(exchange: Exchange, work: () => void): void {
+  try {
+    work();
+  } catch (error) {
+    exchange.reject(500, "api_error", `scripted model server failed: ${error instanceof Error ? error.stack : String(error)}`);
+  }
 }
 
 function for_file(entry: RecordedRequest): RecordedRequest {
@@ -110,7 +123,10 @@ const ROUTES: Readonly<Record<string, Route>> = {
 /** `/models` too, for a base URL without /v1 (as for chat completions). */
 const MODEL_LIST_PATHS = new Set(["/v1/models", "/models"]);
 
-function answer(exchange: Exchange, script: Script, cursors: Map<string, number>, api_key: string | undefined): void {
+/** What answering a request needs besides the request: the turns, the pending delays, the key to check. */
+type Answering = { readonly picker: TurnPicker; readonly delays: Delays; readonly api_key: string | undefined };
+
+function answer(exchange: Exchange, answering: Answering): void {
   const route = exchange.req.method === "POST" ? ROUTES[exchange.path] : undefined;
   if (route === undefined) {
     return exchange.reject(
@@ -121,9 +137,9 @@ function answer(exchange: Exchange, script: Script, cursors: Map<string, number>
   }
   exchange.api = route.api;
   if (exchange.body === undefined) return exchange.reject(400, "invalid_request_error", "the request body is not JSON");
-  if (route.api === "openai_chat") return answer_chat(exchange, script, cursors, api_key);
+  if (route.api === "openai_chat") return answer_chat(exchange, answering);
 
-  if (api_key !== undefined && exchange.header("x-api-key") !== api_key) {
+  if (answering.api_key !== undefined && exchange.header("x-api-key") !== answering.api_key) {
     return exchange.reject(401, "authentication_error", "invalid x-api-key");
   }
   if (route.count_tokens === true) {
@@ -135,47 +151,41 @@ function answer(exchange: Exchange, script: Script, cursors: Map<string, number>
   }
   const body = v.safeParse(MessagesRequestBody, exchange.body);
   if (!body.success) return exchange.reject(400, "invalid_request_error", v.summarize(body.issues));
-  const next = next_turn(exchange, script, cursors, messages_view(body.output));
-  if (next !== undefined) play_messages(exchange, next.turn, body.output, next.index);
+  play_picked(exchange, answering, messages_view(body.output), (picked) => play_messages(exchange, picked.turn, body.output, picked.index));
 }
 
-function answer_chat(exchange: Exchange, script: Script, cursors: Map<string, number>, api_key: string | undefined): void {
-  if (api_key !== undefined && exchange.header("authorization") !== `Bearer ${api_key}`) {
+function answer_chat(exchange: Exchange, answering: Answering): void {
+  if (answering.api_key !== undefined && exchange.header("authorization") !== `Bearer ${answering.api_key}`) {
     return exchange.reject(401, "invalid_request_error", "Incorrect API key provided (Authorization: Bearer <key>)", undefined, "invalid_api_key");
   }
   const body = v.safeParse(ChatRequestBody, exchange.body);
   if (!body.success) return exchange.reject(400, "invalid_request_error", v.summarize(body.issues));
-  const next = next_turn(exchange, script, cursors, chat_view(body.output));
-  if (next !== undefined) play_chat(exchange, next.turn, body.output, next.index);
+  play_picked(exchange, answering, chat_view(body.output), (picked) => play_chat(exchange, picked.turn, body.output, picked.index));
 }
 
-/** The requester's next turn, used up; undefined when the request was refused (no turn left, or it misses the turn's expectations). */
-function next_turn(exchange: Exchange, script: Script, cursors: Map<string, number>, view: RequestView): { turn: Turn; index: number } | undefined {
-  const requester = exchange.requester;
-  const turns = script.turns[requester] ?? [];
-  const index = cursors.get(requester) ?? 0;
-  const turn = turns[index];
-  if (turn === undefined) {
-    exchange.reject(
-      400,
-      "invalid_request_error",
-      `scripted model server: the script has no turn left for requester "${requester}" ` +
-        `(it has ${turns.length}; this is request ${index + 1} from "${requester}")`,
-      index,
-    );
-    return undefined;
-  }
-  cursors.set(requester, index + 1);
+/** Takes the request's turn now and plays it after the turn's delay; a request no turn answers gets a 400 at once. */
+function play_picked(exchange: Exchange, answering: Answering, view: RequestView, play: (picked: PickedTurn) => void): void {
+  const pick = answering.picker.pick({ requester: exchange.requester, view });
+  exchange.conversation = pick.ok ? pick.picked.conversation : pick.refusal.conversation;
+  if (!pick.ok) return exchange.reject(400, "invalid_request_error", pick.refusal.reason, pick.refusal.index);
+  answering.delays.after(pick.picked.delay_ms, () => guarded(exchange, () => play(pick.picked)));
+}
 
-  const mismatches = expectation_mismatches(turn.expect, view);
-  if (mismatches.length > 0) {
-    exchange.reject(
-      400,
-      "invalid_request_error",
-      `scripted model server: the request does not match turn ${index} of requester "${requester}": ${mismatches.join("; ")}`,
-      index,
-    );
-    return undefined;
+/** The answers waiting out their delay; closing the server drops them with their connections. */
+class Delays {
+  readonly #pending = new Set<NodeJS.Timeout>();
+
+  after(ms: number, run: () => void): void {
+    if (ms === 0) return run();
+    const timer = setTimeout(() => {
+      this.#pending.delete(timer);
+      run();
+    }, ms);
+    this.#pending.add(timer);
   }
-  return { turn, index };
+
+  cancel(): void {
+    for (const timer of this.#pending) clearTimeout(timer);
+    this.#pending.clear();
+  }
 }

@@ -25,6 +25,7 @@ import { artifact_reader, deferred_answerer, session_views } from "./tui-session
 export type InteractiveOptions = {
   readonly permissions: PermissionOptions;
   readonly max_turns?: number;
+  readonly max_parallel?: number;
   /** The run's limits from `--max-budget-usd` / `--max-tokens`. */
   readonly run_budget?: RunBudget;
   /** Reopen this session (`air resume`): recover it, ask its open prompts again, finish its tasks. */

@@ -51,11 +51,12 @@ const COMMANDS: Record<string, Command> = {
   run: {
     summary: "Open the TUI on a new session of this project (or the folder given); with -p, do one requirement headless",
     usage:
-      'air run [project] (the TUI) | air run -p "<requirement>" [project] [--output-format text|json|stream-json] [--max-turns N] [--max-budget-usd USD] [--max-tokens N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
+      'air run [project] (the TUI) | air run -p "<requirement>" [project] [--output-format text|json|stream-json] [--max-turns N] [--max-parallel N] [--max-budget-usd USD] [--max-tokens N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
     options: {
       print: { type: "string", short: "p" },
       "output-format": { type: "string" },
       "max-turns": { type: "string" },
+      "max-parallel": { type: "string" },
       "max-budget-usd": { type: "string" },
       "max-tokens": { type: "string" },
       ...PERMISSION_FLAGS,
@@ -70,7 +71,13 @@ const COMMANDS: Record<string, Command> = {
         ...(typeof values["output-format"] === "string" ? { output_format: values["output-format"] } : {}),
         ...(typeof values["max-turns"] === "string" ? { max_turns: values["max-turns"] } : {}),
         ...permission_values(values),
-        ...strings(values, { inspect: "inspect", inspect_file: "inspect-file", max_budget_usd: "max-budget-usd", max_tokens: "max-tokens" }),
+        ...strings(values, {
+          inspect: "inspect",
+          inspect_file: "inspect-file",
+          max_budget_usd: "max-budget-usd",
+          max_tokens: "max-tokens",
+          max_parallel: "max-parallel",
+        }),
       });
     },
   },

@@ -33,6 +33,8 @@ export type RunRequest = {
   readonly requirement: string;
   readonly format: OutputFormat;
   readonly max_turns?: number;
+  /** How many agents run at once (`--max-parallel`, over `max_parallel` in ~/.air/config.yaml). */
+  readonly max_parallel?: number;
   /** The run's limits from `--max-budget-usd` / `--max-tokens`; over the configured ones. */
   readonly run_budget?: RunBudget;
   readonly worker_entry?: WorkerEntry;
@@ -53,10 +55,12 @@ function exit_code_of(outcome: RequestOutcome): number {
 export function runtime_for(
   session: Session,
   providers: ProviderManager,
-  request: Pick<RunRequest, "max_turns" | "run_budget" | "worker_entry" | "inspect"> & { readonly interactive?: boolean },
+  request: Pick<RunRequest, "max_turns" | "max_parallel" | "run_budget" | "worker_entry" | "inspect"> & { readonly interactive?: boolean },
   permissions: PermissionEngine,
 ): Runtime {
-  const budget = read_air_config(air_home())?.budget ?? {};
+  const config = read_air_config(air_home());
+  const budget = config?.budget ?? {};
+  const max_parallel = request.max_parallel ?? config?.max_parallel;
   // The model is fixed for a session (DESIGN §7): a resumed session keeps the provider and model it began with.
   return start_runtime(session, {
     provider: providers.for_session(session.model_id, session.model_provider_id),
@@ -67,6 +71,7 @@ export function runtime_for(
       ...(request.max_turns === undefined ? {} : { max_turns: request.max_turns }),
     },
     run_budget: { ...budget.run, ...request.run_budget },
+    ...(max_parallel === undefined ? {} : { max_parallel }),
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
     ...(request.inspect === undefined ? {} : { inspect: request.inspect }),
     ...(request.interactive === undefined ? {} : { interactive: request.interactive }),

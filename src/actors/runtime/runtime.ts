@@ -28,6 +28,8 @@ import type { WorkerEntry, WorkerLogEntry } from "../worker-bridge/index.js";
 import type { TaskDefaults } from "../../orchestration/plan/task-spec.js";
 import { provide_main_agent } from "./main-agent-actors.js";
 import { DEFAULT_MAX_PARALLEL, provide_scheduler, type SchedulerOptions } from "./scheduler-actors.js";
+import { confinement_of } from "./task-workspaces.js";
+import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import { read_task_spec } from "./task-graph.js";
 
 export type RuntimeOptions = {
@@ -94,22 +96,40 @@ async function complete_through_registry(session: Session, registry: ToolRegistr
 
 /** One task's worker run, as the Scheduler's `run_worker` actor: the worker-run machine with the real bridge. */
 function run_worker_logic(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions): RunWorkerLogic {
+  // The workspace each running agent is confined to, looked up once per run rather than once per call.
+  const confinements = new Map<string, WorkspaceConfinement>();
   const worker_run = worker_run_logic({
     session,
-    call_tool: (call, caller, on_stream) =>
-      registry.call(call, { session, task_id: caller.task_id, agent_id: caller.agent_id, scope: caller.scope, signal: caller.signal }, on_stream),
+    call_tool: (call, caller, on_stream) => {
+      const workspace = confinements.get(caller.agent_id);
+      return registry.call(
+        call,
+        {
+          session,
+          task_id: caller.task_id,
+          agent_id: caller.agent_id,
+          scope: caller.scope,
+          signal: caller.signal,
+          ...(workspace === undefined ? {} : { workspace }),
+        },
+        on_stream,
+      );
+    },
     ...(options.worker_entry === undefined ? {} : { entry: options.worker_entry }),
     ...(options.on_worker_log === undefined ? {} : { on_log: options.on_worker_log }),
   });
   return fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(async ({ input, signal }) => {
     const task = read_task_spec(session.connection, input.task_id);
+    const workspace = confinement_of(session, input.task_id);
+    if (workspace !== undefined) confinements.set(input.agent_id, workspace);
+    const brief = agent_brief(session, registry, prompts, options, task);
     const run = createActor(worker_run, {
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
-      input: { agent_id: v.parse(AgentId, input.agent_id), task, brief: agent_brief(session, registry, prompts, options, task) },
+      input: { agent_id: v.parse(AgentId, input.agent_id), task, brief: workspace === undefined ? brief : { ...brief, project_root: workspace.root } },
     });
     signal.addEventListener("abort", () => run.send({ type: "run.cancel", reason: "the scheduler stopped the run" }));
     run.start();
-    return toPromise(run);
+    return toPromise(run).finally(() => confinements.delete(input.agent_id));
   });
 }
 
@@ -202,7 +222,11 @@ class SessionRuntime implements Runtime {
     this.registry = registry;
     this.#inspect = options.inspect;
     this.#run_worker = run_worker_logic(session, registry, prompts, options);
-    this.#scheduler = { registry, max_parallel: options.max_parallel ?? DEFAULT_MAX_PARALLEL };
+    this.#scheduler = {
+      registry,
+      max_parallel: options.max_parallel ?? DEFAULT_MAX_PARALLEL,
+      ...(options.run_budget === undefined ? {} : { run_budget: options.run_budget }),
+    };
     const machine = provide_main_agent(session, {
       complete: (request) => complete_through_registry(session, registry, request, this.#turn?.signal),
       run_worker: this.#run_worker,

@@ -2,15 +2,17 @@ import { fromPromise } from "xstate";
 import { make_air_error } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
 import type { WorkerResult } from "../../contracts/worker-result.js";
-import { scheduler_machine, type Finished, type MergeOutcome, type RunWorkerLogic } from "../../machines/scheduler.js";
+import { scheduler_machine, type Finished, type MergeOutcome, type RunWorkerLogic, type WaveDecision } from "../../machines/scheduler.js";
 import type { WorkerRunOutcome } from "../../machines/worker-run-settlement.js";
 import { plan_wave } from "../../orchestration/waves/plan-wave.js";
-import { budget_blocker } from "../../orchestration/budget/enforce.js";
+import type { RunBudget } from "../../contracts/budget.js";
+import { budget_blocker, run_budget_left } from "../../orchestration/budget/enforce.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { MergeResult } from "../../workspaces/merge-result.js";
 import { emitter } from "./emit.js";
 import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
+import { retry_step } from "./retry-step.js";
 import { TaskWorkspaces } from "./task-workspaces.js";
 import { read_wave_input, record_serializations } from "./wave-rows.js";
 
@@ -58,7 +60,23 @@ export const DEFAULT_MAX_PARALLEL = 4;
 export type SchedulerOptions = {
   readonly registry: ToolRegistry;
   readonly max_parallel: number;
+  /** The run's limits: once one is reached, nothing more is dispatched (`model.complete` refuses the calls). */
+  readonly run_budget?: RunBudget;
 };
+
+/** The run's budget, when one is spent: the reason the Scheduler starts nothing more. */
+function held_back(session: Session, budget: RunBudget | undefined) {
+  if (budget === undefined) return undefined;
+  const left = run_budget_left(session.connection, budget);
+  if (left.kind === "ok") return undefined;
+  return make_air_error({
+    kind: "policy_error",
+    message: `the run's budget is spent: ${left.reason}; no further task was started`,
+    retryability: "not_retryable",
+    user_action: "Raise --max-budget-usd or --max-tokens (or the budget in ~/.air/config.yaml) and run air resume.",
+    metadata: { ...left.refusal },
+  });
+}
 
 /** A merge that did not land, as the task's failure: what the retry of the task (or the user) has to resolve. */
 function merge_failure(result: Exclude<MergeResult, { kind: "merged" }>) {
@@ -104,7 +122,9 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
         await workspaces.recover();
       }),
       load_graph: fromPromise(async () => read_task_graph(session.connection)),
-      plan_wave: fromPromise(async ({ input }) => {
+      plan_wave: fromPromise(async ({ input }): Promise<WaveDecision> => {
+        const spent = held_back(session, options.run_budget);
+        if (spent !== undefined) return { dispatch: [], held_back: spent };
         const max_parallel = (await workspaces.parallel_capable()) ? options.max_parallel : 1;
         const plan = plan_wave(read_wave_input(session.connection, max_parallel));
         record_serializations(session, plan);
@@ -129,10 +149,11 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
       }),
       merge: fromPromise(async ({ input }) => merge_task(session, workspaces, input)),
       repair: fromPromise(async ({ input }) => {
-        const task = read_task(session.connection, input.task_id);
-        // The budget counts retries: attempt 1 is the first try, so retry_budget = 2 allows 3 attempts.
-        if (task.status === "failed" && task.attempt_count <= task.retry_budget) {
-          emit(session, "task.retried", { task_id: task.id, reason: `attempt ${task.attempt_count} failed; retrying` });
+        const decision = retry_step(session, input.task_id);
+        // A retry starts from the merged checkout in a fresh workspace: the one whose merge failed is given up.
+        const stale = workspaces.ref_of(input.task_id, ["active", "conflicted"]);
+        if (stale !== undefined && decision !== undefined && input.merge !== undefined && input.merge.kind !== "merged") {
+          await workspaces.abandon(stale, `attempt failed to merge (${input.merge.kind}); ${decision.action}`);
         }
       }),
       cancel_tasks: fromPromise(async ({ input }) => {

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import * as v from "valibot";
 import { new_id, TaskId, WorkspaceId, type AgentId } from "../../contracts/ids.js";
+import type { WorkspaceStatus } from "../../contracts/status.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import { tasks, workspaces } from "../../db/schema.js";
 import type { WorkspaceConfinement } from "../../permissions/confinement.js";
@@ -11,6 +12,27 @@ import { WorkspaceManager, type WorkspaceRef } from "../../workspaces/manager.js
 import type { MergeResult, VerifyOutcome } from "../../workspaces/merge-result.js";
 import { workspace_strategy_for } from "../../workspaces/strategy.js";
 import { workspace_branch } from "../../workspaces/worktree.js";
+
+/** A task's latest worktree in one of `statuses`, from its `workspaces` row. */
+export function task_worktree(session: Session, task_id: string, statuses: readonly WorkspaceStatus[] = ["active"]): WorkspaceRef | undefined {
+  const row = session.connection.db
+    .select()
+    .from(workspaces)
+    .where(and(eq(workspaces.task_id, task_id), eq(workspaces.strategy, "worktree"), inArray(workspaces.status, [...statuses])))
+    .orderBy(desc(workspaces.created_at))
+    .get();
+  if (row === undefined || row.base_ref === null) return undefined;
+  const workspace_id = v.parse(WorkspaceId, row.id);
+  const task = v.parse(TaskId, task_id);
+  return { workspace_id, task_id: task, strategy: "worktree", path: row.path, branch: workspace_branch(task, workspace_id), base_commit: row.base_ref };
+}
+
+/** What the tool calls of a task in its worktree carry (see `ToolCaller.workspace`); none in the main checkout. */
+export function confinement_of(session: Session, task_id: string): WorkspaceConfinement | undefined {
+  const ref = task_worktree(session, task_id);
+  if (ref === undefined) return undefined;
+  return { workspace_id: ref.workspace_id, root: ref.path, project_root: session.project.layout.root };
+}
 
 /** Task types whose work changes the project, so that two at once need workspaces of their own. */
 const CODE_TASKS = ["execute", "docs", "debug"] as const;
@@ -67,25 +89,15 @@ export class TaskWorkspaces {
       .all().length;
   }
 
-  /** The task's current worktree (its latest active one), as recorded. */
-  ref_of(task_id: string): WorkspaceRef | undefined {
-    const row = this.#session.connection.db
-      .select()
-      .from(workspaces)
-      .where(and(eq(workspaces.task_id, task_id), eq(workspaces.strategy, "worktree"), eq(workspaces.status, "active")))
-      .orderBy(desc(workspaces.created_at))
-      .get();
-    if (row === undefined || row.base_ref === null) return undefined;
-    const workspace_id = v.parse(WorkspaceId, row.id);
-    const task = v.parse(TaskId, task_id);
-    return { workspace_id, task_id: task, strategy: "worktree", path: row.path, branch: workspace_branch(task, workspace_id), base_commit: row.base_ref };
+  /** The task's latest worktree in one of `statuses` (its active one by default), as recorded. */
+  ref_of(task_id: string, statuses: readonly WorkspaceStatus[] = ["active"]): WorkspaceRef | undefined {
+    return task_worktree(this.#session, task_id, statuses);
   }
 
-  /** What a confined task's tool calls carry (see `ToolCaller.workspace`). */
-  confinement_of(task_id: string): WorkspaceConfinement | undefined {
-    const ref = this.ref_of(task_id);
-    if (ref === undefined) return undefined;
-    return { workspace_id: ref.workspace_id, root: ref.path, project_root: this.#session.project.layout.root };
+  /** A workspace whose work will not land: recorded abandoned, its worktree and branch removed. */
+  async abandon(ref: WorkspaceRef, reason: string): Promise<void> {
+    this.#manager.abandon_workspace(ref, reason);
+    await this.#manager.cleanup_workspace(ref);
   }
 
   /** Commits the task's work as air and merges it into the checkout, re-running its verification there. */

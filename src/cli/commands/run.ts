@@ -17,6 +17,7 @@ export type RunOptions = {
   print?: string;
   output_format?: string;
   max_turns?: string;
+  max_parallel?: string;
   max_budget_usd?: string;
   max_tokens?: string;
   permission_mode?: string;
@@ -87,7 +88,8 @@ export async function run_run(io: Io, options: RunOptions): Promise<number> {
       user_action: `Use one of: ${FORMATS.join(", ")}.`,
     });
   }
-  const max_turns = parse_max_turns(options.max_turns);
+  const max_turns = parse_positive("--max-turns", options.max_turns, "20");
+  const max_parallel = parse_positive("--max-parallel", options.max_parallel, "4");
   const run_budget = parse_run_budget(options);
   const permissions = parse_permission_options(options);
   const request = {
@@ -95,6 +97,7 @@ export async function run_run(io: Io, options: RunOptions): Promise<number> {
     format,
     permissions,
     ...(max_turns === undefined ? {} : { max_turns }),
+    ...(max_parallel === undefined ? {} : { max_parallel }),
     ...(run_budget === undefined ? {} : { run_budget }),
   };
   const providers = ProviderManager.load({ project_root: locate_project_root(here.cwd) ?? here.cwd });
@@ -107,17 +110,17 @@ export async function run_run(io: Io, options: RunOptions): Promise<number> {
   }
 }
 
-function parse_max_turns(raw: string | undefined): number | undefined {
-  const max_turns = raw === undefined ? undefined : Number(raw);
-  if (max_turns !== undefined && (!Number.isInteger(max_turns) || max_turns < 1)) {
+function parse_positive(flag: string, raw: string | undefined, example: string): number | undefined {
+  const value = raw === undefined ? undefined : Number(raw);
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) {
     throw air_failure({
       kind: "user_error",
-      message: `--max-turns must be a positive integer, not "${raw}"`,
+      message: `${flag} must be a positive integer, not "${raw}"`,
       retryability: "not_retryable",
-      user_action: "Pass e.g. --max-turns 20.",
+      user_action: `Pass e.g. ${flag} ${example}.`,
     });
   }
-  return max_turns;
+  return value;
 }
 
 /** The exit code of a first-run setup the user cancelled (as for Ctrl+C). */
@@ -129,7 +132,8 @@ const CANCELLED = 130;
  */
 async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<number> {
   const permissions = parse_permission_options(options);
-  const max_turns = parse_max_turns(options.max_turns);
+  const max_turns = parse_positive("--max-turns", options.max_turns, "20");
+  const max_parallel = parse_positive("--max-parallel", options.max_parallel, "4");
   const run_budget = parse_run_budget(options);
   const project_root = locate_project_root(io.cwd) ?? io.cwd;
   let providers = ProviderManager.load({ project_root });
@@ -148,6 +152,7 @@ async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<
     return await run_interactive(io, providers, {
       permissions,
       ...(max_turns === undefined ? {} : { max_turns }),
+      ...(max_parallel === undefined ? {} : { max_parallel }),
       ...(run_budget === undefined ? {} : { run_budget }),
       ...(inspection === undefined ? {} : { inspect: inspection.inspect }),
     });

@@ -22,6 +22,8 @@ export const AirConfigFile = v.strictObject({
   model: v.pipe(v.string(), v.minLength(1)),
   permission_mode: PermissionMode,
   budget: v.optional(BudgetConfig),
+  /** How many agents run at once by default (`--max-parallel` wins). */
+  max_parallel: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
 });
 export type AirConfigFile = v.InferOutput<typeof AirConfigFile>;
 

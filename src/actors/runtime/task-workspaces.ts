@@ -34,6 +34,13 @@ export function confinement_of(session: Session, task_id: string): WorkspaceConf
   return { workspace_id: ref.workspace_id, root: ref.path, project_root: session.project.layout.root };
 }
 
+/** What verification reads of a `shell.run` result (the registry hands back the tool's output without its effects). */
+const VerificationRun = v.object({
+  exit_code: ShellRunOutput.entries.exit_code,
+  stdout_tail: ShellRunOutput.entries.stdout_tail,
+  stderr_tail: ShellRunOutput.entries.stderr_tail,
+});
+
 /** Task types whose work changes the project, so that two at once need workspaces of their own. */
 const CODE_TASKS = ["execute", "docs", "debug"] as const;
 
@@ -119,7 +126,7 @@ export class TaskWorkspaces {
     for (const command of task.verification.commands ?? []) {
       const outcome = await this.#registry.call({ tool_name: "shell.run", input: { command } }, { session: this.#session, task_id: v.parse(TaskId, task.id) });
       if (!outcome.ok) return { passed: false, reason: `\`${command}\` could not run: ${outcome.error.message}` };
-      const output = v.parse(ShellRunOutput, outcome.output);
+      const output = v.parse(VerificationRun, outcome.output);
       if (output.exit_code !== 0) {
         return { passed: false, reason: `\`${command}\` exited ${output.exit_code} on the merged checkout`, detail: output.stderr_tail || output.stdout_tail };
       }

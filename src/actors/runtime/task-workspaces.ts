@@ -14,7 +14,7 @@ import { workspace_strategy_for } from "../../workspaces/strategy.js";
 import { workspace_branch } from "../../workspaces/worktree.js";
 
 /** A task's latest worktree in one of `statuses`, from its `workspaces` row. */
-export function task_worktree(session: Session, task_id: string, statuses: readonly WorkspaceStatus[] = ["active"]): WorkspaceRef | undefined {
+function task_worktree(session: Session, task_id: string, statuses: readonly WorkspaceStatus[] = ["active"]): WorkspaceRef | undefined {
   const row = session.connection.db
     .select()
     .from(workspaces)

@@ -43,8 +43,7 @@ export const WaitReason = v.variant("kind", [
 export type WaitReason = v.InferOutput<typeof WaitReason>;
 
 /** A new `serialization` row to record: `task_id` goes after `depends_on`, the globs are where they meet. */
-export const SerializationEdge = v.object({ task_id: v.string(), depends_on: v.string(), task_glob: v.string(), other_glob: v.string() });
-export type SerializationEdge = v.InferOutput<typeof SerializationEdge>;
+const SerializationEdge = v.object({ task_id: v.string(), depends_on: v.string(), task_glob: v.string(), other_glob: v.string() });
 
 export const WavePlan = v.object({
   /** Tasks to start now, in order. */

@@ -4,7 +4,7 @@ import type { WaveEdge, WaveInput, WaveTask } from "../../../src/orchestration/w
 /** Seeded random task graphs for the planner's property tests. */
 export type Random = () => number;
 
-export function pick<T>(random: Random, items: readonly T[]): T {
+function pick<T>(random: Random, items: readonly T[]): T {
   const item = items[Math.floor(random() * items.length)];
   if (item === undefined) throw new Error("pick from an empty list");
   return item;

@@ -28,6 +28,23 @@ export type Ending =
 /** The fd bwrap writes `{"child-pid": N}` to; the command never sees it. */
 const INFO_FD = 3;
 
+/** The sandboxed gate's end of the lifeline: a socket whose other end only this process holds. */
+const LIFELINE_FD = 4;
+
+/**
+ * bwrap arms `--die-with-parent` (PR_SET_PDEATHSIG) some time after its exec and never checks that its parent
+ * is still there, so a runtime killed in between left the sandbox running the command, orphaned (the crash
+ * e2e test under load). The command therefore starts behind this gate, which runs once bwrap has armed it and
+ * leaves at once when the lifeline reads as closed (the runtime is gone): past the gate, a dying runtime takes
+ * the sandbox with it. `read -t 0` only polls: a live runtime costs the command no wait.
+ */
+const LIFELINE_GATE = `read -t 0 -u ${LIFELINE_FD} && exit 125; exec "$@" ${LIFELINE_FD}<&-`;
+
+function sandboxed_argv(launch: Launch & { bwrap: NonNullable<Launch["bwrap"]> }): [string, ...string[]] {
+  const gated = ["bash", "--noprofile", "--norc", "-c", LIFELINE_GATE, "air-gate", ...launch.argv];
+  return [launch.bwrap.path, ...launch.bwrap.args, "--info-fd", String(INFO_FD), "--", ...gated];
+}
+
 function kill_group(pgid: number | undefined, signal: NodeJS.Signals): void {
   if (pgid === undefined) return;
   try {
@@ -100,21 +117,27 @@ export function run_process(
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
     const sandboxed = launch.bwrap !== undefined;
-    const [file, ...args] = sandboxed ? [launch.bwrap.path, ...launch.bwrap.args, "--info-fd", String(INFO_FD), "--", ...launch.argv] : launch.argv;
+    const [file, ...args] = launch.bwrap === undefined ? launch.argv : sandboxed_argv({ ...launch, bwrap: launch.bwrap });
     let child: ChildProcess;
     try {
       child = spawn(file, args, {
         cwd: launch.cwd,
         env: launch.env,
         detached: true,
-        stdio: sandboxed ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+        stdio: sandboxed ? ["ignore", "pipe", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
       });
     } catch (error) {
       resolve({ kind: "spawn_failed", error: error as Error });
       return;
     }
     const targets = new StopTargets(child, sandboxed);
-    if (sandboxed) read_child_pid(child.stdio[INFO_FD] as Readable, targets);
+    if (sandboxed) {
+      read_child_pid(child.stdio[INFO_FD] as Readable, targets);
+      // Nothing comes down the lifeline; reading it lets its end be seen, so the process's "close" is not held up.
+      const lifeline = child.stdio[LIFELINE_FD] as Readable;
+      lifeline.on("error", () => undefined);
+      lifeline.resume();
+    }
     const finish = (ending: Ending) => {
       if (settled) return;
       settled = true;

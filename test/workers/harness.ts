@@ -232,7 +232,8 @@ export class WorkerHarness {
       on_log: (entry) => logs.push(entry),
       ...options.services,
     };
-    const delays = { kill_grace_ms: 500, cancel_grace_ms: 500, ...options.delays };
+    // The fixture workers send no heartbeats: only the tests of the liveness watch give it a timeout to notice.
+    const delays = { kill_grace_ms: 500, cancel_grace_ms: 500, heartbeat_timeout_ms: 600_000, ...options.delays };
     const actor = createActor(worker_run_logic(services), {
       input: { agent_id, task, brief, delays, ...(options.resumable === undefined ? {} : { resumable: options.resumable }) },
       ...(options.clock === undefined ? {} : { clock: options.clock }),

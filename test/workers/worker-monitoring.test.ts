@@ -56,12 +56,7 @@ describe("a worker that stops heartbeating", () => {
     await until_state(run.actor, { working: { running: "pinged" } });
     clock.increment(HEARTBEAT_TIMEOUT_MS);
     const report = await run.report;
-    expect(report.states.slice(-4)).toEqual([
-      '{"working":{"running":"probing"}}',
-      '{"working":{"running":"pinged"}}',
-      '{"silencing":"terminating"}',
-      '"lost"',
-    ]);
+    expect(report.states.slice(-4)).toEqual(['{"working":{"running":"probing"}}', '{"working":{"running":"pinged"}}', '{"silencing":"terminating"}', '"lost"']);
     expect(report.output).toMatchObject({ status: "lost", error: { metadata: { lost: true } } });
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.lost"]);
     expect(payload_of(report.agent_events.at(-1))).toMatchObject({ reason: expect.stringContaining(`no heartbeat for ${HEARTBEAT_TIMEOUT_MS} ms`) });

@@ -32,13 +32,15 @@ const INFO_FD = 3;
 const LIFELINE_FD = 4;
 
 /**
- * bwrap arms `--die-with-parent` (PR_SET_PDEATHSIG) some time after its exec and never checks that its parent
- * is still there, so a runtime killed in between left the sandbox running the command, orphaned (the crash
- * e2e test under load). The command therefore starts behind this gate, which runs once bwrap has armed it and
- * leaves at once when the lifeline reads as closed (the runtime is gone): past the gate, a dying runtime takes
- * the sandbox with it. `read -t 0` only polls: a live runtime costs the command no wait.
+ * bwrap's `--die-with-parent` (PR_SET_PDEATHSIG) does not always end the sandbox with the runtime: it is armed
+ * some time after bwrap's exec without a check that the parent is still there, and a runtime SIGKILLed at the
+ * wrong moment left bwrap's init (pid 1 of the sandbox) and the command running, orphaned (the crash e2e test,
+ * under load). So the sandbox watches the runtime itself, over a lifeline only the runtime holds the other end
+ * of: the gate does not start a command once the runtime is gone (`read -t 0` only polls), and leaves a watcher,
+ * detached to the sandbox's init so the command never sees it as its child, that kills every process of the
+ * sandbox's pid namespace (`kill -1`, which cannot reach outside it) when the lifeline closes.
  */
-const LIFELINE_GATE = `read -t 0 -u ${LIFELINE_FD} && exit 125; exec "$@" ${LIFELINE_FD}<&-`;
+const LIFELINE_GATE = `read -t 0 -u ${LIFELINE_FD} && exit 125; ( ( read -r -u ${LIFELINE_FD} _; kill -KILL -1 ) </dev/null >/dev/null 2>&1 & ); exec "$@" ${LIFELINE_FD}<&-`;
 
 function sandboxed_argv(launch: Launch & { bwrap: NonNullable<Launch["bwrap"]> }): [string, ...string[]] {
   const gated = ["bash", "--noprofile", "--norc", "-c", LIFELINE_GATE, "air-gate", ...launch.argv];

@@ -46,7 +46,7 @@ export type WorkerRunDelays = {
 const DEFAULT_DELAYS = { handshake_timeout_ms: 30_000, cancel_grace_ms: 3_000, kill_grace_ms: 5_000 } as const;
 
 /** How many heartbeat intervals of silence make the worker suspect, by default. */
-export const HEARTBEATS_PER_TIMEOUT = 3;
+const HEARTBEATS_PER_TIMEOUT = 3;
 
 export type WorkerRunInput = {
   readonly agent_id: AgentId;

@@ -112,6 +112,10 @@ const Reason = v.pipe(v.string(), v.minLength(1), v.maxLength(4000));
 const ControlPayload = v.variant("command", [
   v.strictObject({ command: v.literal("agent.start"), task: TaskSpec, brief: AgentBrief }),
   v.strictObject({ command: v.literal("cancel"), reason: Reason }),
+  /** The soft timeout passed: finish the turn in progress and report what there is. */
+  v.strictObject({ command: v.literal("wrap_up"), reason: Reason }),
+  /** No heartbeat for a while: answer with one at once, to show the worker is alive and not just slow. */
+  v.strictObject({ command: v.literal("ping") }),
 ]);
 
 const ToolResultPayload = v.strictObject({ outcome: ToolOutcome });

@@ -43,8 +43,9 @@ export function timeout_error(hard_timeout_ms: number): AirError {
   });
 }
 
-/** Why a worker that left without a result (exit 0, or killed by someone else) is lost. */
-export function lost_reason(code: number | null, signal: string | null): string {
+/** Why a worker that left without a result (exit 0, killed by someone else, or found gone by a probe) is lost. */
+export function lost_reason(code: number | null, signal: string | null, vanished: boolean): string {
+  if (vanished) return "worker stopped heartbeating and its process is gone, without a result";
   return code === null ? `worker was killed by ${signal ?? "a signal"} without a result` : `worker exited with code ${code} without a result`;
 }
 

@@ -16,6 +16,8 @@ export type WorkerExit = {
   /** The last characters the worker wrote to stderr: the detail of the error it ends with. */
   readonly stderr: string;
   readonly last_heartbeat_at: string | undefined;
+  /** The process was found gone by a probe before its end was reported (its pipes held open by another). */
+  readonly vanished?: boolean;
 };
 
 /**
@@ -31,6 +33,8 @@ export type WorkerRunOutcome =
       readonly error: AirError;
       readonly result?: WorkerResult;
       readonly exit_code?: number | null;
+      /** Killed on its hard timeout with work that survives it: the task is interrupted, not failed. */
+      readonly resumable?: boolean;
     };
 
 /** The durable event that ends an agent, recorded on entry of the run's final state. */
@@ -52,6 +56,11 @@ type RunFacts = {
   /** The message of the worker's own protocol.error, named by the error of its exit. */
   readonly worker_said: string | undefined;
   readonly cancel_reason: string | undefined;
+  /** The attempt's work survives its worker (see `WorkerRunInput.resumable`). */
+  readonly resumable: boolean;
+  readonly checkpoint: unknown;
+  /** Why the parent gave the worker up as lost, when it did. */
+  readonly silence: string | undefined;
 };
 
 function exit_code_field(code: number | null | undefined): { exit_code?: number } {
@@ -75,9 +84,11 @@ export function unsettled_error(how: string): AirError {
 function failed(context: RunFacts, exit: WorkerExit, error: AirError): Settlement {
   const detailed = with_stderr(error, exit.stderr);
   // A worker killed on its hard timeout is recorded with the timeout's exit code, whatever signal ended it.
-  const recorded = error.metadata?.timeout === true ? WORKER_EXIT.hard_timeout : exit.code;
+  const timed_out = error.metadata?.timeout === true;
+  const recorded = timed_out ? WORKER_EXIT.hard_timeout : exit.code;
+  const resumable = timed_out && (context.resumable || context.checkpoint !== undefined);
   return {
-    outcome: { status: "failed", error: detailed, exit_code: exit.code, ...result_field(context.result) },
+    outcome: { status: "failed", error: detailed, exit_code: exit.code, ...result_field(context.result), ...(resumable ? { resumable } : {}) },
     record: { type: "agent.failed", payload: { agent_id: context.agent_id, error: detailed, ...exit_code_field(recorded) } },
   };
 }
@@ -98,7 +109,7 @@ function failed_on_exit(context: RunFacts, exit: WorkerExit): Settlement {
 }
 
 function lost(context: RunFacts, exit: WorkerExit): Settlement {
-  const reason = lost_reason(exit.code, exit.signal);
+  const reason = context.silence ?? lost_reason(exit.code, exit.signal, exit.vanished === true);
   const { last_heartbeat_at } = exit;
   return {
     outcome: { status: "lost", error: lost_error(reason, exit.code, exit.signal, exit.stderr), exit_code: exit.code },

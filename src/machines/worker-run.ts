@@ -4,6 +4,7 @@ import type { PayloadInputOf } from "../contracts/events/registry.js";
 import type { AgentId } from "../contracts/ids.js";
 import {
   AGENT_TYPE_OF_TASK,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
   PROTOCOL_VERSION,
   protocol_error,
   WORKER_EXIT,
@@ -31,19 +32,37 @@ import { not_recorded_error, timeout_error } from "./worker-run-errors.js";
 export type WorkerRunDelays = {
   /** Spawn → `worker.ready`. */
   readonly handshake_timeout_ms: number;
+  /**
+   * Silence (no line from the worker, heartbeats included) → the process is probed; as long again after a
+   * ping → the worker is lost. Default: `HEARTBEATS_PER_TIMEOUT` heartbeat intervals of the brief.
+   */
+  readonly heartbeat_timeout_ms: number;
   /** The `cancel` control → SIGTERM. */
   readonly cancel_grace_ms: number;
   /** SIGTERM → SIGKILL, and how long a worker may take to leave after its result or its own protocol.error. */
   readonly kill_grace_ms: number;
 };
 
-const DEFAULT_DELAYS: WorkerRunDelays = { handshake_timeout_ms: 30_000, cancel_grace_ms: 3_000, kill_grace_ms: 5_000 };
+const DEFAULT_DELAYS = { handshake_timeout_ms: 30_000, cancel_grace_ms: 3_000, kill_grace_ms: 5_000 } as const;
+
+/** How many heartbeat intervals of silence make the worker suspect, by default. */
+const HEARTBEATS_PER_TIMEOUT = 3;
 
 export type WorkerRunInput = {
   readonly agent_id: AgentId;
   readonly task: TaskSpec;
   readonly brief: AgentBrief;
   readonly delays?: Partial<WorkerRunDelays>;
+  /**
+   * Time the task's attempt has already run, from the timestamps in its rows (a resumed attempt): the soft and
+   * hard timeouts count from the attempt's start, not from this spawn. Default 0.
+   */
+  readonly elapsed_ms?: number;
+  /**
+   * The attempt's work survives its worker (it runs in a workspace of its own): a run killed on its hard timeout
+   * then ends `resumable`, for the task to be interrupted rather than failed. A worker's checkpoint makes it so too.
+   */
+  readonly resumable?: boolean;
 };
 
 type WorkerSignal = "SIGTERM" | "SIGKILL";
@@ -66,7 +85,9 @@ export type WorkerProcessCommand =
   | { type: "process.call_tool"; call: ToolCall; correlation_id: IpcMessageId; aborted: boolean }
   | { type: "process.abort_tools" }
   /** A diagnostic of the run for the services' log sink. */
-  | { type: "process.log"; entry: WorkerRunLog };
+  | { type: "process.log"; entry: WorkerRunLog }
+  /** Is the process still there? Answered by `worker.alive`, or by `worker.exited` (vanished) when it is gone. */
+  | { type: "process.probe" };
 
 /**
  * What the worker process actor reports: the process's start and end, a broken line (`worker.protocol_error`:
@@ -84,6 +105,8 @@ export type WorkerProcessEvent =
   | { type: "worker.tool_call"; call: ToolCall; correlation_id: IpcMessageId }
   | { type: "worker.checkpoint"; data: unknown }
   | { type: "worker.result"; result: WorkerResult }
+  /** The answer to `process.probe`: the process is running (or stopped), just silent. */
+  | { type: "worker.alive" }
   | { type: "worker.exited"; exit: WorkerExit };
 
 export type WorkerRunEvent = WorkerProcessEvent | { type: "run.cancel"; reason: string };
@@ -97,6 +120,8 @@ type WorkerRunContext = {
   readonly brief: AgentBrief;
   readonly agent_type: AgentType;
   readonly delays: WorkerRunDelays;
+  readonly elapsed_ms: number;
+  readonly resumable: boolean;
   pid: number | undefined;
   worker_version: string | undefined;
   result: WorkerResult | undefined;
@@ -106,8 +131,15 @@ type WorkerRunContext = {
   /** The message of the worker's own protocol.error, named by the error of its exit. */
   worker_said: string | undefined;
   cancel_reason: string | undefined;
+  /** Why the parent gave the worker up as lost (silent past its heartbeat timeout and a ping). */
+  silence: string | undefined;
   settlement: Settlement | undefined;
 };
+
+/** A task timeout, less the time the attempt has already run. */
+function remaining(timeout_ms: number, elapsed_ms: number): number {
+  return Math.max(0, timeout_ms - elapsed_ms);
+}
 
 /** A protocol error with a fixed message, made when it happens. */
 function unexpected(message: string): () => AirError {
@@ -174,8 +206,9 @@ export const worker_run_machine = setup({
   },
   delays: {
     handshake_timeout: ({ context }) => context.delays.handshake_timeout_ms,
-    soft_timeout: ({ context }) => context.task.constraints.soft_timeout_ms,
-    hard_timeout: ({ context }) => context.task.constraints.hard_timeout_ms,
+    soft_timeout: ({ context }) => remaining(context.task.constraints.soft_timeout_ms, context.elapsed_ms),
+    hard_timeout: ({ context }) => remaining(context.task.constraints.hard_timeout_ms, context.elapsed_ms),
+    heartbeat_timeout: ({ context }) => context.delays.heartbeat_timeout_ms,
     cancel_grace: ({ context }) => context.delays.cancel_grace_ms,
     kill_grace: ({ context }) => context.delays.kill_grace_ms,
   },
@@ -222,7 +255,13 @@ export const worker_run_machine = setup({
     task: input.task,
     brief: input.brief,
     agent_type: AGENT_TYPE_OF_TASK[input.task.type],
-    delays: { ...DEFAULT_DELAYS, ...input.delays },
+    delays: {
+      ...DEFAULT_DELAYS,
+      heartbeat_timeout_ms: HEARTBEATS_PER_TIMEOUT * (input.brief.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_INTERVAL_MS),
+      ...input.delays,
+    },
+    elapsed_ms: input.elapsed_ms ?? 0,
+    resumable: input.resumable ?? false,
     pid: undefined,
     worker_version: undefined,
     result: undefined,
@@ -230,6 +269,7 @@ export const worker_run_machine = setup({
     failure: undefined,
     worker_said: undefined,
     cancel_reason: undefined,
+    silence: undefined,
     settlement: undefined,
   }),
   invoke: {
@@ -259,14 +299,23 @@ export const worker_run_machine = setup({
     working: {
       after: {
         soft_timeout: {
-          actions: {
-            type: "log",
-            params: ({ context }) => {
-              const { soft_timeout_ms, hard_timeout_ms } = context.task.constraints;
-              const message = `soft timeout of ${soft_timeout_ms} ms passed; the worker has until its hard timeout of ${hard_timeout_ms} ms`;
-              return { source: "bridge", level: "info", message };
+          actions: [
+            {
+              type: "log",
+              params: ({ context }) => {
+                const { soft_timeout_ms, hard_timeout_ms } = context.task.constraints;
+                const message = `soft timeout of ${soft_timeout_ms} ms passed; the worker is asked to wrap up before its hard timeout of ${hard_timeout_ms} ms`;
+                return { source: "bridge", level: "info", message };
+              },
             },
-          },
+            {
+              type: "command",
+              params: ({ context }) => ({
+                type: "process.control",
+                payload: { command: "wrap_up", reason: `the soft timeout of ${context.task.constraints.soft_timeout_ms} ms passed` },
+              }),
+            },
+          ],
         },
         hard_timeout: {
           target: "stopping",
@@ -376,9 +425,14 @@ export const worker_run_machine = setup({
         running: {
           on: {
             "worker.ready": { target: "#worker-run.stopping", actions: { type: "fail", params: unexpected("a second worker.ready") } },
-            "worker.event": { actions: { type: "command", params: ({ event }) => ({ type: "process.ingest", event: event.event }) } },
-            "worker.checkpoint": { actions: assign({ checkpoint: ({ event }) => event.data }) },
-            "worker.tool_call": { actions: { type: "command", params: forward_tool_call(false) } },
+            // Any line but a result proves the worker alive: the liveness watch starts over.
+            "worker.event": {
+              target: ".listening",
+              reenter: true,
+              actions: { type: "command", params: ({ event }) => ({ type: "process.ingest", event: event.event }) },
+            },
+            "worker.checkpoint": { target: ".listening", reenter: true, actions: assign({ checkpoint: ({ event }) => event.data }) },
+            "worker.tool_call": { target: ".listening", reenter: true, actions: { type: "command", params: forward_tool_call(false) } },
             "worker.result": [
               {
                 guard: or(["result_for_another_run", "result_of_another_role"]),
@@ -388,8 +442,36 @@ export const worker_run_machine = setup({
               { target: "#worker-run.lingering", actions: assign({ result: ({ event }) => event.result }) },
             ],
           },
+          // The liveness watch: silent past the heartbeat timeout → probe; alive → ping; silent again → lost.
+          initial: "listening",
+          states: {
+            listening: { after: { heartbeat_timeout: "probing" } },
+            // A process that is gone answers with its exit (settled by `working`), one that is there with `worker.alive`.
+            probing: {
+              entry: { type: "command", params: { type: "process.probe" } },
+              on: { "worker.alive": "pinged" },
+            },
+            pinged: {
+              entry: { type: "command", params: { type: "process.control", payload: { command: "ping" } } },
+              after: {
+                heartbeat_timeout: {
+                  target: "#worker-run.silencing",
+                  actions: assign({
+                    silence: ({ context }) =>
+                      `no heartbeat for ${context.delays.heartbeat_timeout_ms} ms and no answer to a ping within as long again; the worker was killed`,
+                  }),
+                },
+              },
+            },
+          },
         },
       },
+    },
+    // The worker is alive but silent past its heartbeat timeout and a ping: its process group is ended, and it is lost.
+    silencing: {
+      on: { "worker.exited": { target: "lost", actions: { type: "settle", params: "lost" } } },
+      initial: "terminating",
+      states: terminate_then_kill,
     },
     // The cancel control is sent; a worker that does not leave gets SIGTERM after the cancel grace, then SIGKILL.
     cancelling: {

@@ -25,6 +25,9 @@ import { WORKER_VERSION } from "./version.js";
 /** After a cancel, how long the role may take to wind down and report before the worker exits anyway. */
 const CANCEL_WIND_DOWN_MS = 2_000;
 
+/** How long an exiting worker waits for stdout to drain before it leaves anyway. */
+const EXIT_FLUSH_MS = 1_000;
+
 // stdout is the protocol channel: nothing else may print there.
 for (const method of ["log", "info", "debug"] as const) {
   console[method] = (...args: unknown[]) => console.error(...args);
@@ -52,7 +55,10 @@ function post(message: ReturnType<typeof make_ipc_message>): void {
   process.stdout.write(encode_message(message, "worker_to_parent"));
 }
 
-/** Exits once everything written to stdout has been handed to the pipe. */
+/**
+ * Exits once everything written to stdout has been handed to the pipe, or after `EXIT_FLUSH_MS` when the pipe
+ * takes no more (a parent that stopped reading): a worker never lingers on its way out.
+ */
 function exit(code: WorkerExitCode): void {
   if (phase.name === "exiting") return;
   if (phase.name === "running") phase.runtime.stop_heartbeat();
@@ -60,6 +66,7 @@ function exit(code: WorkerExitCode): void {
   // Should the event loop empty before the flush callback, the process still leaves with this code.
   process.exitCode = code;
   process.stdout.write("", () => process.exit(code));
+  setTimeout(() => process.exit(code), EXIT_FLUSH_MS).unref();
 }
 
 /** `address`: where to say it; before the run there is none, unless the failing `agent.start` named one. */
@@ -92,13 +99,18 @@ process.stdout.on("error", () => process.exit(WORKER_EXIT.cancelled));
 process.on("unhandledRejection", crash);
 
 function start(message: IpcMessageOf<"control">): void {
-  if (message.payload.command !== "agent.start") {
+  const { payload } = message;
+  if (payload.command === "cancel") {
     // A cancel before the run started: nothing to wind down.
-    diagnostic(`cancelled before start: ${message.payload.reason}`);
+    diagnostic(`cancelled before start: ${payload.reason}`);
     exit(WORKER_EXIT.cancelled);
     return;
   }
-  const { task, brief } = message.payload;
+  if (payload.command !== "agent.start") {
+    protocol_fail(`expected the agent.start control, got "${payload.command}"`);
+    return;
+  }
+  const { task, brief } = payload;
   const address = { session_id: message.session_id, agent_id: message.agent_id };
   const agent_type = AGENT_TYPE_OF_TASK[task.type];
   const load_role = role_loader(agent_type);
@@ -146,8 +158,18 @@ function receive_running(runtime: WorkerRuntime, message: ParentToWorkerMessage)
   }
   switch (message.kind) {
     case "control":
-      if (message.payload.command === "cancel") return cancel(runtime, message.payload.reason);
-      return protocol_fail("a second agent.start");
+      switch (message.payload.command) {
+        case "cancel":
+          return cancel(runtime, message.payload.reason);
+        case "wrap_up":
+          diagnostic(`asked to wrap up: ${message.payload.reason}`);
+          return runtime.wrap_up(message.payload.reason);
+        case "ping":
+          return runtime.beat();
+        case "agent.start":
+          return protocol_fail("a second agent.start");
+      }
+      return;
     case "tool.result":
     case "tool.stream":
       try {

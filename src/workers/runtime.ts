@@ -68,6 +68,7 @@ export class WorkerRuntime {
   readonly #controller = new AbortController();
   #heartbeat: NodeJS.Timeout | undefined;
   #cancel_reason: string | undefined;
+  #wrap_up_reason: string | undefined;
 
   constructor(options: WorkerRuntimeOptions) {
     this.address = options.address;
@@ -88,6 +89,15 @@ export class WorkerRuntime {
 
   get cancel_reason(): string | undefined {
     return this.#cancel_reason;
+  }
+
+  /** Set once the parent asked the role to wrap up (its soft timeout passed): finish the turn, then report. */
+  get wrap_up_reason(): string | undefined {
+    return this.#wrap_up_reason;
+  }
+
+  wrap_up(reason: string): void {
+    this.#wrap_up_reason ??= reason;
   }
 
   /** Reports an event to the parent, which stamps its envelope and validates it through its EventIngestor. */
@@ -177,10 +187,15 @@ export class WorkerRuntime {
   /** Starts the `agent.heartbeat` ticker (unref'd: it never keeps the worker alive on its own). */
   start_heartbeat(interval_ms: number = this.brief.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_INTERVAL_MS): void {
     this.stop_heartbeat();
-    const beat = () => this.emit("agent.heartbeat", { agent_id: this.address.agent_id, task_id: this.task.id });
-    beat();
-    this.#heartbeat = setInterval(beat, interval_ms);
+    this.beat();
+    this.#heartbeat = setInterval(() => this.beat(), interval_ms);
     this.#heartbeat.unref();
+  }
+
+  /** One `agent.heartbeat`, now: on the ticker, and as the answer to the parent's ping. */
+  beat(): void {
+    if (this.#cancel_reason !== undefined) return;
+    this.emit("agent.heartbeat", { agent_id: this.address.agent_id, task_id: this.task.id });
   }
 
   stop_heartbeat(): void {

@@ -49,7 +49,7 @@ describe("a real worker run", () => {
       '{"working":{"starting":"spawning"}}',
       '{"working":{"starting":"announcing"}}',
       '{"working":{"starting":"handshaking"}}',
-      '{"working":"running"}',
+      '{"working":{"running":"listening"}}',
       '{"lingering":"waiting"}',
       '"completed"',
     ]);

@@ -43,7 +43,7 @@ describe("protocol errors: the worker is ended and the agent fails", () => {
     expect(payload.error).toMatchObject({ kind: "agent_error", metadata: { protocol_error: "version_mismatch" } });
     // It never got past the handshake: no running announcement.
     expect(report.agent_events.map((row) => payload_of(row).status).filter(Boolean)).toEqual(["starting"]);
-    expect(report.states).not.toContain('{"working":"running"}');
+    expect(report.states).not.toContain('{"working":{"running":"listening"}}');
     await expect_parent_alive();
   });
 
@@ -140,7 +140,7 @@ describe("hard timeout", () => {
     expect_ending(report, "failed");
     expect(report.output.error!.metadata).toMatchObject({ timeout: true });
     // It had its SIGTERM handler before it said ready, so only SIGKILL, one grace period later, ended it.
-    expect(report.states).toContain('{"working":"running"}');
+    expect(report.states).toContain('{"working":{"running":"listening"}}');
     expect(report.output.exit_code).toBeNull();
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500 + 400);
   });

@@ -157,6 +157,8 @@ export type RunOptions = {
   delays?: Partial<WorkerRunDelays>;
   /** The actor's clock (default: real time); a `SimulatedClock` lets a test decide when the run's delays pass. */
   clock?: SimulatedClock;
+  /** The attempt's work survives its worker (`WorkerRunInput.resumable`). */
+  resumable?: boolean;
   /** Called once the actor runs (e.g. to cancel it). */
   started?: (actor: WorkerRunActor) => void;
   /** The agent's id (default: a new one). */
@@ -206,7 +208,9 @@ export class WorkerHarness {
 
   /** Starts one worker run and hands back its actor at once; `report` settles when the run has ended. */
   start(options: RunOptions = {}): StartedRun {
-    const task = v.parse(TaskSpec, minimal_task_spec({ title: "worker test task", ...options.task }));
+    // Timeouts far beyond a run's length on a loaded machine, unless a test is about them.
+    const constraints = { max_turns: 5, soft_timeout_ms: 60_000, hard_timeout_ms: 120_000, retry_budget: 1, model_policy: "agent_select" as const };
+    const task = v.parse(TaskSpec, minimal_task_spec({ title: "worker test task", constraints, ...options.task }));
     this.session.ingestor.ingest(make_event("task.created", { task }, this.session.origin));
     const agent_id = options.agent_id ?? new_id("agent");
     const logs: WorkerLogEntry[] = [];
@@ -228,9 +232,10 @@ export class WorkerHarness {
       on_log: (entry) => logs.push(entry),
       ...options.services,
     };
-    const delays = { kill_grace_ms: 500, cancel_grace_ms: 500, ...options.delays };
+    // The fixture workers send no heartbeats: only the tests of the liveness watch give it a timeout to notice.
+    const delays = { kill_grace_ms: 500, cancel_grace_ms: 500, heartbeat_timeout_ms: 600_000, ...options.delays };
     const actor = createActor(worker_run_logic(services), {
-      input: { agent_id, task, brief, delays },
+      input: { agent_id, task, brief, delays, ...(options.resumable === undefined ? {} : { resumable: options.resumable }) },
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     const states: string[] = [];

@@ -38,7 +38,18 @@ describe("worker_run_machine", () => {
     const finals = (names: string[], states: Record<string, { type?: string }>) => names.filter((name) => states[name]?.type === "final");
     const run_states = worker_run_machine.definition.states;
     const agent_states = agent_machine.definition.states;
-    expect(Object.keys(run_states)).toEqual(["working", "cancelling", "lingering", "leaving", "stopping", "completed", "failed", "lost", "cancelled"]);
+    expect(Object.keys(run_states)).toEqual([
+      "working",
+      "silencing",
+      "cancelling",
+      "lingering",
+      "leaving",
+      "stopping",
+      "completed",
+      "failed",
+      "lost",
+      "cancelled",
+    ]);
     expect(finals(Object.keys(run_states), run_states)).toEqual(finals(Object.keys(agent_states), agent_states));
     expect(Object.keys(run_states.working!.states)).toEqual(["starting", "running"]);
     expect(Object.keys(agent_states).slice(0, 2)).toEqual(["starting", "running"]);
@@ -68,7 +79,11 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
     exited(0),
     exited(1),
     exited(null),
+    { type: "worker.alive" },
     delay_passed("hard_timeout", "working"),
+    delay_passed("heartbeat_timeout", "working.running.listening"),
+    delay_passed("heartbeat_timeout", "working.running.pinged"),
+    delay_passed("kill_grace", "silencing.terminating"),
     delay_passed("handshake_timeout", "working.starting.handshaking"),
     delay_passed("cancel_grace", "cancelling.asking"),
     delay_passed("kill_grace", "cancelling.terminating"),
@@ -82,7 +97,7 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
   const paths = getShortestPaths(worker_run_machine, {
     events,
     input,
-    serializeState: (state) => JSON.stringify([state.value, state.context.settlement?.outcome.exit_code]),
+    serializeState: (state) => JSON.stringify([state.value, state.context.settlement?.outcome.exit_code, state.context.silence !== undefined]),
   });
   const by_state = new Map<string, (typeof paths)[number]>();
   for (const path of paths) {
@@ -95,8 +110,13 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
       .get(state)
       ?.steps.map((step) => step.event.type)
       .slice(1);
-  const ending = (state: string, exit_code: number | null) =>
-    paths.find((path) => JSON.stringify(path.state.value) === state && path.state.output?.exit_code === exit_code)?.state;
+  const ending = (state: string, exit_code: number | null, silenced = false) =>
+    paths
+      .filter(
+        (path) =>
+          JSON.stringify(path.state.value) === state && path.state.output?.exit_code === exit_code && (path.state.context.silence !== undefined) === silenced,
+      )
+      .sort((a, b) => a.steps.length - b.steps.length)[0]?.state;
 
   it("reaches every state", () => {
     expect([...by_state.keys()].sort()).toEqual(
@@ -104,7 +124,11 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
         '{"working":{"starting":"spawning"}}',
         '{"working":{"starting":"announcing"}}',
         '{"working":{"starting":"handshaking"}}',
-        '{"working":"running"}',
+        '{"working":{"running":"listening"}}',
+        '{"working":{"running":"probing"}}',
+        '{"working":{"running":"pinged"}}',
+        '{"silencing":"terminating"}',
+        '{"silencing":"killing"}',
         '{"cancelling":"asking"}',
         '{"cancelling":"terminating"}',
         '{"cancelling":"killing"}',
@@ -125,7 +149,7 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
   });
 
   it("runs only after the start is recorded and the handshake is done, and completes only from a result", () => {
-    expect(steps('{"working":"running"}')).toEqual(["worker.spawned", "xstate.done.actor.announce", "worker.ready"]);
+    expect(steps('{"working":{"running":"listening"}}')).toEqual(["worker.spawned", "xstate.done.actor.announce", "worker.ready"]);
     expect(steps('"completed"')).toEqual(["worker.spawned", "xstate.done.actor.announce", "worker.ready", "worker.result", "worker.exited"]);
     expect(steps('{"cancelling":"killing"}')).toEqual([
       "run.cancel",
@@ -144,6 +168,11 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
     const failed = ending('"failed"', 1);
     expect(failed?.output).toMatchObject({ status: "failed", error: { message: "worker exited with code 1 (uncaught_exception)" }, exit_code: 1 });
     expect(failed?.context.settlement?.record).toMatchObject({ type: "agent.failed", payload: { agent_id: input.agent_id, exit_code: 1 } });
+    // Silent past the heartbeat timeout and a ping: killed, and lost for that reason.
+    expect(ending('"lost"', null, true)?.context.settlement?.record).toMatchObject({
+      type: "agent.lost",
+      payload: { reason: expect.stringContaining("no heartbeat for 15000 ms") },
+    });
     expect(ending('"lost"', 0)?.context.settlement?.record).toEqual({
       type: "agent.lost",
       payload: { agent_id: input.agent_id, reason: "worker exited with code 0 without a result" },
@@ -201,7 +230,7 @@ describe("worker_run_logic with a real worker", () => {
       '{"working":{"starting":"spawning"}}',
       '{"working":{"starting":"announcing"}}',
       '{"working":{"starting":"handshaking"}}',
-      '{"working":"running"}',
+      '{"working":{"running":"listening"}}',
     ]);
     expect(report.output).toMatchObject({ status: "completed", exit_code: 0, result: { status: "completed", agent_id: report.agent_id } });
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.completed"]);
@@ -232,10 +261,10 @@ describe("worker_run_logic with a real worker", () => {
     await until_state(run.actor, { working: "running" });
     // Real time passes; the run's clock does not.
     await sleep(400);
-    expect(run.actor.getSnapshot().value).toEqual({ working: "running" });
+    expect(run.actor.getSnapshot().value).toEqual({ working: { running: "listening" } });
     clock.increment(200);
     const report = await run.report;
-    expect(report.states.slice(-3)).toEqual(['{"working":"running"}', '{"stopping":"terminating"}', '"failed"']);
+    expect(report.states.slice(-3)).toEqual(['{"working":{"running":"listening"}}', '{"stopping":"terminating"}', '"failed"']);
     expect(report.output).toMatchObject({ status: "failed", exit_code: null, error: { metadata: { timeout: true, hard_timeout_ms: 200 } } });
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.failed"]);
     expect(payload_of(report.agent_events.at(-1))).toMatchObject({ exit_code: WORKER_EXIT.hard_timeout, error: { metadata: { timeout: true } } });
@@ -261,7 +290,7 @@ describe("worker_run_logic with a real worker", () => {
     clock.increment(1_000);
     const report = await run.report;
     expect(report.states.slice(-5)).toEqual([
-      '{"working":"running"}',
+      '{"working":{"running":"listening"}}',
       '{"cancelling":"asking"}',
       '{"cancelling":"terminating"}',
       '{"cancelling":"killing"}',
@@ -281,7 +310,7 @@ describe("worker_run_logic with a real worker", () => {
 
   it("crash: an uncaught exception (exit 1) fails the agent with the exit code and the worker's stderr", async () => {
     const report = await h.run({ services: { entry: fixture_entry("crash") } });
-    expect(report.states.slice(-2)).toEqual(['{"working":"running"}', '"failed"']);
+    expect(report.states.slice(-2)).toEqual(['{"working":{"running":"listening"}}', '"failed"']);
     expect(report.output).toMatchObject({
       status: "failed",
       exit_code: WORKER_EXIT.uncaught_exception,
@@ -295,7 +324,7 @@ describe("worker_run_logic with a real worker", () => {
 
   it("garbage on stdout: the worker is stopped at once and the agent fails with the protocol error", async () => {
     const report = await h.run({ services: { entry: fixture_entry("garbage") } });
-    expect(report.states.slice(-3)).toEqual(['{"working":"running"}', '{"stopping":"terminating"}', '"failed"']);
+    expect(report.states.slice(-3)).toEqual(['{"working":{"running":"listening"}}', '{"stopping":"terminating"}', '"failed"']);
     expect(report.output).toMatchObject({ status: "failed", exit_code: null, error: { metadata: { protocol_error: "malformed_json" } } });
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.failed"]);
     const payload = payload_of(report.agent_events.at(-1));
@@ -319,7 +348,7 @@ describe("worker_run_logic with a real worker", () => {
 
   it("a second result is a protocol error: the agent fails, and the first result stays with the outcome", async () => {
     const report = await h.run({ services: { entry: fixture_entry("two-results") } });
-    expect(report.states.slice(-4)).toEqual(['{"working":"running"}', '{"lingering":"waiting"}', '{"stopping":"terminating"}', '"failed"']);
+    expect(report.states.slice(-4)).toEqual(['{"working":{"running":"listening"}}', '{"lingering":"waiting"}', '{"stopping":"terminating"}', '"failed"']);
     expect(report.output).toMatchObject({
       status: "failed",
       error: { message: expect.stringContaining("a second worker.result") },

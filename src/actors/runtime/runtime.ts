@@ -125,7 +125,13 @@ function run_worker_logic(session: Session, registry: ToolRegistry, prompts: Ses
     const brief = agent_brief(session, registry, prompts, options, task);
     const run = createActor(worker_run, {
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
-      input: { agent_id: v.parse(AgentId, input.agent_id), task, brief: workspace === undefined ? brief : { ...brief, project_root: workspace.root } },
+      // Work in a worktree of its own survives its worker: a hard timeout there interrupts the task instead of failing it.
+      input: {
+        agent_id: v.parse(AgentId, input.agent_id),
+        task,
+        brief: workspace === undefined ? brief : { ...brief, project_root: workspace.root },
+        resumable: workspace !== undefined,
+      },
     });
     signal.addEventListener("abort", () => run.send({ type: "run.cancel", reason: "the scheduler stopped the run" }));
     run.start();

@@ -31,6 +31,8 @@ function settle_task(session: Session, task_id: string, run: WorkerRunOutcome): 
   }
   if (run.status === "completed") return settle_result(session, task_id, run.result);
   if (run.status === "cancelled" && run.result !== undefined) return settle_result(session, task_id, run.result);
+  // Killed on its hard timeout with work that survives it: resumable, so interrupted rather than failed.
+  if (run.status === "failed" && run.resumable === true) return emit(session, "task.interrupted", { task_id, reason: run.error.message });
   emit(session, "task.failed", { task_id, error: run.error });
 }
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import fs from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { is_credential_variable } from "../../permissions/credentials.js";
@@ -26,9 +27,12 @@ export function default_worker_entry(): WorkerEntry {
   return { command: process.execPath, args: [fileURLToPath(new URL("../../workers/main.js", import.meta.url))] };
 }
 
-/** Starts `entry` with piped stdio in `base` without credentials. A spawn that fails at once throws. */
+/**
+ * Starts `entry` with piped stdio in `base` without credentials, as the leader of its own process group, so
+ * that ending it ends whatever it left running too. A spawn that fails at once throws.
+ */
 export function spawn_worker(entry: WorkerEntry, base: NodeJS.ProcessEnv): WorkerProcess {
-  return spawn(entry.command, [...entry.args], { stdio: ["pipe", "pipe", "pipe"], env: worker_environment(base) });
+  return spawn(entry.command, [...entry.args], { stdio: ["pipe", "pipe", "pipe"], env: worker_environment(base), detached: true });
 }
 
 /** The last characters a worker wrote to stderr: the detail of its errors. */
@@ -55,7 +59,38 @@ export function wire_worker_pipes(child: WorkerProcess, sink: LineSink, stderr: 
   child.stdin.on("error", () => undefined);
 }
 
-/** Sends `signal` unless the process has already exited (or was never started). */
+/**
+ * Sends `signal` to the worker's process group (it leads one, see `spawn_worker`): the worker and anything
+ * still in its group, even once the worker itself has exited. A group that is gone is not an error.
+ */
 export function kill_worker(child: WorkerProcess | undefined, signal: NodeJS.Signals): void {
-  if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill(signal);
+  if (child?.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // ESRCH: nothing is left in the group
+  }
+}
+
+/**
+ * Whether `child` still runs (or is stopped): not exited, not a zombie. A process that exited while something
+ * else holds its pipes open has no "close" yet, and is gone all the same.
+ */
+export function worker_alive(child: WorkerProcess): boolean {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return false;
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${child.pid}/stat`, "utf8");
+  } catch {
+    // No /proc (or the process is gone): ask the kernel directly.
+    try {
+      process.kill(child.pid, 0);
+      return true;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "EPERM";
+    }
+  }
+  // "pid (comm) S …": the state letter follows the last ")".
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  return state !== "Z" && state !== "X";
 }

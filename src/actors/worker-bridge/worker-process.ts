@@ -13,7 +13,7 @@ import {
 import type { WorkerProcessCommand, WorkerProcessEvent, WorkerProcessInput, WorkerRunLog } from "../../machines/worker-run.js";
 import { decode_line, encode_message, IpcProtocolError } from "../../workers/protocol.js";
 import { HeartbeatWriter } from "./heartbeat.js";
-import { default_worker_entry, kill_worker, spawn_worker, StderrTail, wire_worker_pipes, type WorkerProcess } from "./process.js";
+import { default_worker_entry, kill_worker, spawn_worker, StderrTail, wire_worker_pipes, worker_alive, type WorkerProcess } from "./process.js";
 import { write_log, type WorkerServices } from "./services.js";
 import { ToolCalls } from "./tool-calls.js";
 import { refusal_of, worker_event_origin } from "./worker-events.js";
@@ -90,7 +90,17 @@ class WorkerChannel {
         return this.#tool_calls.abort_all();
       case "process.log":
         return this.#log(command.entry);
+      case "process.probe":
+        return this.#probe();
     }
+  }
+
+  /** Silent past its heartbeat timeout: a worker found gone ends here, without waiting for pipes others may hold. */
+  #probe(): void {
+    const child = this.#child;
+    if (child === undefined) return;
+    if (worker_alive(child)) return this.#report({ type: "worker.alive" });
+    this.#exited(child, child.exitCode, child.signalCode, true);
   }
 
   /** The run stopped (it ended, or its owner went away): never leave a process behind. */
@@ -102,11 +112,13 @@ class WorkerChannel {
     setTimeout(() => kill_worker(child, "SIGKILL"), this.#input.kill_grace_ms).unref();
   }
 
-  #exited(child: WorkerProcess, code: number | null, signal: NodeJS.Signals | null): void {
+  #exited(child: WorkerProcess, code: number | null, signal: NodeJS.Signals | null, vanished = false): void {
     if (this.#child !== child) return;
     this.#child = undefined;
     this.#tool_calls.abort_all();
-    this.#report({ type: "worker.exited", exit: { code, signal, stderr: this.#stderr.text, last_heartbeat_at: this.#heartbeat.last_heartbeat_at } });
+    if (vanished) kill_worker(child, "SIGKILL");
+    const { last_heartbeat_at } = this.#heartbeat;
+    this.#report({ type: "worker.exited", exit: { code, signal, stderr: this.#stderr.text, last_heartbeat_at, ...(vanished ? { vanished } : {}) } });
   }
 
   #broken(error: AirError): void {

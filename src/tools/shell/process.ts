@@ -28,6 +28,25 @@ export type Ending =
 /** The fd bwrap writes `{"child-pid": N}` to; the command never sees it. */
 const INFO_FD = 3;
 
+/** The sandboxed gate's end of the lifeline: a socket whose other end only this process holds. */
+const LIFELINE_FD = 4;
+
+/**
+ * bwrap's `--die-with-parent` (PR_SET_PDEATHSIG) does not always end the sandbox with the runtime: it is armed
+ * some time after bwrap's exec without a check that the parent is still there, and a runtime SIGKILLed at the
+ * wrong moment left bwrap's init (pid 1 of the sandbox) and the command running, orphaned (the crash e2e test,
+ * under load). So the sandbox watches the runtime itself, over a lifeline only the runtime holds the other end
+ * of: the gate does not start a command once the runtime is gone (`read -t 0` only polls), and leaves a watcher,
+ * detached to the sandbox's init so the command never sees it as its child, that kills every process of the
+ * sandbox's pid namespace (`kill -1`, which cannot reach outside it) when the lifeline closes.
+ */
+const LIFELINE_GATE = `read -t 0 -u ${LIFELINE_FD} && exit 125; ( ( read -r -u ${LIFELINE_FD} _; kill -KILL -1 ) </dev/null >/dev/null 2>&1 & ); exec "$@" ${LIFELINE_FD}<&-`;
+
+function sandboxed_argv(launch: Launch & { bwrap: NonNullable<Launch["bwrap"]> }): [string, ...string[]] {
+  const gated = ["bash", "--noprofile", "--norc", "-c", LIFELINE_GATE, "air-gate", ...launch.argv];
+  return [launch.bwrap.path, ...launch.bwrap.args, "--info-fd", String(INFO_FD), "--", ...gated];
+}
+
 function kill_group(pgid: number | undefined, signal: NodeJS.Signals): void {
   if (pgid === undefined) return;
   try {
@@ -100,21 +119,27 @@ export function run_process(
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
     const sandboxed = launch.bwrap !== undefined;
-    const [file, ...args] = sandboxed ? [launch.bwrap.path, ...launch.bwrap.args, "--info-fd", String(INFO_FD), "--", ...launch.argv] : launch.argv;
+    const [file, ...args] = launch.bwrap === undefined ? launch.argv : sandboxed_argv({ ...launch, bwrap: launch.bwrap });
     let child: ChildProcess;
     try {
       child = spawn(file, args, {
         cwd: launch.cwd,
         env: launch.env,
         detached: true,
-        stdio: sandboxed ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+        stdio: sandboxed ? ["ignore", "pipe", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
       });
     } catch (error) {
       resolve({ kind: "spawn_failed", error: error as Error });
       return;
     }
     const targets = new StopTargets(child, sandboxed);
-    if (sandboxed) read_child_pid(child.stdio[INFO_FD] as Readable, targets);
+    if (sandboxed) {
+      read_child_pid(child.stdio[INFO_FD] as Readable, targets);
+      // Nothing comes down the lifeline; reading it lets its end be seen, so the process's "close" is not held up.
+      const lifeline = child.stdio[LIFELINE_FD] as Readable;
+      lifeline.on("error", () => undefined);
+      lifeline.resume();
+    }
     const finish = (ending: Ending) => {
       if (settled) return;
       settled = true;

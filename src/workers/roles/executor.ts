@@ -17,7 +17,7 @@ export const SHELL_TOOL = "shell.run";
 
 const SUMMARY_TEXT_MAX_CHARS = 600;
 
-type Ending = "end_turn" | "max_turns" | "refusal" | "truncated" | "cancelled" | "error";
+type Ending = "end_turn" | "max_turns" | "wrapped_up" | "refusal" | "truncated" | "cancelled" | "error";
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
@@ -80,6 +80,8 @@ class ExecutorRun {
     context.add_user(extra === undefined || extra === "" ? task_instruction(this.task) : `${task_instruction(this.task)}\n\n${extra}`);
     const tool_names = new Set(this.brief.tools.map((tool) => tool.name));
     for (let turn = 1; turn <= this.brief.max_turns; turn += 1) {
+      // Asked to wrap up (the soft timeout passed): the turn that was running is done; report instead of another.
+      if (turn > 1 && this.runtime.wrap_up_reason !== undefined) return "wrapped_up";
       this.#turns = turn;
       const request_id = `${this.runtime.address.agent_id}.turn${turn}`;
       const { request } = await context.next_request(turn);
@@ -214,6 +216,7 @@ class ExecutorRun {
         return "blocked";
       case "error":
       case "truncated":
+      case "wrapped_up":
         return "failed";
       case "end_turn":
         break;
@@ -259,6 +262,12 @@ class ExecutorRun {
         description: `The turn budget of ${this.brief.max_turns} ran out before the model finished.`,
         mitigation: "Split the task or raise max_turns.",
       });
+    } else if (ending === "wrapped_up") {
+      this.#risks.push({
+        severity: "medium",
+        description: `The run was asked to wrap up before the model finished (${this.runtime.wrap_up_reason ?? "soft timeout"}); the work may be partial.`,
+        mitigation: "Resume or split the task, or raise constraints.soft_timeout_ms.",
+      });
     } else if (ending === "refusal") {
       this.#risks.push({ severity: "high", description: "The model refused to continue the task.", mitigation: "Review the task; a decision may be missing." });
     } else if (ending === "truncated") {
@@ -288,6 +297,7 @@ class ExecutorRun {
     const how: Record<Ending, string> = {
       end_turn: "The model finished the task",
       max_turns: `The turn budget of ${this.brief.max_turns} ran out`,
+      wrapped_up: "The run wrapped up at its soft timeout",
       refusal: "The model refused to continue",
       truncated: "The model's answer was cut off",
       cancelled: `The run was cancelled (${this.runtime.cancel_reason ?? "by the parent"})`,

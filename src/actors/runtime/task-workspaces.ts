@@ -117,8 +117,9 @@ export class TaskWorkspaces {
     return this.#manager.cleanup_workspace(ref);
   }
 
-  recover(): ReturnType<WorkspaceManager["recover"]> {
-    return this.#manager.recover();
+  /** A merge cut off midway and stale worktree locks, on resume; a folder that is not a git checkout has neither. */
+  async recover(): Promise<void> {
+    if (await this.parallel_capable()) await this.#manager.recover();
   }
 
   /** The task's verification commands on the merged checkout, through the permission engine like any command. */

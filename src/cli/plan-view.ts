@@ -9,7 +9,8 @@ export type PlanView = {
     readonly title: string;
     readonly write_area: readonly string[] | null;
     readonly expected_files: readonly string[];
-    readonly depends_on: { readonly hard: readonly string[]; readonly soft: readonly string[] };
+    /** `serialized`: tasks it must not run beside, because their write areas may overlap. */
+    readonly depends_on: { readonly hard: readonly string[]; readonly soft: readonly string[]; readonly serialized: readonly string[] };
   }[];
 };
 
@@ -21,7 +22,7 @@ export function plan_view(tasks: readonly TaskSpec[], awaiting_confirmation: boo
       title: task.title,
       write_area: task.scope.write_area ?? null,
       expected_files: task.scope.expected_files ?? [],
-      depends_on: { hard: task.dependencies.hard, soft: task.dependencies.soft },
+      depends_on: { hard: task.dependencies.hard, soft: task.dependencies.soft, serialized: task.dependencies.serialization },
     })),
   };
 }
@@ -38,6 +39,7 @@ export function plan_text(plan: PlanView): string {
     const after = [
       task.depends_on.hard.length === 0 ? "" : `after ${numbers(task.depends_on.hard)}`,
       task.depends_on.soft.length === 0 ? "" : `preferably after ${numbers(task.depends_on.soft)}`,
+      task.depends_on.serialized.length === 0 ? "" : `not beside ${numbers(task.depends_on.serialized)} (overlapping write areas)`,
     ].filter((part) => part !== "");
     return `  ${index + 1}. ${task.title} — writes ${area}${after.length === 0 ? "" : ` — ${after.join("; ")}`}`;
   });

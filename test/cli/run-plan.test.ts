@@ -103,7 +103,7 @@ describe("air run -p with a plan", () => {
       ["Write a", ["a.txt"]],
       ["Write b", ["b.txt"]],
     ]);
-    expect(b?.depends_on).toEqual({ hard: [a?.id], soft: [a?.id] });
+    expect(b?.depends_on).toEqual({ hard: [a?.id], soft: [a?.id], serialized: [] });
     expect(report.outcome).toMatchObject({ kind: "executed", task_ids: [a?.id, b?.id], run: { status: "completed" } });
     expect(tasks).toEqual([
       { id: a?.id, title: "Write a", status: "completed" },

@@ -83,7 +83,10 @@ describe("air run --inspect", () => {
     const client = await InspectorClient.connect(url);
     cleanups.push(() => client.close());
     // The replay arrives as a stream of messages: wait for all of it, not just the first actors' announcements.
-    const messages = await client.until((received) => replayed(received, ["main-agent", "scheduler"]) && actor_names(received).some((name) => name.startsWith("agt_")), 10_000);
+    const messages = await client.until(
+      (received) => replayed(received, ["main-agent", "scheduler"]) && actor_names(received).some((name) => name?.startsWith("agt_") === true),
+      10_000,
+    );
     for (const actor of messages.filter((m) => m.type === "@xstate.actor")) {
       expect(actor.definition, `${actor.name} has its definition`).toBeTruthy();
       expect(

@@ -6,6 +6,7 @@ import type { TaskSpec } from "../../contracts/task.js";
 import { in_write_area } from "../../permissions/write-area.js";
 import { find_cycle } from "./plan-cycle.js";
 import { PlanReply, type PlanKey, type PlannedTask } from "./plan-reply.js";
+import { serialize_overlaps } from "./serialize-overlaps.js";
 import { execute_task_spec, type TaskDefaults } from "./task-spec.js";
 
 /** How many schema issues a message names: enough to fix the plan, short enough to read. */
@@ -110,7 +111,7 @@ export function validate_plan(reply: unknown, defaults: TaskDefaults): TaskSpec[
     if (id === undefined) throw plan_failure(`no task has the key "${key}"`);
     return id;
   };
-  return tasks.map((task) =>
+  const specs = tasks.map((task) =>
     execute_task_spec(
       {
         id: id_of(task.key),
@@ -125,4 +126,5 @@ export function validate_plan(reply: unknown, defaults: TaskDefaults): TaskSpec[
       defaults,
     ),
   );
+  return serialize_overlaps(specs);
 }

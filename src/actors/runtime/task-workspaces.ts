@@ -68,24 +68,26 @@ export class TaskWorkspaces {
     return this.#git;
   }
 
-  /** The workspace of each task to dispatch, or none (the main checkout), made before the task starts. */
+  /**
+   * The workspace of each task to dispatch, or none (the main checkout), made before the task starts. A task
+   * that still has an active worktree (interrupted by a crash, its work in place) goes on in it: its work so
+   * far is there, and its base is the one it was made from.
+   */
   async for_dispatch(dispatch: readonly { task_id: string; agent_id: AgentId }[]): Promise<Map<string, WorkspaceRef>> {
-    const made = new Map<string, WorkspaceRef>();
-    if (dispatch.length === 0 || !(await this.parallel_capable()) || this.#unfinished_code_tasks() <= 1) return made;
-    const { commit } = await this.#manager.snapshot();
-    for (const { task_id, agent_id } of dispatch) {
-      made.set(
-        task_id,
-        await this.#manager.create_workspace({
-          task_id: v.parse(TaskId, task_id),
-          strategy: "worktree",
-          base_commit: commit,
-          agent_id,
-          workspace_id: new_id("workspace"),
-        }),
-      );
+    const chosen = new Map<string, WorkspaceRef>();
+    const fresh: { task_id: string; agent_id: AgentId }[] = [];
+    for (const agent of dispatch) {
+      const existing = this.ref_of(agent.task_id);
+      if (existing === undefined) fresh.push(agent);
+      else chosen.set(agent.task_id, existing);
     }
-    return made;
+    if (fresh.length === 0 || !(await this.parallel_capable()) || this.#unfinished_code_tasks() <= 1) return chosen;
+    const { commit } = await this.#manager.snapshot();
+    for (const { task_id, agent_id } of fresh) {
+      const plan = { task_id: v.parse(TaskId, task_id), strategy: "worktree" as const, base_commit: commit, agent_id, workspace_id: new_id("workspace") };
+      chosen.set(task_id, await this.#manager.create_workspace(plan));
+    }
+    return chosen;
   }
 
   #unfinished_code_tasks(): number {

@@ -15,6 +15,8 @@
  *      the process's CPU — vs the same stream with no UI
  *  11. wave planning over a 10,000-task graph with 20,000 dependencies — vs a plain topological sort (Kahn) of
  *      the same rows
+ *  13. wave speedup: the parallel fixture with a delayed scripted model, --max-parallel 4 vs 1 — the critical path
+ *      (longest chain of hard dependencies) printed as the lower bound
  *  12. one task's workspace round trip (snapshot, worktree, commit as air, journaled merge into the checkout) —
  *      vs `git worktree add` + `git commit -a` + `git merge` of the same change
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
@@ -35,6 +37,7 @@ import { bench_tui_startup } from "./tui-startup.js";
 import { bench_tui_stream } from "./tui-stream.js";
 import { bench_wave_planning } from "./wave-planning.js";
 import { bench_worker_spawn } from "./worker-spawn.js";
+import { bench_wave_speedup } from "./wave-speedup.js";
 import { bench_workspace_merge } from "./workspace-merge.js";
 
 /** `--quick`: a smoke run of the same code at a tenth of the size (figures not meaningful). */
@@ -59,6 +62,9 @@ const WAVE_ROUNDS = QUICK ? 2 : 15;
 /** The wave planner's budget per plan over the 10,000-task graph (issue 12). */
 const WAVE_LIMIT_MS = 100;
 const WORKSPACE_ROUNDS = QUICK ? 1 : 7;
+const SPEEDUP_ROUNDS = QUICK ? 1 : 3;
+/** What the scripted model waits before each answer in the wave-speedup runs, as a real model takes time. */
+const SPEEDUP_DELAY_MS = 300;
 /** The App's re-render cap while the projection changes (src/tui/props.ts `max_fps`). */
 const TUI_FPS_CAP = 30;
 
@@ -262,6 +268,28 @@ async function main(): Promise<number> {
       ceiling: ms(workspace.raw_ms),
       ratio: workspace.ratio,
       goal: { kind: "at_most", value: 1.5, unit: "×" },
+    }),
+  );
+
+  log(`wave speedup: ${SPEEDUP_ROUNDS} interleaved rounds of the parallel fixture, --max-parallel 4 then 1, ${SPEEDUP_DELAY_MS} ms per model answer`);
+  const speedup = await bench_wave_speedup(SPEEDUP_ROUNDS, SPEEDUP_DELAY_MS);
+  log(`  wave speedup: ${took()}`);
+  printed.push(
+    format_goal_line({
+      name: "wave speedup",
+      ours: ms(speedup.parallel_ms),
+      ceiling_name: "--max-parallel 1",
+      ceiling: ms(speedup.sequential_ms),
+      ratio: speedup.ratio,
+      goal: { kind: "at_most", value: 0.45, unit: "×" },
+    }),
+    format_info_line({
+      name: "  critical path",
+      ours: `${speedup.critical_tasks} of 4 tasks`,
+      ceiling_name: "lower bound",
+      ceiling: `${speedup.critical_share.toFixed(2)}× of sequential`,
+      ratio: speedup.critical_share,
+      note: "the longest chain of hard dependencies: its tasks cannot overlap",
     }),
   );
 

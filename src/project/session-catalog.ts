@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
-import { to_air_error, type AirError } from "../contracts/errors.js";
+import { air_failure, to_air_error, type AirError } from "../contracts/errors.js";
 import type { RuntimeEvent } from "../contracts/events/registry.js";
 import { event_from_row, type EventRow } from "../db/event-row.js";
 import type { SqliteClient } from "../db/sqlite.js";
@@ -122,4 +122,21 @@ export function latest_session_id(layout: ProjectLayout): string | undefined {
 
 export function has_session(layout: ProjectLayout, session_id: string): boolean {
   return /^ses_[0-9A-Z]{26}$/.test(session_id) && fs.existsSync(session_db_path(layout, session_id));
+}
+
+/**
+ * The session a command works on: the one asked for (`--session ID`), or the latest. None, or an id this
+ * project does not hold, is a user error saying how to find one; `none` says what having none means here.
+ */
+export function chosen_session(layout: ProjectLayout, requested: string | undefined, none = "this project has no sessions yet"): string {
+  const session_id = requested ?? latest_session_id(layout);
+  if (session_id === undefined || !has_session(layout, session_id)) {
+    throw air_failure({
+      kind: "user_error",
+      message: session_id === undefined ? none : `no session ${session_id} in this project`,
+      retryability: "not_retryable",
+      user_action: "List the sessions with `air session list`.",
+    });
+  }
+  return session_id;
 }

@@ -4,18 +4,10 @@ import os from "node:os";
 import * as v from "valibot";
 import { air_failure } from "../contracts/errors.js";
 import { sleep_sync } from "../sleep-sync.js";
+import { process_alive } from "./process-alive.js";
 
 const LockHolder = v.object({ pid: v.number(), hostname: v.string(), acquired_at: v.string() });
 type LockHolder = v.InferOutput<typeof LockHolder>;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function read_holder(file: string): LockHolder | undefined {
   try {
@@ -44,7 +36,7 @@ function create_exclusive(file: string, content: string): boolean {
 }
 
 function is_stale(holder: LockHolder | undefined): boolean {
-  return holder === undefined || (holder.hostname === os.hostname() && !alive(holder.pid));
+  return holder === undefined || (holder.hostname === os.hostname() && !process_alive(holder.pid));
 }
 
 /**

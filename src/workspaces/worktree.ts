@@ -3,6 +3,7 @@ import path from "node:path";
 import type { TaskId, WorkspaceId } from "../contracts/ids.js";
 import { project_layout } from "../project/layout.js";
 import { git_ok, git_run, nul_fields } from "./git.js";
+import { process_alive } from "../project/process-alive.js";
 
 /**
  * air's branches live under `air/<task id>/<workspace id>`: a task id and a workspace id are ULIDs with their
@@ -88,21 +89,11 @@ export async function list_air_worktrees(root: string): Promise<AirWorktree[]> {
     .filter((worktree) => inside(worktree.path));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists under another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** A lock nobody holds: one of air's whose runtime is gone, or git's "initializing" left by an add cut off. */
 function stale_lock(reason: string): boolean {
   if (reason === "initializing") return true;
   const owner = /^air pid (\d+)$/.exec(reason);
-  return owner !== null && !alive(Number(owner[1]));
+  return owner !== null && !process_alive(Number(owner[1]));
 }
 
 /**

@@ -2,7 +2,7 @@ import { air_failure } from "../../contracts/errors.js";
 import type { SessionId } from "../../contracts/ids.js";
 import { session_db_path } from "../../project/layout.js";
 import { open_project } from "../../project/project-store.js";
-import { has_session, latest_session_id, read_history, type HistoryEntry } from "../../project/session-catalog.js";
+import { chosen_session, read_history, type HistoryEntry } from "../../project/session-catalog.js";
 import type { ProjectionState } from "../../projection/types.js";
 import type { Io } from "../output.js";
 import { artifact_reader } from "../tui-session.js";
@@ -100,15 +100,7 @@ export async function run_history(io: Io, options: { session?: string; json: boo
     });
   }
   const { layout } = open_project(io.cwd);
-  const session_id = options.session ?? latest_session_id(layout);
-  if (session_id === undefined || !has_session(layout, session_id)) {
-    throw air_failure({
-      kind: "user_error",
-      message: session_id === undefined ? "this project has no sessions yet" : `no session ${session_id} in this project`,
-      retryability: "not_retryable",
-      user_action: "List the sessions with `air session list`.",
-    });
-  }
+  const session_id = chosen_session(layout, options.session);
   if (!options.json && view === "tui") {
     const state = await read_projection(session_db_path(layout, session_id), session_id);
     const text = await render_like_the_tui(

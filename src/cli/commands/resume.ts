@@ -1,7 +1,6 @@
 import { recover_session } from "../../actors/runtime/recovery.js";
-import { air_failure } from "../../contracts/errors.js";
 import type { SessionId } from "../../contracts/ids.js";
-import { has_session, latest_session_id } from "../../project/session-catalog.js";
+import { chosen_session } from "../../project/session-catalog.js";
 import { open_session } from "../../project/session-manager.js";
 import { locate_project_root, open_project } from "../../project/project-store.js";
 import { ProviderManager } from "../../providers/manager.js";
@@ -25,15 +24,7 @@ export async function run_resume(io: Io, options: { session?: string; permission
   providers.require_configured();
   const project = open_project(io.cwd);
   const { layout } = project;
-  const session_id = options.session ?? latest_session_id(layout);
-  if (session_id === undefined || !has_session(layout, session_id)) {
-    throw air_failure({
-      kind: "user_error",
-      message: session_id === undefined ? "this project has no session to resume" : `no session ${session_id} in this project`,
-      retryability: "not_retryable",
-      user_action: "List the sessions with `air session list`.",
-    });
-  }
+  const session_id = chosen_session(layout, options.session, "this project has no session to resume");
   if (is_interactive() && options.prompts === undefined) {
     const { run_interactive } = await import("../interactive.js");
     return run_interactive(io, providers, { permissions: permission_options, session_id: session_id as SessionId });

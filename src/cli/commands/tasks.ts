@@ -1,7 +1,6 @@
-import { air_failure } from "../../contracts/errors.js";
 import { session_db_path } from "../../project/layout.js";
 import { open_project } from "../../project/project-store.js";
-import { has_session, latest_session_id } from "../../project/session-catalog.js";
+import { chosen_session } from "../../project/session-catalog.js";
 import type { ListedTask, ListedUsage, TaskListing } from "../../orchestration/task-listing.js";
 import { table, type Io } from "../output.js";
 
@@ -44,15 +43,7 @@ async function read_listing(db_file: string): Promise<TaskListing> {
  */
 export async function run_tasks(io: Io, options: { session?: string; json: boolean }): Promise<number> {
   const { layout } = open_project(io.cwd);
-  const session_id = options.session ?? latest_session_id(layout);
-  if (session_id === undefined || !has_session(layout, session_id)) {
-    throw air_failure({
-      kind: "user_error",
-      message: session_id === undefined ? "this project has no sessions yet" : `no session ${session_id} in this project`,
-      retryability: "not_retryable",
-      user_action: "List the sessions with `air session list`.",
-    });
-  }
+  const session_id = chosen_session(layout, options.session);
   const listing = await read_listing(session_db_path(layout, session_id));
   if (options.json) {
     io.out(`${JSON.stringify({ session_id, ...listing }, null, 2)}\n`);

@@ -1,60 +1,21 @@
 import { fromPromise } from "xstate";
 import { make_air_error } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
-import type { WorkerResult } from "../../contracts/worker-result.js";
 import { scheduler_machine, type Finished, type MergeOutcome, type RunWorkerLogic, type WaveDecision } from "../../machines/scheduler.js";
-import type { WorkerRunOutcome } from "../../machines/worker-run-settlement.js";
 import { plan_wave } from "../../orchestration/waves/plan-wave.js";
 import type { RunBudget } from "../../contracts/budget.js";
-import { budget_blocker, run_budget_left } from "../../orchestration/budget/enforce.js";
+import { run_budget_left } from "../../orchestration/budget/enforce.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { MergeResult } from "../../workspaces/merge-result.js";
 import { emitter } from "./emit.js";
 import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
 import { retry_step } from "./retry-step.js";
+import { settle_task } from "./settle-task.js";
 import { TaskWorkspaces } from "./task-workspaces.js";
 import { read_wave_input, record_serializations } from "./wave-rows.js";
 
 const emit = emitter("scheduler");
-
-/**
- * The durable verdict on a task from how its worker run ended (seeds 003 §10.10): blocked, naming the limit,
- * when a budget refused one of its model calls and it did not complete; else the worker's result when it
- * completed, or when it was cancelled and still reported (the result keeps its evidence); else its error.
- */
-function settle_task(session: Session, task_id: string, run: WorkerRunOutcome): void {
-  const blocker = run.result?.status === "completed" || run.status === "cancelled" ? undefined : budget_blocker(session, task_id);
-  if (blocker !== undefined) {
-    emit(session, "task.blocked", { task_id, reason: blocker, ...(run.result === undefined ? {} : { worker_result: run.result }) });
-    return;
-  }
-  if (run.status === "completed") return settle_result(session, task_id, run.result);
-  if (run.status === "cancelled" && run.result !== undefined) return settle_result(session, task_id, run.result);
-  // Killed on its hard timeout with work that survives it: resumable, so interrupted rather than failed.
-  if (run.status === "failed" && run.resumable === true) return emit(session, "task.interrupted", { task_id, reason: run.error.message });
-  emit(session, "task.failed", { task_id, error: run.error });
-}
-
-function settle_result(session: Session, task_id: string, result: WorkerResult): void {
-  switch (result.status) {
-    case "completed":
-      emit(session, "task.completed", { task_id, worker_result: result });
-      return;
-    case "failed":
-      emit(session, "task.failed", {
-        task_id,
-        worker_result: result,
-        error: make_air_error({ kind: "agent_error", message: result.summary, retryability: "retryable_after_change" }),
-      });
-      return;
-    case "blocked":
-      emit(session, "task.blocked", { task_id, worker_result: result, reason: result.summary });
-      return;
-    case "cancelled":
-      emit(session, "task.cancelled", { task_id, reason: result.summary });
-  }
-}
 
 /** How many agents run at once unless `--max-parallel` or the config says otherwise. */
 export const DEFAULT_MAX_PARALLEL = 4;

@@ -17,7 +17,7 @@ export type TaskGraphSnapshot = {
  */
 export type WaveDecision = { readonly dispatch: readonly string[]; readonly held_back?: AirError };
 
-/** One agent the Scheduler started: its task, and the workspace it works in when not the main checkout. */
+/** One agent the Scheduler started for a task (its workspace, if any, is in the task's rows). */
 export type Dispatched = { readonly task_id: string; readonly agent_id: string };
 
 /**

@@ -7,6 +7,11 @@ import { WriteArea } from "./write-area.js";
 export const TaskType = v.picklist(["execute", "review", "debug", "compact", "mine_experience", "docs"]);
 export type TaskType = v.InferOutput<typeof TaskType>;
 
+/** Task types whose work changes the project: two at once need workspaces of their own; the others only read. */
+const WRITES_CODE: Readonly<Record<TaskType, boolean>> = { execute: true, docs: true, debug: true, review: false, mine_experience: false, compact: false };
+export const writes_code = (type: TaskType): boolean => WRITES_CODE[type];
+export const CODE_TASK_TYPES: readonly TaskType[] = TaskType.options.filter(writes_code);
+
 const OutputContract = v.picklist(["ExecutorResult", "ReviewerResult", "DebuggerResult", "CompactorResult", "ExperienceMinerResult"]);
 
 /**

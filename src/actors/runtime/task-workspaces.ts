@@ -2,7 +2,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import * as v from "valibot";
 import { new_id, TaskId, WorkspaceId, type AgentId } from "../../contracts/ids.js";
 import type { WorkspaceStatus } from "../../contracts/status.js";
-import type { TaskSpec } from "../../contracts/task.js";
+import { CODE_TASK_TYPES, type TaskSpec } from "../../contracts/task.js";
 import { tasks, workspaces } from "../../db/schema.js";
 import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import type { Session } from "../../project/session-manager.js";
@@ -40,9 +40,6 @@ const VerificationRun = v.object({
   stdout_tail: ShellRunOutput.entries.stdout_tail,
   stderr_tail: ShellRunOutput.entries.stderr_tail,
 });
-
-/** Task types whose work changes the project, so that two at once need workspaces of their own. */
-const CODE_TASKS = ["execute", "docs", "debug"] as const;
 
 /**
  * Where each task of a wave works. In a git project, while more than one code-changing task is unfinished,
@@ -94,7 +91,7 @@ export class TaskWorkspaces {
     return this.#session.connection.db
       .select({ id: tasks.id })
       .from(tasks)
-      .where(and(inArray(tasks.type, [...CODE_TASKS]), inArray(tasks.status, ["pending", "running", "interrupted"])))
+      .where(and(inArray(tasks.type, [...CODE_TASK_TYPES]), inArray(tasks.status, ["pending", "running", "interrupted"])))
       .all().length;
   }
 

@@ -1,21 +1,11 @@
 import { ne, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { make_event } from "../../contracts/events/registry.js";
-import { TaskSpec, type TaskType } from "../../contracts/task.js";
+import { TaskSpec, writes_code } from "../../contracts/task.js";
 import type { Connection } from "../../db/connection.js";
 import { task_dependencies, tasks } from "../../db/schema.js";
 import type { WaveInput, WavePlan } from "../../orchestration/waves/wave.js";
 import type { Session } from "../../project/session-manager.js";
-
-/** Task types whose work is a change to the project; the others read (and never conflict). */
-const WRITES_CODE: Readonly<Record<TaskType, boolean>> = {
-  execute: true,
-  docs: true,
-  debug: true,
-  review: false,
-  mine_experience: false,
-  compact: false,
-};
 
 /** The wave planner's input, from rows alone (INV-5): every task but the inline compactions, and every edge. */
 export function read_wave_input(connection: Connection, max_parallel: number): WaveInput {
@@ -31,7 +21,7 @@ export function read_wave_input(connection: Connection, max_parallel: number): W
       id: row.id,
       status: row.status,
       priority: row.priority,
-      writes_code: WRITES_CODE[row.type],
+      writes_code: writes_code(row.type),
       created_seq: row.seq,
       ...(area === undefined ? {} : { area }),
     };

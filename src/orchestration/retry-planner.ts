@@ -4,10 +4,8 @@
  * first that applies decides, and the decision names it, so a reader sees why a task was retried or blocked.
  */
 import type { AirError, ErrorKind } from "../contracts/errors.js";
+import type { RetryChange } from "../contracts/retry-change.js";
 import { budget_refusal_of } from "./budget/refusal.js";
-
-/** The one thing a retry changes (a retry that changes nothing would fail the same way). */
-type RetryChange = "failure_in_context" | "serialize" | "longer_timeout";
 
 /** What the planner reads of an error: its class, whether a retry can help, and what makes it the same failure. */
 export type RetryError = Pick<AirError, "kind" | "retryability" | "semantic_signature" | "metadata">;

@@ -1,14 +1,19 @@
+import * as v from "valibot";
 import { read_blobs } from "./blobs.js";
 import { git_ok, nul_fields } from "./git.js";
 
-/** One conflicting file: git's messages about it and the conflict-marked regions of its merged text. */
-export type ConflictDetail = {
-  readonly path: string;
+/**
+ * One conflicting file: git's messages about it and the conflict-marked regions of its merged text. A schema,
+ * since a failed merge's error carries the details and a repair attempt reads them back from the session.
+ */
+export const ConflictDetail = v.object({
+  path: v.string(),
   /** git's own words, e.g. "CONFLICT (content): Merge conflict in src/a.c". */
-  readonly messages: string[];
+  messages: v.array(v.string()),
   /** Each `<<<<<<<` … `>>>>>>>` region with its marker lines; none for a modify/delete or a binary file. */
-  readonly hunks: string[];
-};
+  hunks: v.array(v.string()),
+});
+export type ConflictDetail = v.InferOutput<typeof ConflictDetail>;
 
 export type MergeTreeOutcome =
   | { readonly clean: true; readonly tree: string }

@@ -31,6 +31,8 @@ import { DEFAULT_MAX_PARALLEL, provide_scheduler, type SchedulerOptions } from "
 import { confinement_of } from "./task-workspaces.js";
 import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import { read_task_spec } from "./task-graph.js";
+import { current_retry } from "./attempt-history.js";
+import { apply_retry } from "./retry-brief.js";
 
 export type RuntimeOptions = {
   readonly provider: ProviderSession;
@@ -119,10 +121,10 @@ function run_worker_logic(session: Session, registry: ToolRegistry, prompts: Ses
     ...(options.on_worker_log === undefined ? {} : { on_log: options.on_worker_log }),
   });
   return fromPromise<WorkerRunOutcome, { task_id: string; agent_id: string }>(async ({ input, signal }) => {
-    const task = read_task_spec(session.connection, input.task_id);
+    const spec = read_task_spec(session.connection, input.task_id);
     const workspace = confinement_of(session, input.task_id);
     if (workspace !== undefined) confinements.set(input.agent_id, workspace);
-    const brief = agent_brief(session, registry, prompts, options, task);
+    const { task, brief } = apply_retry(spec, agent_brief(session, registry, prompts, options, spec), current_retry(session, input.task_id));
     const run = createActor(worker_run, {
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
       // Work in a worktree of its own survives its worker: a hard timeout there interrupts the task instead of failing it.

@@ -89,7 +89,7 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
         const spent = held_back(session, options.run_budget);
         if (spent !== undefined) return { dispatch: [], held_back: spent };
         const max_parallel = (await workspaces.parallel_capable()) ? options.max_parallel : 1;
-        const plan = plan_wave(read_wave_input(session.connection, max_parallel));
+        const plan = plan_wave(read_wave_input(session, max_parallel));
         record_serializations(session, plan);
         return { dispatch: plan.dispatch.filter((task_id) => !input.running.includes(task_id)) };
       }),

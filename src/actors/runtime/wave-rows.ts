@@ -1,16 +1,33 @@
 import { ne, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { make_event } from "../../contracts/events/registry.js";
+import type { TaskStatus } from "../../contracts/status.js";
 import { TaskSpec, writes_code } from "../../contracts/task.js";
-import type { Connection } from "../../db/connection.js";
 import { task_dependencies, tasks } from "../../db/schema.js";
 import type { WaveInput, WavePlan } from "../../orchestration/waves/wave.js";
 import type { Session } from "../../project/session-manager.js";
+import { attempt_history } from "./attempt-history.js";
 
-/** The wave planner's input, from rows alone (INV-5): every task but the inline compactions, and every edge. */
-export function read_wave_input(connection: Connection, max_parallel: number): WaveInput {
+/** A task whose retry runs alone, pending or running: its merge conflicted, so it works on the merged checkout. */
+function runs_alone(session: Session, row: { id: string; status: TaskStatus; attempt_count: number }): boolean {
+  if (row.attempt_count === 0 || (row.status !== "pending" && row.status !== "running")) return false;
+  const history = attempt_history(session, row.id);
+  return (row.status === "pending" ? history.next_change : history.attempts.at(-1)?.change) === "serialize";
+}
+
+/** The wave planner's input, from the session's records alone (INV-5): every task but the inline compactions, and every edge. */
+export function read_wave_input(session: Session, max_parallel: number): WaveInput {
+  const { connection } = session;
   const rows = connection.db
-    .select({ id: tasks.id, status: tasks.status, priority: tasks.priority, type: tasks.type, spec_json: tasks.spec_json, seq: sql<number>`rowid` })
+    .select({
+      id: tasks.id,
+      status: tasks.status,
+      priority: tasks.priority,
+      type: tasks.type,
+      spec_json: tasks.spec_json,
+      attempt_count: tasks.attempt_count,
+      seq: sql<number>`rowid`,
+    })
     .from(tasks)
     .where(ne(tasks.type, "compact"))
     .all();
@@ -24,6 +41,7 @@ export function read_wave_input(connection: Connection, max_parallel: number): W
       writes_code: writes_code(row.type),
       created_seq: row.seq,
       ...(area === undefined ? {} : { area }),
+      ...(runs_alone(session, row) ? { alone: true } : {}),
     };
   });
   const known = new Set(wave_tasks.map((task) => task.id));

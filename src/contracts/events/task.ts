@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { AirError } from "../errors.js";
 import { AgentId, AttemptId, TaskId, WorkspaceId } from "../ids.js";
+import { RetryChange } from "../retry-change.js";
 import { TaskSpec } from "../task.js";
 import { WorkerResult } from "../worker-result.js";
 import { durable, ephemeral } from "./define.js";
@@ -64,8 +65,9 @@ export const task_events = {
   "task.cancelled": durable(v.strictObject({ task_id: TaskId, reason: Reason }), "tasks.status = cancelled."),
   "task.interrupted": durable(v.strictObject({ task_id: TaskId, reason: Reason }), "tasks.status = interrupted (runtime stopped, requirement changed)."),
   "task.retried": durable(
-    v.strictObject({ task_id: TaskId, reason: Reason }),
-    "Not in the seeds' event list: puts a failed task back to pending for a new attempt (seeds 000 §20.3 'retry').",
+    // `change` is absent in sessions recorded before retries named it; such a retry changed nothing.
+    v.strictObject({ task_id: TaskId, reason: Reason, change: v.optional(RetryChange) }),
+    "Not in the seeds' event list: puts a failed task back to pending for a new attempt (seeds 000 §20.3 'retry'), naming what the attempt changes.",
   ),
   "task.resumed": durable(
     v.strictObject({ task_id: TaskId, reason: v.optional(Reason) }),

@@ -13,5 +13,9 @@ export function describe_wait(reason: WaitReason): string {
       return `waits for ${reason.on}, serialized after it`;
     case "capacity":
       return "waits for a free worker slot";
+    case "runs_alone":
+      return "runs alone on the merged checkout once the running tasks end";
+    case "alone":
+      return `waits for ${reason.on}, which runs alone`;
   }
 }

@@ -24,7 +24,9 @@ import type { WaitReason, WaveInput, WavePlan, WaveTask } from "./wave.js";
  * the first task of the order is dispatched: no task runs or was picked before it, so no area overlaps it
  * and no row binds it, and a slot is free (max_parallel ≥ 1). Running tasks end in finite time (budgets,
  * timeouts), so while runnable tasks remain, one starts at the latest in the plan after the running ones
- * end; the pending set only shrinks, and every runnable task is dispatched in the end. A task whose hard
+ * end; the pending set only shrinks, and every runnable task is dispatched in the end. A task that runs
+ * alone changes none of this: the tasks after it in the order wait, so the running ones drain, and once
+ * nothing runs it is the first of the order or behind tasks that are dispatched before it. A task whose hard
  * dependency ended without completing is `dependency_failed`, for the Scheduler to block: not runnable,
  * not starved.
  */
@@ -71,6 +73,9 @@ class Wave {
   readonly #occupied: WaveTask[];
   readonly #slots: number;
   readonly #guard: CycleGuard;
+  readonly #running: number;
+  /** The task that runs alone, once the order reached it: every task after it waits. */
+  #alone: string | undefined;
 
   constructor(graph: WaveGraph, order: readonly WaveTask[], running: readonly WaveTask[], max_parallel: number) {
     this.#graph = graph;
@@ -78,11 +83,18 @@ class Wave {
     this.#occupied = running.filter((task) => task.writes_code).sort((a, b) => (a.id < b.id ? -1 : 1));
     this.#slots = Math.max(0, max_parallel - running.length);
     this.#guard = new CycleGuard(graph);
+    this.#running = running.length;
+    this.#alone = running.find((task) => task.alone === true)?.id;
   }
 
   consider(task: WaveTask, index: number): void {
+    if (this.#alone !== undefined) return this.wait(task, { kind: "alone", on: this.#alone });
     const first = this.#binding_row(task, index);
     if (first !== undefined) return this.wait(task, row_reason(task, first));
+    if (task.alone === true) {
+      this.#alone = task.id;
+      if (this.#running > 0 || this.plan.dispatch.length > 0) return this.wait(task, { kind: "runs_alone" });
+    }
     const clash = task.writes_code ? this.#clash(task) : undefined;
     if (clash !== undefined) {
       this.#serialize(task, clash);

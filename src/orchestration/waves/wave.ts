@@ -13,6 +13,8 @@ export const WaveTask = v.object({
   writes_code: v.boolean(),
   /** Creation order, the last tie-break before the id. */
   created_seq: v.number(),
+  /** A retry after its merge conflicted: it starts with nothing running, and nothing starts beside it. */
+  alone: v.optional(v.boolean()),
 });
 export type WaveTask = v.InferOutput<typeof WaveTask>;
 
@@ -39,6 +41,10 @@ export const WaitReason = v.variant("kind", [
   v.object({ kind: v.literal("serialized"), on: v.string() }),
   /** Every slot of `max_parallel` is taken. */
   v.object({ kind: v.literal("capacity") }),
+  /** The task runs alone (see `WaveTask.alone`) and other tasks still run or were just picked. */
+  v.object({ kind: v.literal("runs_alone") }),
+  /** `on` runs alone and comes first in the planner's order: nothing after it starts until it has. */
+  v.object({ kind: v.literal("alone"), on: v.string() }),
 ]);
 export type WaitReason = v.InferOutput<typeof WaitReason>;
 

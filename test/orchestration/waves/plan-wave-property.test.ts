@@ -35,6 +35,9 @@ function violations(input: WaveInput, plan: WavePlan): string[] {
   const runnable = new Set(pending);
   for (const edge of input.edges) if (edge.kind === "hard" && !completed(edge.depends_on)) runnable.delete(edge.task_id);
   for (const id of plan.dispatch) if (!runnable.has(id)) found.push(`${id} dispatched while not runnable`);
+  for (const task of [...running, ...started].filter((task) => task.alone === true)) {
+    if (running.length + started.length > 1) found.push(`${task.id} runs beside others though it runs alone`);
+  }
   if (running.length === 0 && runnable.size > 0 && plan.dispatch.length === 0) found.push("no progress");
   for (const row of plan.serialize) {
     if (!plan.waiting.some((wait) => wait.task_id === row.task_id)) found.push(`row from ${row.task_id}, which does not wait`);
@@ -44,7 +47,7 @@ function violations(input: WaveInput, plan: WavePlan): string[] {
   return found;
 }
 
-type Outcome = { readonly tasks: readonly WaveTask[]; readonly edges: readonly WaveEdge[]; readonly overlap_waits: number };
+type Outcome = { readonly tasks: readonly WaveTask[]; readonly edges: readonly WaveEdge[]; readonly overlap_waits: number; readonly alone_waits: number };
 
 /** The Scheduler's loop over one graph: `fail` is the chance a task ends failed instead of completed. */
 function simulate(random: Random, shape: GraphShape, fail: number, where: string): Outcome {
@@ -54,6 +57,7 @@ function simulate(random: Random, shape: GraphShape, fail: number, where: string
   const check_cycles = acyclic(graph);
   const limit = 10 * tasks.length + 10;
   let overlap_waits = 0;
+  let alone_waits = 0;
   for (let plans = 1; plans <= limit; plans += 1) {
     const input = { tasks, edges, max_parallel: graph.max_parallel };
     const plan = plan_wave(input);
@@ -62,6 +66,7 @@ function simulate(random: Random, shape: GraphShape, fail: number, where: string
     edges.push(...plan.serialize.map((row) => ({ task_id: row.task_id, depends_on: row.depends_on, kind: "serialization" as const })));
     if (check_cycles) expect(acyclic({ tasks, edges }), `rows stay acyclic ${where}, plan ${plans}`).toBe(true);
     overlap_waits += plan.waiting.filter((wait) => wait.reason.kind === "overlap").length;
+    alone_waits += plan.waiting.filter((wait) => wait.reason.kind === "alone" || wait.reason.kind === "runs_alone").length;
     const started = new Set(plan.dispatch);
     const blocked = new Set(plan.waiting.filter((wait) => wait.reason.kind === "dependency_failed").map((wait) => wait.task_id));
     const next = (task: WaveTask): TaskStatus => {
@@ -71,7 +76,7 @@ function simulate(random: Random, shape: GraphShape, fail: number, where: string
       return random() < fail ? "failed" : "completed";
     };
     tasks = tasks.map((task) => ({ ...task, status: next(task) }));
-    if (tasks.every((task) => TERMINAL.has(task.status))) return { tasks, edges, overlap_waits };
+    if (tasks.every((task) => TERMINAL.has(task.status))) return { tasks, edges, overlap_waits, alone_waits };
   }
   throw new Error(`${where}: not finished after ${limit} plans`);
 }
@@ -106,6 +111,21 @@ describe("plan_wave (property)", () => {
         `seed ${seed}`,
       ).toEqual([]);
     }
+  });
+
+  it("runs a task that must run alone with nothing beside it, and still finishes every task", () => {
+    let alone_waits = 0;
+    for (let graph = 0; graph < GRAPHS; graph += 1) {
+      const seed = BASE_SEED + 4_000 + graph;
+      const outcome = simulate(seeded_random(seed), { tasks: 40, hard: 0.08, soft: 0.04, serialization: 0.03, alone: 0.1 }, 0, `seed ${seed}`);
+      expect(
+        outcome.tasks.filter((task) => task.status !== "completed"),
+        `seed ${seed}`,
+      ).toEqual([]);
+      alone_waits += outcome.alone_waits;
+    }
+    // Tasks really wait for one that runs alone: otherwise the property above would hold trivially.
+    expect(alone_waits).toBeGreaterThan(GRAPHS);
   });
 
   it("ends every task when some fail: their dependants are reported as such, the rest complete", () => {

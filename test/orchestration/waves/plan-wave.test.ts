@@ -188,5 +188,32 @@ describe("describe_wait", () => {
     expect(describe_wait({ kind: "overlap", on: "tsk_a", glob: "src/net/**" })).toBe("waits for tsk_a which also writes src/net/**");
     expect(describe_wait({ kind: "serialized", on: "tsk_a" })).toBe("waits for tsk_a, serialized after it");
     expect(describe_wait({ kind: "capacity" })).toBe("waits for a free worker slot");
+    expect(describe_wait({ kind: "runs_alone" })).toBe("runs alone on the merged checkout once the running tasks end");
+    expect(describe_wait({ kind: "alone", on: "tsk_a" })).toBe("waits for tsk_a, which runs alone");
+  });
+
+  it("starts a task that runs alone only once nothing runs, and nothing after it beside it", () => {
+    const repair = task("repair", { alone: true, priority: 1 });
+    const busy = plan_wave({ tasks: [task("r", status("running")), repair, task("a"), task("b")], edges: [], max_parallel: 4 });
+    expect(busy.dispatch).toEqual([]);
+    expect(busy.waiting).toEqual([
+      { task_id: "repair", reason: { kind: "runs_alone" } },
+      { task_id: "a", reason: { kind: "alone", on: "repair" } },
+      { task_id: "b", reason: { kind: "alone", on: "repair" } },
+    ]);
+    const quiet = plan_wave({ tasks: [repair, task("a")], edges: [], max_parallel: 4 });
+    expect(quiet.dispatch).toEqual(["repair"]);
+    const running = plan_wave({ tasks: [{ ...repair, status: "running" }, task("a")], edges: [], max_parallel: 4 });
+    expect(running).toMatchObject({ dispatch: [], waiting: [{ task_id: "a", reason: { kind: "alone", on: "repair" } }] });
+  });
+
+  it("lets the tasks before one that runs alone in the order start first", () => {
+    const plan = plan_wave({
+      tasks: [task("first", { priority: 2 }), task("repair", { alone: true, priority: 1 }), task("later")],
+      edges: [],
+      max_parallel: 4,
+    });
+    expect(plan.dispatch).toEqual(["first"]);
+    expect(plan.waiting.map((wait) => wait.reason.kind)).toEqual(["runs_alone", "alone"]);
   });
 });

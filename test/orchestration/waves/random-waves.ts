@@ -51,6 +51,8 @@ export type GraphShape = {
   readonly serialization: number;
   /** Conflict rows in any direction, so rows may form cycles with each other and with hard dependencies. */
   readonly backward_rows?: boolean;
+  /** The chance a task must run alone (a retry after a conflicted merge). */
+  readonly alone?: number;
 };
 
 export function random_graph(random: Random, shape: GraphShape): { tasks: WaveTask[]; edges: WaveEdge[]; max_parallel: number } {
@@ -58,7 +60,15 @@ export function random_graph(random: Random, shape: GraphShape): { tasks: WaveTa
   const edges: WaveEdge[] = [];
   for (let index = 0; index < shape.tasks; index += 1) {
     const id = `tsk_${index.toString().padStart(3, "0")}`;
-    tasks.push({ id, status: "pending", priority: Math.floor(random() * 4), area: random_area(random), writes_code: random() < 0.85, created_seq: index });
+    const task: WaveTask = {
+      id,
+      status: "pending",
+      priority: Math.floor(random() * 4),
+      area: random_area(random),
+      writes_code: random() < 0.85,
+      created_seq: index,
+    };
+    tasks.push(shape.alone !== undefined && random() < shape.alone ? { ...task, alone: true } : task);
     for (const earlier of tasks.slice(Math.max(0, index - 12), index)) {
       const roll = random();
       if (roll < shape.hard) edges.push({ task_id: id, depends_on: earlier.id, kind: "hard" });

@@ -64,13 +64,17 @@ function changed_files(project: string): string[] {
 
 /** The changed files a task commit brings over its base, with their bytes there. */
 function work_of(project: string, base: string, commit: string): Map<string, string> {
-  const files = git(project, "diff", "--name-only", base, commit).split("\n").filter((file) => file !== "");
+  const files = git(project, "diff", "--name-only", base, commit)
+    .split("\n")
+    .filter((file) => file !== "");
   return new Map(files.map((file) => [file, git(project, "show", `${commit}:${file}`)]));
 }
 
 /** `refs/heads/air/…` of the project: each task's branch and the commit it points at. */
 function air_branches(project: string): Map<string, string> {
-  const lines = git(project, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/air/").split("\n").filter((line) => line !== "");
+  const lines = git(project, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/air/")
+    .split("\n")
+    .filter((line) => line !== "");
   return new Map(lines.map((line) => line.split(" ") as [string, string]));
 }
 
@@ -91,12 +95,18 @@ describe.skipIf(missing_tools.length > 0)("the runtime SIGKILLed during a merge,
     cleanups.push(() => runtime.kill());
     const session_id = await wait_until("the session database", () => session_ids(project)[0], 30_000);
     const { db } = session_files(project, session_id);
+    // The first merge, once the three workers of the wave have all finished: one merging, two queued behind it.
     const merging = await wait_until(
-      "a merge under way",
+      "the first merge under way, the wave's three workers finished",
       () => {
         if (!fs.existsSync(journal_path(project))) return undefined;
-        const started = peek(db, (client) => rows(client, "SELECT id, task_id, base_ref FROM workspaces WHERE merge_in_progress = 1"));
-        return started !== undefined && started.length === 1 ? started[0] : undefined;
+        const state = peek(db, (client) => ({
+          started: rows(client, "SELECT id, task_id, base_ref FROM workspaces WHERE merge_in_progress = 1"),
+          merged: rows(client, "SELECT id FROM workspaces WHERE merged_at IS NOT NULL"),
+          completed: rows(client, "SELECT id FROM agents WHERE agent_type = 'executor' AND status = 'completed'"),
+        }));
+        if (state === undefined || state.merged.length > 0 || state.completed.length < 3) return undefined;
+        return state.started.length === 1 ? state.started[0] : undefined;
       },
       60_000,
       10,
@@ -110,7 +120,9 @@ describe.skipIf(missing_tools.length > 0)("the runtime SIGKILLed during a merge,
 
     const at_kill = open_readonly(db);
     const cut_off = events_of(at_kill).filter((event) => event.type.startsWith("workspace.merge."));
+    const wave = new Set(query(at_kill, "SELECT task_id FROM workspaces WHERE strategy = 'worktree'").map((row) => row.task_id));
     at_kill.close();
+    expect(wave.size).toBe(3);
     expect(cut_off.at(-1)?.type).toBe("workspace.merge.started");
     // The merge commits the task's work on its branch before it starts: that commit is the work to land.
     const task_commit = [...branches].find(([ref]) => ref.endsWith(`/${String(merging?.id)}`))?.[1];
@@ -125,11 +137,19 @@ describe.skipIf(missing_tools.length > 0)("the runtime SIGKILLed during a merge,
     }
     expect(air_branches(project)).toEqual(branches);
 
+    // The same server: the three finished conversations have no turn left, so a worker run again would fail.
     const resume = await air(["resume", "--permission-mode", "accept-edits"], { cwd: project, env });
     expect(resume.result, resume.transcript).toEqual({ code: 0, signal: null });
 
     const after = open_readonly(db);
     cleanups.push(() => after.close());
+    const resumed = events_of(after).filter((event) => event.seq > Number(cut_off.at(-1)?.seq));
+    expect(resumed.filter((event) => event.type === "task.started" && wave.has(event.task_id))).toEqual([]);
+    expect(resumed.filter((event) => event.type === "task.completed").map((event) => event.task_id)).toHaveLength(4);
+    const merges = resumed.filter((event) => event.type.startsWith("workspace.merge."));
+    for (let index = 0; index < merges.length; index += 2) {
+      expect([merges[index]?.type, merges[index + 1]?.type]).toEqual(["workspace.merge.started", "workspace.merge.completed"]);
+    }
     expect(query(after, "SELECT status FROM tasks").map((task) => task.status)).toEqual(["completed", "completed", "completed", "completed"]);
     expect(fs.existsSync(journal_path(project))).toBe(false);
     // Every commit a worker's branch held at the kill is still in the repository.

@@ -83,12 +83,13 @@ const COMMANDS: Record<string, Command> = {
   },
   resume: {
     summary: "Reopen a session (default: the latest), recover it and finish its tasks; on a terminal, in the TUI with its history",
-    usage: "air resume [--session ID] [--permission-mode MODE] [--prompts auto|stdin|policy]",
-    options: { session: { type: "string" }, ...PERMISSION_FLAGS },
+    usage: "air resume [--session ID] [--max-budget-usd USD] [--max-tokens N] [--permission-mode MODE] [--prompts auto|stdin|policy]",
+    options: { session: { type: "string" }, "max-budget-usd": { type: "string" }, "max-tokens": { type: "string" }, ...PERMISSION_FLAGS },
     run: async (values, _, io) =>
       (await import("./commands/resume.js")).run_resume(io, {
         ...(typeof values.session === "string" ? { session: values.session } : {}),
         ...permission_values(values),
+        ...strings(values, { max_budget_usd: "max-budget-usd", max_tokens: "max-tokens" }),
       }),
   },
   e2e: {

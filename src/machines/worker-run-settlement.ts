@@ -98,7 +98,7 @@ function completed(context: RunFacts, exit: WorkerExit): Settlement {
   if (context.result === undefined) return failed(context, exit, unsettled_error("completed without a result"));
   return {
     outcome: { status: "completed", result: context.result, exit_code: exit.code },
-    record: { type: "agent.completed", payload: { agent_id: context.agent_id, ...exit_code_field(exit.code) } },
+    record: { type: "agent.completed", payload: { agent_id: context.agent_id, ...exit_code_field(exit.code), worker_result: context.result } },
   };
 }
 

@@ -162,9 +162,15 @@ describe("worker_run_machine, model-based (shortest paths over the process's rep
   it("settles the outcome and the durable ending on the same transition", () => {
     const completed = ending('"completed"', 0);
     expect(completed?.output).toEqual({ status: "completed", result, exit_code: 0 });
-    expect(completed?.context.settlement?.record).toEqual({ type: "agent.completed", payload: { agent_id: input.agent_id, exit_code: 0 } });
+    expect(completed?.context.settlement?.record).toEqual({
+      type: "agent.completed",
+      payload: { agent_id: input.agent_id, exit_code: 0, worker_result: result },
+    });
     // Ended by the parent after its result: still completed, with no exit code to record.
-    expect(ending('"completed"', null)?.context.settlement?.record).toEqual({ type: "agent.completed", payload: { agent_id: input.agent_id } });
+    expect(ending('"completed"', null)?.context.settlement?.record).toEqual({
+      type: "agent.completed",
+      payload: { agent_id: input.agent_id, worker_result: result },
+    });
     const failed = ending('"failed"', 1);
     expect(failed?.output).toMatchObject({ status: "failed", error: { message: "worker exited with code 1 (uncaught_exception)" }, exit_code: 1 });
     expect(failed?.context.settlement?.record).toMatchObject({ type: "agent.failed", payload: { agent_id: input.agent_id, exit_code: 1 } });
@@ -238,7 +244,7 @@ describe("worker_run_logic with a real worker", () => {
     expect(report.agent_events.map(payload_of)).toEqual([
       expect.objectContaining({ status: "starting", pid, model_id: "scripted" }),
       expect.objectContaining({ status: "running", pid }),
-      { agent_id: report.agent_id, exit_code: 0 },
+      { agent_id: report.agent_id, exit_code: 0, worker_result: report.output.result },
     ]);
     expect(report.agent).toMatchObject({ status: "completed", exit_code: 0, pid });
   });
@@ -343,7 +349,7 @@ describe("worker_run_logic with a real worker", () => {
     expect(report.states.slice(-3)).toEqual(['{"lingering":"waiting"}', '{"lingering":"terminating"}', '"completed"']);
     expect(report.output).toMatchObject({ status: "completed", exit_code: null, result: { summary: "Done, but in no hurry to leave." } });
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.completed"]);
-    expect(payload_of(report.agent_events.at(-1))).toEqual({ agent_id: report.agent_id });
+    expect(payload_of(report.agent_events.at(-1))).toEqual({ agent_id: report.agent_id, worker_result: report.output.result });
   });
 
   it("a second result is a protocol error: the agent fails, and the first result stays with the outcome", async () => {

@@ -3,6 +3,7 @@ import { make_air_error } from "../../contracts/errors.js";
 import { make_event } from "../../contracts/events/registry.js";
 import { agents, command_runs, tasks, tool_runs } from "../../db/schema.js";
 import type { Session } from "../../project/session-manager.js";
+import { finished_unsettled } from "./finished-runs.js";
 
 export type RecoveryReport = {
   readonly lost_agents: string[];
@@ -16,7 +17,8 @@ const RUNTIME_STOPPED = "the runtime that ran it stopped before it finished";
 /**
  * Startup recovery of a session whose runtime died (seeds 000 §16.3), from rows only: tool and command runs
  * left open are closed as cancelled, agents still marked live are lost, running tasks are interrupted, and
- * interrupted tasks go back to pending to run again.
+ * interrupted tasks go back to pending to run again. A running task whose agent had completed stays running:
+ * the Scheduler's recovery settles it from the agent's result (`finished_unsettled`).
  */
 export function recover_session(session: Session): RecoveryReport {
   const origin = { ...session.origin, source: { kind: "scheduler" as const }, route: ["runtime", "recovery"] };
@@ -31,8 +33,10 @@ export function recover_session(session: Session): RecoveryReport {
     .from(tasks)
     .where(inArray(tasks.status, ["running"]))
     .all();
+  // A run that finished before the crash is settled (or merged) by the Scheduler from its result, not run again.
+  const finished = new Set(finished_unsettled(session).map((run) => run.task_id));
   // A compaction cut off by the crash failed (its originals are untouched); only real work is run again.
-  const running = running_rows.filter((row) => row.type !== "compact");
+  const running = running_rows.filter((row) => row.type !== "compact" && !finished.has(row.id));
   const compactions = running_rows.filter((row) => row.type === "compact");
   const open_tools = db.select({ id: tool_runs.id }).from(tool_runs).where(eq(tool_runs.status, "running")).all();
   const open_commands = db.select({ id: command_runs.id }).from(command_runs).where(isNull(command_runs.completed_at)).all();

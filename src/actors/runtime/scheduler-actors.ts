@@ -9,6 +9,7 @@ import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { MergeResult } from "../../workspaces/merge-result.js";
 import { emitter } from "./emit.js";
+import { finished_unsettled } from "./finished-runs.js";
 import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
 import { retry_step } from "./retry-step.js";
 import { settle_task } from "./settle-task.js";
@@ -73,6 +74,36 @@ async function merge_task(session: Session, workspaces: TaskWorkspaces, finished
   return { kind: result.kind };
 }
 
+/** After a failed attempt: the RetryPlanner's step; a retry starts from the merged checkout in a fresh workspace. */
+async function repair_task(session: Session, workspaces: TaskWorkspaces, task_id: string, merge: MergeOutcome | undefined): Promise<void> {
+  const decision = retry_step(session, task_id);
+  const stale = workspaces.ref_of(task_id, ["active", "conflicted"]);
+  if (stale !== undefined && decision !== undefined && merge !== undefined && merge.kind !== "merged") {
+    await workspaces.abandon(stale, `attempt failed to merge (${merge.kind}); ${decision.action}`);
+  }
+}
+
+/**
+ * A run the dead runtime finished but did not settle, as the Scheduler would have gone on: its work waits in
+ * its worktree (a merge cut off and rolled back included) and goes through the merge queue; a merge that
+ * recovery completed only needs its task settled; any other run is settled from its result.
+ */
+async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, finished: Finished): Promise<void> {
+  const { task_id, run } = finished;
+  const landed = workspaces.ref_of(task_id, ["merged"]);
+  if (run.status === "completed" && run.result.status === "completed" && landed !== undefined) {
+    emit(session, "task.completed", { task_id, worker_result: run.result });
+    return workspaces.cleanup(landed);
+  }
+  if (run.status === "completed" && run.result.status === "completed" && workspaces.ref_of(task_id) !== undefined) {
+    const merge = await merge_task(session, workspaces, finished);
+    if (merge.kind !== "merged") await repair_task(session, workspaces, task_id, merge);
+    return;
+  }
+  settle_task(session, task_id, run);
+  await repair_task(session, workspaces, task_id, undefined);
+}
+
 /**
  * The I/O of the Scheduler machine: reads rows, plans waves, makes workspaces, writes events, runs one worker
  * per task through the given `run_worker` logic (the worker-run machine with its bridge) and merges the work.
@@ -83,6 +114,7 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
     actors: {
       recover: fromPromise(async () => {
         await workspaces.recover();
+        for (const finished of finished_unsettled(session)) await settle_after_crash(session, workspaces, finished);
       }),
       load_graph: fromPromise(async () => read_task_graph(session.connection)),
       plan_wave: fromPromise(async ({ input }): Promise<WaveDecision> => {
@@ -111,14 +143,7 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
         return { merge: false };
       }),
       merge: fromPromise(async ({ input }) => merge_task(session, workspaces, input)),
-      repair: fromPromise(async ({ input }) => {
-        const decision = retry_step(session, input.task_id);
-        // A retry starts from the merged checkout in a fresh workspace: the one whose merge failed is given up.
-        const stale = workspaces.ref_of(input.task_id, ["active", "conflicted"]);
-        if (stale !== undefined && decision !== undefined && input.merge !== undefined && input.merge.kind !== "merged") {
-          await workspaces.abandon(stale, `attempt failed to merge (${input.merge.kind}); ${decision.action}`);
-        }
-      }),
+      repair: fromPromise(async ({ input }) => repair_task(session, workspaces, input.task_id, input.merge)),
       cancel_tasks: fromPromise(async ({ input }) => {
         for (const task_id of input.task_ids) {
           const { status } = read_task(session.connection, task_id);

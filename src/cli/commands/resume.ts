@@ -4,6 +4,7 @@ import { chosen_session } from "../../project/session-catalog.js";
 import { open_session } from "../../project/session-manager.js";
 import { locate_project_root, open_project } from "../../project/project-store.js";
 import { ProviderManager } from "../../providers/manager.js";
+import { parse_run_budget, type RunBudgetFlags } from "../budget-options.js";
 import type { Io } from "../output.js";
 import { follow } from "../progress.js";
 import { note_project_opened, runtime_for } from "../run-requirement.js";
@@ -18,8 +19,10 @@ import { is_interactive } from "../wizard.js";
  * unless `--prompts stdin|policy` asks for the line interface) the TUI opens on it, with its history, and
  * the session goes on there; elsewhere it runs headless and ends with its tasks.
  */
-export async function run_resume(io: Io, options: { session?: string; permission_mode?: string; prompts?: string }): Promise<number> {
+export async function run_resume(io: Io, options: { session?: string; permission_mode?: string; prompts?: string } & RunBudgetFlags): Promise<number> {
   const permission_options = parse_permission_options(options);
+  // A run held back by its budget goes on under the limits given now (none: the configured ones).
+  const run_budget = parse_run_budget(options);
   const providers = ProviderManager.load({ project_root: locate_project_root(io.cwd) ?? io.cwd });
   providers.require_configured();
   const project = open_project(io.cwd);
@@ -27,7 +30,11 @@ export async function run_resume(io: Io, options: { session?: string; permission
   const session_id = chosen_session(layout, options.session, "this project has no session to resume");
   if (is_interactive() && options.prompts === undefined) {
     const { run_interactive } = await import("../interactive.js");
-    return run_interactive(io, providers, { permissions: permission_options, session_id: session_id as SessionId });
+    return run_interactive(io, providers, {
+      permissions: permission_options,
+      session_id: session_id as SessionId,
+      ...(run_budget === undefined ? {} : { run_budget }),
+    });
   }
   await note_project_opened(io, project);
   const prompts = prompt_answerer(permission_options.prompts);
@@ -43,7 +50,7 @@ export async function run_resume(io: Io, options: { session?: string; permission
   }
   const session = open_session(project, { session_id: session_id as SessionId });
   const unfollow = follow(session.bus, "text", io.out);
-  const runtime = runtime_for(session, providers, {}, permissions);
+  const runtime = runtime_for(session, providers, run_budget === undefined ? {} : { run_budget }, permissions);
   try {
     const recovered = recover_session(session);
     io.out(`Resumed ${session.id}: ${recovered.lost_agents.length} lost agent(s), ${recovered.requeued_tasks.length} task(s) re-queued\n`);

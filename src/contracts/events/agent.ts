@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { AirError } from "../errors.js";
 import { AgentId, TaskId, Timestamp } from "../ids.js";
-import { AgentType } from "../worker-result.js";
+import { AgentType, WorkerResult } from "../worker-result.js";
 import { durable, ephemeral } from "./define.js";
 import { ExitCode, NonEmpty, Reason } from "./common.js";
 
@@ -17,7 +17,11 @@ export const agent_events = {
     }),
     "Inserts the agents row as starting (before the worker handshake) or running (after it); re-emitted with running to move a starting agent on.",
   ),
-  "agent.completed": durable(v.strictObject({ agent_id: AgentId, exit_code: v.optional(ExitCode) }), "agents.status = completed."),
+  "agent.completed": durable(
+    // The worker's result is kept with its end: a task whose merge a crash cut off is merged on resume from it.
+    v.strictObject({ agent_id: AgentId, exit_code: v.optional(ExitCode), worker_result: v.optional(WorkerResult) }),
+    "agents.status = completed.",
+  ),
   "agent.failed": durable(v.strictObject({ agent_id: AgentId, error: AirError, exit_code: v.optional(ExitCode) }), "agents.status = failed."),
   "agent.lost": durable(
     v.strictObject({ agent_id: AgentId, reason: Reason, last_heartbeat_at: v.optional(Timestamp) }),

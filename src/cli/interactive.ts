@@ -6,6 +6,7 @@ import { emitter } from "../actors/runtime/emit.js";
 import { busy_failure, not_in_direct_mode_failure, type Runtime } from "../actors/runtime/runtime.js";
 import { to_air_error } from "../contracts/errors.js";
 import { new_id, type SessionId } from "../contracts/ids.js";
+import { CONTEXT_COMPACT_TOOL } from "../contracts/tool.js";
 import type { PermissionEngine } from "../permissions/engine.js";
 import { permissions_for_project, prompts_of } from "../permissions/session-permissions.js";
 import { project_layout } from "../project/layout.js";
@@ -136,7 +137,7 @@ function route_commands(projection: SessionProjection, runtime: Runtime, session
     }),
     channel.on("compact", () => {
       turns.start(async () => {
-        const outcome = await runtime.registry.call({ tool_name: "context.compact", input: { reason: "/compact" } }, { session });
+        const outcome = await runtime.registry.call({ tool_name: CONTEXT_COMPACT_TOOL, input: { reason: "/compact" } }, { session });
         return outcome.ok ? undefined : `Compaction did not run: ${outcome.error.message}`;
       });
     }),

@@ -9,9 +9,6 @@ import { ContextAssembler } from "./assembler.js";
 import { CompactionPolicy, type CompactionPolicySettings } from "./compaction/policy.js";
 import { Conversation, type CompactionOutcome } from "./conversation.js";
 
-/** The internal tool a worker calls to have its conversation compacted (run by the parent). */
-export const CONTEXT_COMPACT_TOOL = "context.compact";
-
 /** The part of `context.compact`'s output the conversation needs. */
 const CompactOutput = v.looseObject({
   summary_id: v.pipe(v.string(), v.minLength(1)),

@@ -6,6 +6,9 @@ import { ArtifactId, CommandRunId, ToolRunId } from "./ids.js";
 /** The internal tool through which every model call passes (DESIGN §5): workers and the parent name it alike. */
 export const MODEL_COMPLETE_TOOL = "model.complete";
 
+/** The internal tool a worker calls to have its conversation compacted (run by the parent, which holds the model). */
+export const CONTEXT_COMPACT_TOOL = "context.compact";
+
 /** Tool categories of seeds 001 D-044. */
 export const ToolCategory = v.picklist(["filesystem", "shell", "build", "test", "debug", "static_analysis", "gui", "network", "memory", "project", "internal"]);
 export type ToolCategory = v.InferOutput<typeof ToolCategory>;

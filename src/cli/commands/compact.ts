@@ -2,6 +2,7 @@ import { isNotNull, sql } from "drizzle-orm";
 import * as v from "valibot";
 import { air_failure, type AirFailure, is_air_failure } from "../../contracts/errors.js";
 import type { SessionId } from "../../contracts/ids.js";
+import { CONTEXT_COMPACT_TOOL } from "../../contracts/tool.js";
 import { plan_compaction } from "../../context/compaction/compactor.js";
 import { load_compaction_rules } from "../../context/compaction/rules.js";
 import type { CompactionScope } from "../../context/compaction/stored-conversation.js";
@@ -80,7 +81,7 @@ async function compact_all(session: Session, providers: ProviderManager) {
       continue;
     }
     const input = { reason: "air compact", ...(scope.kind === "agent" ? { agent_id: scope.agent_id } : {}) };
-    const outcome = await registry.call({ tool_name: "context.compact", input }, { session });
+    const outcome = await registry.call({ tool_name: CONTEXT_COMPACT_TOOL, input }, { session });
     if (!outcome.ok) {
       report.failed.push({ scope: label, error: outcome.error.message });
       continue;

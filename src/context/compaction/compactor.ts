@@ -36,6 +36,8 @@ export type CompactionResult = {
   /** The `compact` task that recorded this compaction. */
   readonly task_id: string;
   readonly usage: TokenUsage;
+  /** The model that wrote the summary, so its tokens are priced and counted in the caller's budget. */
+  readonly model_id: string;
 };
 
 export type CompactInput = {
@@ -91,7 +93,7 @@ function compose_summary(pinned: string, narrative: string, covered_ids: readonl
   return [header, pinned, `## Summary\n\n${narrative}`].filter((part) => part !== "").join("\n\n");
 }
 
-async function summarise(input: CompactInput, plan: CompactionPlan): Promise<{ narrative: string; usage: TokenUsage }> {
+async function summarise(input: CompactInput, plan: CompactionPlan): Promise<{ narrative: string; usage: TokenUsage; model_id: string }> {
   const { settings, instructions } = input.rules;
   const transcript = render_transcript(plan.covered, settings, plan.conversation.previous?.content);
   // L0 and the compactor's role first: the transcript quotes tool output and files, which are data, not instructions.
@@ -110,7 +112,7 @@ async function summarise(input: CompactInput, plan: CompactionPlan): Promise<{ n
       user_action: "Retry the compaction; if it keeps failing, check the compaction rules' instructions.",
     });
   }
-  return { narrative, usage: response.usage };
+  return { narrative, usage: response.usage, model_id: response.model_id };
 }
 
 /**
@@ -142,7 +144,7 @@ export async function compact_conversation(input: CompactInput): Promise<Compact
   });
   input.emit("context.compaction.started", { task_id, attempt_id: new_id("attempt") });
   try {
-    const { narrative, usage } = await summarise(input, plan);
+    const { narrative, usage, model_id } = await summarise(input, plan);
     const pinned = render_pinned(read_pinned_state(input.connection, new PromptLayerLoader().load_project_rules(input.layout.root)), input.rules.settings.pin);
     const covered_message_ids = [...(plan.conversation.previous?.covered_message_ids ?? []), ...plan.covered.map((message) => message.id)];
     const summary = compose_summary(pinned, narrative, covered_message_ids);
@@ -158,7 +160,7 @@ export async function compact_conversation(input: CompactInput): Promise<Compact
       tokens_after,
     });
     input.emit("context.compaction.completed", { task_id, summary_id });
-    return { summary_id, summary, covered_message_ids, tokens_before: plan.tokens_before, tokens_after, task_id, usage };
+    return { summary_id, summary, covered_message_ids, tokens_before: plan.tokens_before, tokens_after, task_id, usage, model_id };
   } catch (error) {
     input.emit("context.compaction.failed", { task_id, error: to_air_error(error, "context_error") });
     throw error instanceof AirFailure

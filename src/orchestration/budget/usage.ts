@@ -1,12 +1,13 @@
 /**
  * Usage read from rows: every model call is a `model.complete` tool run whose output holds the response's
- * usage (the Main Agent's calls too), so one query over tool_runs counts turns, tokens and cost for one agent,
- * one task or the whole session, and the same count serves enforcement, `air tasks` and the blocker.
+ * usage (the Main Agent's calls too), and a compaction a `context.compact` run of the agent it compacts, so
+ * one query over tool_runs counts turns, tokens and cost for one agent, one task or the whole session, and the
+ * same count serves enforcement, `air tasks` and the blocker.
  */
-import { and, eq, ne, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, notInArray, sql, type SQL } from "drizzle-orm";
 import type { Connection } from "../../db/connection.js";
 import { agents, tool_runs } from "../../db/schema.js";
-import { MODEL_COMPLETE_TOOL } from "../../contracts/tool.js";
+import { CONTEXT_COMPACT_TOOL, MODEL_COMPLETE_TOOL } from "../../contracts/tool.js";
 import { request_cost_usd } from "../../providers/pricing.js";
 import type { BudgetUsage } from "./check.js";
 
@@ -21,10 +22,14 @@ function scope_filter(scope: UsageScope): SQL | undefined {
 
 const tokens = (field: string) => sql<number>`coalesce(sum(json_extract(${tool_runs.output_json}, ${`$.usage.${field}`})), 0)`;
 
-/** Model calls grouped by model, so each group is priced at its model's rate (a price is linear in tokens). */
+/** The tool runs that call a model: an agent's turns, and the compactions of its conversation (no turn of its own). */
+const MODEL_TOOLS = [MODEL_COMPLETE_TOOL, CONTEXT_COMPACT_TOOL];
+
+/** Model calls grouped by tool and model, so each group is priced at its model's rate (a price is linear in tokens). */
 function model_calls(connection: Connection, scope: UsageScope) {
   return connection.db
     .select({
+      tool_name: tool_runs.tool_name,
       model_id: sql<string | null>`json_extract(${tool_runs.output_json}, '$.model_id')`,
       calls: sql<number>`count(*)`,
       input_tokens: tokens("input_tokens"),
@@ -33,8 +38,8 @@ function model_calls(connection: Connection, scope: UsageScope) {
       cache_read_input_tokens: tokens("cache_read_input_tokens"),
     })
     .from(tool_runs)
-    .where(and(eq(tool_runs.tool_name, MODEL_COMPLETE_TOOL), eq(tool_runs.status, "ok"), scope_filter(scope)))
-    .groupBy(sql`1`)
+    .where(and(inArray(tool_runs.tool_name, MODEL_TOOLS), eq(tool_runs.status, "ok"), scope_filter(scope)))
+    .groupBy(sql`1`, sql`2`)
     .all();
 }
 
@@ -42,7 +47,7 @@ function tool_calls(connection: Connection, scope: UsageScope): number {
   const row = connection.db
     .select({ count: sql<number>`count(*)` })
     .from(tool_runs)
-    .where(and(ne(tool_runs.tool_name, MODEL_COMPLETE_TOOL), scope_filter(scope)))
+    .where(and(notInArray(tool_runs.tool_name, MODEL_TOOLS), scope_filter(scope)))
     .get();
   return row?.count ?? 0;
 }
@@ -72,7 +77,7 @@ export function usage_of(connection: Connection, scope: UsageScope, now: Date = 
       cache_creation_input_tokens: group.cache_creation_input_tokens,
       cache_read_input_tokens: group.cache_read_input_tokens,
     };
-    turns += group.calls;
+    if (group.tool_name === MODEL_COMPLETE_TOOL) turns += group.calls;
     input_tokens += group.input_tokens + group.cache_creation_input_tokens + group.cache_read_input_tokens;
     output_tokens += group.output_tokens;
     const cost = request_cost_usd(group.model_id, usage);

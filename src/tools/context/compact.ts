@@ -7,6 +7,7 @@ import { compact_conversation } from "../../context/compaction/compactor.js";
 import { load_compaction_rules } from "../../context/compaction/rules.js";
 import type { CompactionScope } from "../../context/compaction/stored-conversation.js";
 import { air_home } from "../../project/layout.js";
+import { CONTEXT_COMPACT_TOOL } from "../../contracts/tool.js";
 import { define_tool, type ToolExecution } from "../define.js";
 import type { ModelCompleter } from "../model/complete.js";
 
@@ -33,8 +34,9 @@ export const ContextCompactOutput = v.strictObject({
   tokens_after: Count,
   /** The `compact` task that recorded the compaction. */
   task_id: TaskId,
-  /** What the compactor's model call used. */
+  /** What the compactor's model call used, and its model: the caller's budget counts the call (budget/usage.ts). */
   usage: TokenUsage,
+  model_id: v.string(),
 });
 export type ContextCompactOutput = v.InferOutput<typeof ContextCompactOutput>;
 
@@ -52,7 +54,7 @@ function scope_of(input: ContextCompactInput, execution: ToolExecution): Compact
  */
 export function context_compact_tool(model: CompactorModel) {
   return define_tool({
-    name: "context.compact",
+    name: CONTEXT_COMPACT_TOOL,
     version: 1,
     description: "Internal: compacts a conversation into a summary (copy-on-write; the original messages stay). Never offered to a model.",
     category: "internal",

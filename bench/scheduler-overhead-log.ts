@@ -74,7 +74,15 @@ function agent_of(index: Index, agent_id: string) {
 }
 
 function index_events(events: readonly LoggedEvent[]): Index {
-  const index: Index = { created: new Map(), started: new Map(), agent: new Map(), merge_started: new Map(), cleaned: new Map(), model_ms: new Map(), commands: new Map() };
+  const index: Index = {
+    created: new Map(),
+    started: new Map(),
+    agent: new Map(),
+    merge_started: new Map(),
+    cleaned: new Map(),
+    model_ms: new Map(),
+    commands: new Map(),
+  };
   const tool_task = new Map<string, string>();
   const command_start = new Map<string, { task_id: string; at: number }>();
   events.forEach((event, position) => {
@@ -87,11 +95,13 @@ function index_events(events: readonly LoggedEvent[]): Index {
     else if (event.type === "agent.completed") agent_of(index, text(payload, "agent_id")).completed = event.at;
     else if (event.type === "workspace.merge.started") index.merge_started.set(text(payload, "workspace_id"), event.at);
     else if (event.type === "workspace.cleaned") index.cleaned.set(text(payload, "workspace_id"), event.at);
-    else if (event.type === "tool.started" && payload.tool_name === "model.complete" && event.task_id !== null) tool_task.set(text(payload, "tool_run_id"), event.task_id);
+    else if (event.type === "tool.started" && payload.tool_name === "model.complete" && event.task_id !== null)
+      tool_task.set(text(payload, "tool_run_id"), event.task_id);
     else if (event.type === "tool.completed" || event.type === "tool.failed") {
       const task_id = tool_task.get(text(payload, "tool_run_id"));
       if (task_id !== undefined) index.model_ms.set(task_id, (index.model_ms.get(task_id) ?? 0) + duration(payload));
-    } else if (event.type === "command.started" && event.task_id !== null) command_start.set(text(payload, "command_run_id"), { task_id: event.task_id, at: event.at });
+    } else if (event.type === "command.started" && event.task_id !== null)
+      command_start.set(text(payload, "command_run_id"), { task_id: event.task_id, at: event.at });
     else if (event.type === "command.completed" || event.type === "command.failed") {
       const start = command_start.get(text(payload, "command_run_id"));
       if (start !== undefined) index.commands.set(start.task_id, [...(index.commands.get(start.task_id) ?? []), { at: start.at, ms: duration(payload) }]);
@@ -118,29 +128,29 @@ export function task_overheads(events: readonly LoggedEvent[]): TaskOverhead[] {
   let previous_merge_end = Number.NEGATIVE_INFINITY;
   return merged.map(([task_id, created]) => {
     const started = one(index.started, task_id, "task.started");
-    const agent = one(index.agent, started.agent_id, "agent.started");
-    if (agent.starting === undefined || agent.running === undefined || agent.completed === undefined) {
+    const { starting, running, completed } = one(index.agent, started.agent_id, "agent.started");
+    if (starting === undefined || running === undefined || completed === undefined) {
       throw new VerificationError(`task ${task_id}: its agent ${started.agent_id} lacks a starting, running or completed event`);
     }
     const merge_started = one(index.merge_started, created.workspace_id, "workspace.merge.started");
     const cleaned = one(index.cleaned, created.workspace_id, "workspace.cleaned");
     const commands = index.commands.get(task_id) ?? [];
     const sum = (runs: readonly { ms: number }[]) => runs.reduce((total, run) => total + run.ms, 0);
-    const worker_commands = sum(commands.filter((run) => run.at < agent.completed));
+    const worker_commands = sum(commands.filter((run) => run.at < completed));
     const verify_commands = sum(commands.filter((run) => run.at >= merge_started));
     const model_ms = index.model_ms.get(task_id) ?? 0;
-    const ready_for_merge = Math.max(agent.completed, previous_merge_end);
+    const ready_for_merge = Math.max(completed, previous_merge_end);
     previous_merge_end = cleaned;
     const spans = {
       create_ms: created.at - created.previous_at,
-      dispatch_ms: agent.starting - started.at,
-      spawn_ms: agent.running - agent.starting,
-      worker_ms: agent.completed - agent.running - model_ms - worker_commands,
+      dispatch_ms: starting - started.at,
+      spawn_ms: running - starting,
+      worker_ms: completed - running - model_ms - worker_commands,
       to_merge_ms: merge_started - ready_for_merge,
       merge_ms: cleaned - merge_started - verify_commands,
     };
     checked(task_id, spans);
     const total_ms = Object.values(spans).reduce((total, value) => total + value, 0);
-    return { task_id, ...spans, total_ms, queue_wait_ms: ready_for_merge - agent.completed, model_ms, commands_ms: worker_commands + verify_commands };
+    return { task_id, ...spans, total_ms, queue_wait_ms: ready_for_merge - completed, model_ms, commands_ms: worker_commands + verify_commands };
   });
 }

@@ -99,7 +99,13 @@ function logged_events(project: string): LoggedEvent[] {
       agent_id: string | null;
       payload_json: string;
     }[];
-    return rows.map((row) => ({ type: row.type, at: Date.parse(row.timestamp), task_id: row.task_id, agent_id: row.agent_id, payload: JSON.parse(row.payload_json) }));
+    return rows.map((row) => ({
+      type: row.type,
+      at: Date.parse(row.timestamp),
+      task_id: row.task_id,
+      agent_id: row.agent_id,
+      payload: JSON.parse(row.payload_json),
+    }));
   } finally {
     db.close();
   }

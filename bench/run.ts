@@ -19,6 +19,8 @@
  *      (longest chain of hard dependencies) printed as the lower bound
  *  12. one task's workspace round trip (snapshot, worktree, commit as air, journaled merge into the checkout) —
  *      vs `git worktree add` + `git commit -a` + `git merge` of the same change
+ *  14. scheduler overhead per task (worktree → worker ready → result → merge, less model and command time) of a
+ *      team run of trivial tasks, from its event log — vs raw git worktree/commit/merge/remove + a bare node spawn
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
@@ -39,6 +41,8 @@ import { bench_wave_planning } from "./wave-planning.js";
 import { bench_worker_spawn } from "./worker-spawn.js";
 import { bench_wave_speedup } from "./wave-speedup.js";
 import { bench_workspace_merge } from "./workspace-merge.js";
+import { format_overhead_lines } from "./report-overhead.js";
+import { bench_scheduler_overhead } from "./scheduler-overhead.js";
 
 /** `--quick`: a smoke run of the same code at a tenth of the size (figures not meaningful). */
 const QUICK = process.argv.includes("--quick");
@@ -65,6 +69,11 @@ const WORKSPACE_ROUNDS = QUICK ? 1 : 7;
 const SPEEDUP_ROUNDS = QUICK ? 1 : 3;
 /** What the scripted model waits before each answer in the wave-speedup runs, as a real model takes time. */
 const SPEEDUP_DELAY_MS = 300;
+const OVERHEAD_ROUNDS = QUICK ? 1 : 3;
+/** Tasks in each scheduler-overhead run: one wave, a worktree each. */
+const OVERHEAD_TASKS = 4;
+/** The Scheduler's budget per task, model and command time excluded (issue 12). */
+const OVERHEAD_LIMIT_MS = 150;
 /** The App's re-render cap while the projection changes (src/tui/props.ts `max_fps`). */
 const TUI_FPS_CAP = 30;
 
@@ -293,13 +302,21 @@ async function main(): Promise<number> {
     }),
   );
 
+  log(
+    `scheduler overhead: ${OVERHEAD_ROUNDS} runs of ${OVERHEAD_TASKS} trivial tasks at --max-parallel ${OVERHEAD_TASKS}, each beside raw git and node -e on a copy`,
+  );
+  const overhead = await bench_scheduler_overhead(OVERHEAD_ROUNDS, OVERHEAD_TASKS);
+  log(`  scheduler overhead: ${took()}`);
+  printed.push(...format_overhead_lines(overhead, OVERHEAD_LIMIT_MS));
+
   console.log("");
   for (const line of printed) console.log(line);
   for (const line of per_turn) console.log(line);
   console.log(
     `\nmedians of ${ROUNDS} rounds (ingest), ${LIST_RUNS} runs (session list), ${SPAWN_RUNS} runs (worker spawn), ` +
       `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ${E2E_RUNS} runs (e2e), ` +
-      `${ASSEMBLY_ROUNDS} rounds (context assembly), ${WAVE_ROUNDS} rounds (wave planning), ${WORKSPACE_ROUNDS} rounds (workspace merge, ${workspace.files.toLocaleString("en-US")} files); ` +
+      `${ASSEMBLY_ROUNDS} rounds (context assembly), ${WAVE_ROUNDS} rounds (wave planning), ${WORKSPACE_ROUNDS} rounds (workspace merge, ${workspace.files.toLocaleString("en-US")} files), ` +
+      `${OVERHEAD_ROUNDS} runs × ${OVERHEAD_TASKS} tasks (scheduler overhead: p50 and max over every task, steps as medians); ` +
       `cache-eligible: share of input bytes after the second request; ` +
       `ratios are medians of paired ratios; ` +
       `total ${((performance.now() - started) / 1000).toFixed(1)} s, load average ${os

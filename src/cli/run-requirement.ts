@@ -18,6 +18,7 @@ import { prompt_answerer, type PermissionOptions } from "./permission-options.js
 import { note_project_opened } from "./note-project.js";
 import type { RunBudget } from "../contracts/budget.js";
 import { air_home } from "../project/layout.js";
+import { sweep_project_workspaces } from "../workspaces/sweep.js";
 import { read_air_config } from "./wizard/air-config.js";
 
 export { note_project_opened };
@@ -107,6 +108,7 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
   const plan = follow_plan(session.bus);
   const runtime = runtime_for(session, providers, request, permissions);
   try {
+    await sweep_project_workspaces(session);
     const outcome = await runtime.submit(request.requirement);
     // What the Main Agent last said is the request's summary; a request that failed before it spoke has its error.
     const summary = replies.last() ?? summary_of(session, outcome);

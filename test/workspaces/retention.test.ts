@@ -25,3 +25,10 @@ describe("due_for_cleanup", () => {
     expect(due_for_cleanup([merged], now)).toEqual([merged]);
   });
 });
+
+describe("due_for_cleanup on a damaged row", () => {
+  it("refuses a timestamp that does not parse with a workspace_error instead of keeping the files forever", () => {
+    const damaged: RetentionRow = { id: "wsp_damaged", status: "abandoned", merged_at: null, updated_at: "not a time" };
+    expect(() => due_for_cleanup([damaged], now)).toThrow(expect.objectContaining({ error: expect.objectContaining({ kind: "workspace_error" }) }));
+  });
+});

@@ -100,10 +100,12 @@ export class TaskWorkspaces {
     return task_worktree(this.#session, task_id, statuses);
   }
 
-  /** A workspace whose work will not land: recorded abandoned, its worktree and branch removed. */
+  /**
+   * A workspace whose work will not land: recorded abandoned. Its worktree and branch stay for the 3 days of
+   * seeds 003 §15 (the attempt's work can still be looked at); the sweep of a later `air run` removes them.
+   */
   async abandon(ref: WorkspaceRef, reason: string): Promise<void> {
     this.#manager.abandon_workspace(ref, reason);
-    await this.#manager.cleanup_workspace(ref);
   }
 
   /** Commits the task's work as air and merges it into the checkout, re-running its verification there. */

@@ -22,6 +22,7 @@ import { follow_replies } from "./replies.js";
 import type { RunBudget } from "../contracts/budget.js";
 import { note_project_opened, runtime_for } from "./run-requirement.js";
 import { artifact_reader, deferred_answerer, session_views } from "./tui-session.js";
+import { sweep_project_workspaces } from "../workspaces/sweep.js";
 
 export type InteractiveOptions = {
   readonly permissions: PermissionOptions;
@@ -147,6 +148,17 @@ function route_commands(projection: SessionProjection, runtime: Runtime, session
   };
 }
 
+/** The workspace GC of the project (sweep.ts) beside the first frame: a failure is said in the conversation, never fatal. */
+function sweep_in_background(session: Session): Promise<void> {
+  return sweep_project_workspaces(session).then(
+    () => undefined,
+    (error: unknown) => {
+      const content = `Old workspaces of this project were not cleaned up: ${to_air_error(error).message}`;
+      say(session, "assistant.message.created", { message_id: new_id("message"), content });
+    },
+  );
+}
+
 /** A resumed session: recovered from its rows, its open prompts asked again (in the UI), its pending tasks run. */
 function resume_in_background(session: Session, permissions: PermissionEngine, runtime: Runtime, turns: Turns): void {
   recover_session(session);
@@ -182,6 +194,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
   let projection: SessionProjection | undefined;
   let runtime: Runtime | undefined;
   let tui: Awaited<ReturnType<typeof show_tui>> | undefined;
+  let swept: Promise<void> | undefined;
   try {
     projection = open_session_projection(session, { price: request_cost_usd });
     answerer.forward_to(projection.answerer);
@@ -193,6 +206,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
     const turns = new Turns(session);
     const unroute = route_commands(projection, runtime, session, turns);
     if (options.session_id !== undefined) resume_in_background(session, permissions, runtime, turns);
+    swept = sweep_in_background(session);
     await tui.exited;
     unroute();
     unshow();
@@ -204,6 +218,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
     tui?.unmount();
     projection?.close();
     runtime?.stop();
+    await swept;
     session.close();
     write_metrics(metrics);
   }

@@ -72,12 +72,14 @@ export async function sweep_session(session: Session, now: Date, options: { reti
   return { abandoned, cleaned };
 }
 
+const HeldCount = v.object({ held: v.number() });
+
 /** Whether a session's database still records a workspace with files; read without taking its lock. */
 function holds_workspaces(db_file: string): boolean {
   const client = open_client(db_file, { pragmas: "PRAGMA query_only=ON;" });
   try {
-    const row = client.prepare("SELECT count(*) AS held FROM workspaces WHERE status != 'cleaned'").get() as { held: number };
-    return Number(row.held) > 0;
+    const row = v.parse(HeldCount, client.prepare("SELECT count(*) AS held FROM workspaces WHERE status != 'cleaned'").get());
+    return row.held > 0;
   } finally {
     client.close();
   }

@@ -12,12 +12,27 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
 import { RETRY_HEADING } from "../../src/actors/runtime/retry-brief.js";
 import { commit_fixture_project } from "../../src/cli/commands/e2e-git.js";
 import type { Connection } from "../../src/db/connection.js";
 import { start_scripted_server, type HeldTurn, type ScriptedServer } from "../../src/providers/scripted/server.js";
-import { air_env, AirProcess, events_of, open_readonly, peek, query, require_build, rows, session_files, session_ids, temp_dir, wait_until } from "./helpers.js";
+import {
+  air_env,
+  AirProcess,
+  type EventRecord,
+  events_of,
+  open_readonly,
+  peek,
+  query,
+  require_build,
+  rows,
+  session_files,
+  session_ids,
+  temp_dir,
+  wait_until,
+} from "./helpers.js";
 
 const missing_tools = ["git", "make", "grep"].filter((tool) => spawnSync("bash", ["-c", `command -v ${tool}`]).status !== 0);
 const FIXTURE = path.join(import.meta.dirname, "..", "fixtures", "repair");
@@ -80,6 +95,8 @@ type Scenario = {
   readonly second_last_turn: { readonly conversation: string; readonly index: number };
   /** The retry's conversation: its first turn is held until the failed merge is recorded. */
   readonly repair: string;
+  /** A third task's last turn, held until the failed merge is recorded: it is still running when the retry is due. */
+  readonly bystander?: { readonly conversation: string; readonly index: number };
 };
 
 type Played = {
@@ -102,58 +119,72 @@ function fixture_project(into: string): string {
   return project;
 }
 
-/** Runs the scenario's request to its end, reading the checkout right before the failing merge and right after it. */
-async function play(scenario: Scenario): Promise<Played> {
-  require_build();
-  const work = temp_dir("air-e2e-repair-");
-  cleanups.push(work.cleanup);
-  const project = fixture_project(work.dir);
-  const second_done = new Gate();
-  const repair_starts = new Gate();
+type Gates = { readonly second_done: Gate; readonly repair_starts: Gate; readonly bystander_done: Gate };
+
+/** The scenario's scripted server, holding its turns behind the gates the test opens. */
+async function gated_server(scenario: Scenario): Promise<{ server: ScriptedServer; gates: Gates }> {
+  const gates = { second_done: new Gate(), repair_starts: new Gate(), bystander_done: new Gate() };
+  const { second_done, repair_starts, bystander_done } = gates;
   const server = await start_scripted_server({
     script: path.join(FIXTURE, scenario.script),
     hold: (turn: HeldTurn) => {
       const { conversation, index } = scenario.second_last_turn;
       if (turn.conversation === conversation && turn.index === index) return second_done.hold();
       if (turn.conversation === scenario.repair && turn.index === 0) return repair_starts.hold();
+      const { bystander } = scenario;
+      if (bystander !== undefined && turn.conversation === bystander.conversation && turn.index === bystander.index) return bystander_done.hold();
       return undefined;
     },
   });
   cleanups.push(() => server.close());
+  return { server, gates };
+}
+
+/** Runs the scenario's request to its end, reading the checkout right before the failing merge and right after it. */
+async function play(scenario: Scenario): Promise<Played> {
+  require_build();
+  const work = temp_dir("air-e2e-repair-");
+  cleanups.push(work.cleanup);
+  const project = fixture_project(work.dir);
+  const { server, gates } = await gated_server(scenario);
   const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: "sk-scripted", ANTHROPIC_BASE_URL: server.url });
   const runtime = new AirProcess(["run", "-p", scenario.request, "--permission-mode", "accept-edits"], { cwd: project, env });
   cleanups.push(() => runtime.kill());
   const session_id = await wait_until("the session database", () => session_ids(project)[0], 30_000);
   const { db } = session_files(project, session_id);
   // A wait that times out says what the run did: the model's requests and how each was answered, and air's output.
-  const explained = <T,>(waiting: Promise<T>) =>
+  const explained = <T>(waiting: Promise<T>) =>
     waiting.catch((error: unknown) => {
       const requests = server.requests().map((entry) => `${entry.conversation ?? entry.requester}#${entry.turn_index}: ${JSON.stringify(entry.outcome)}`);
       throw new Error(`${String(error)}\n--- requests ---\n${requests.join("\n")}\n${runtime.transcript}`);
     });
 
-  await explained(wait_until(
-    "the first task merged, the second held at its last turn",
-    () => {
-      const merged = peek(db, (client) =>
-        rows(client, "SELECT t.title FROM workspaces w JOIN tasks t ON t.id = w.task_id WHERE w.merged_at IS NOT NULL").map((row) => row.title),
-      );
-      return second_done.reached && merged?.includes(scenario.first) === true;
-    },
-    30_000,
-  ));
-  const before_merge = checkout_bytes(project);
-  second_done.release();
-
   await explained(
     wait_until(
-      "the second merge recorded as failed, the retry held at its first turn",
-      () => repair_starts.reached && (peek(db, (client) => rows(client, "SELECT seq FROM events WHERE type = 'workspace.merge.conflicted'").length) ?? 0) > 0,
+      "the first task merged, the second held at its last turn",
+      () => {
+        const merged = peek(db, (client) =>
+          rows(client, "SELECT t.title FROM workspaces w JOIN tasks t ON t.id = w.task_id WHERE w.merged_at IS NOT NULL").map((row) => row.title),
+        );
+        return gates.second_done.reached && merged?.includes(scenario.first) === true;
+      },
+      30_000,
+    ),
+  );
+  const before_merge = checkout_bytes(project);
+  gates.second_done.release();
+
+  // Nothing writes the checkout after the failed merge until the retry's first answer, which is held.
+  await explained(
+    wait_until(
+      "the second merge recorded as failed",
+      () => (peek(db, (client) => rows(client, "SELECT seq FROM events WHERE type = 'workspace.merge.conflicted'").length) ?? 0) > 0,
       30_000,
     ),
   );
   const after_failed_merge = checkout_bytes(project);
-  repair_starts.release();
+  gates.bystander_done.release();
+  gates.repair_starts.release();
 
   const exit = await runtime.exit;
   expect(exit, runtime.transcript).toEqual({ code: 0, signal: null });
@@ -169,11 +200,25 @@ function task_titled(connection: Connection, title: string) {
   return { id: String(task.id), status: task.status, attempt_count: Number(task.attempt_count) };
 }
 
+/** Of a Messages API request body, the messages and their text. */
+const MessagesBody = v.object({
+  messages: v.array(v.object({ role: v.string(), content: v.union([v.string(), v.array(v.object({ type: v.string(), text: v.optional(v.string()) }))]) })),
+});
+
+/** Of a `task.failed` payload, the error's kind and its verification output. */
+const FailedPayload = v.object({ error: v.object({ kind: v.string(), metadata: v.optional(v.object({ detail: v.optional(v.string()) })) }) });
+
+/** The error of the task's `task.failed` event. */
+function failure_of(events: readonly EventRecord[], task_id: string) {
+  const failed = events.find((event) => event.type === "task.failed" && event.task_id === task_id);
+  return { seq: failed?.seq ?? 0, ...v.parse(FailedPayload, failed?.payload).error };
+}
+
 /** The first user message of the retry's first request, as the model received it. */
 function retry_first_message(server: ScriptedServer, conversation: string): string {
   const request = server.requests().find((entry) => entry.conversation === conversation && entry.turn_index === 0);
-  const body = request?.body as { messages?: { role: string; content: string | { type: string; text?: string }[] }[] } | undefined;
-  const first = body?.messages?.find((message) => message.role === "user");
+  const body = v.safeParse(MessagesBody, request?.body);
+  const first = body.success ? body.output.messages.find((message) => message.role === "user") : undefined;
   if (first === undefined) return "";
   return typeof first.content === "string" ? first.content : first.content.map((block) => block.text ?? "").join("\n");
 }
@@ -209,6 +254,7 @@ describe.skipIf(missing_tools.length > 0)("a merge that does not land, then its 
       first: "Retry three times",
       second_last_turn: { conversation: "timeout", index: 4 },
       repair: "timeout-repair",
+      bystander: { conversation: "changes", index: 1 },
     });
 
     expect(after_failed_merge).toEqual(before_merge);
@@ -219,24 +265,30 @@ describe.skipIf(missing_tools.length > 0)("a merge that does not land, then its 
     const [workspace] = query(connection, "SELECT id FROM workspaces WHERE task_id = ? AND strategy = 'worktree'", task.id);
     const conflicted = events.filter((event) => event.type === "workspace.merge.conflicted");
     expect(conflicted.map((event) => [event.payload.workspace_id, event.payload.conflicting_files])).toEqual([[workspace?.id, ["src/config.h"]]]);
-    const failed = events.find((event) => event.type === "task.failed" && event.task_id === task.id);
-    expect((failed?.payload.error as { kind?: string } | undefined)?.kind).toBe("merge_error");
+    expect(failure_of(events, task.id).kind).toBe("merge_error");
     const retried = events.filter((event) => event.type === "task.retried").map((event) => [event.task_id, event.payload.change]);
     expect(retried).toEqual([[task.id, "serialize"]]);
+    // The workspace whose merge conflicted is given up: its work will not land, the retry starts afresh.
+    expect(events.filter((event) => event.type === "workspace.abandoned").map((event) => event.payload.workspace_id)).toEqual([workspace?.id]);
 
     const told = retry_first_message(server, "timeout-repair");
     expect(told).toContain(RETRY_HEADING);
     expect(told).toContain("### src/config.h");
     expect(told).toMatch(/<<<<<<< [^\n]*\n[^\n]*\.retries = 3[^\n]*\n=======\n[^\n]*\.timeout_ms = 500[^\n]*\n>>>>>>> /);
+    // The change notes were still running when the conflict was recorded: the retry waited for them.
+    const notes = task_titled(connection, "Write the change notes");
+    const notes_done = events.find((event) => event.type === "task.completed" && event.task_id === notes.id)?.seq ?? 0;
+    expect(notes_done).toBeGreaterThan(conflicted[0]?.seq ?? Number.POSITIVE_INFINITY);
     expect(ran_alone(connection, task.id)).toBe(true);
 
-    expect(query(connection, "SELECT status FROM tasks").map((row) => row.status)).toEqual(["completed", "completed"]);
+    expect(query(connection, "SELECT status FROM tasks").map((row) => row.status)).toEqual(["completed", "completed", "completed"]);
     expect(task.attempt_count).toBe(2);
     const both = "#define SETTINGS { .timeout_ms = 500, .retries = 3 }\n";
     expect(read(project, "src/config.h.in")).toBe(both);
     expect(read(project, "src/config.h")).toBe(`/* Generated from src/config.h.in by make config. */\n${both}`);
     expect(read(project, "notes.txt")).toBe("the user's own notes, never committed\n");
     expect(read(project, "build/cache.txt")).toBe("ignored build output\n");
+    expect(read(project, "docs/changes.md")).toContain("A longer timeout, and more retries.");
     expect(git_worktrees(project)).toBe(1);
   }, 60_000);
 
@@ -254,16 +306,15 @@ describe.skipIf(missing_tools.length > 0)("a merge that does not land, then its 
     expect(read(project, "src/limit.txt")).toBe("max_users=20\n");
     const task = task_titled(connection, docs);
     const events = events_of(connection);
-    const failed = events.find((event) => event.type === "task.failed" && event.task_id === task.id);
-    const error = failed?.payload.error as { kind?: string; metadata?: { detail?: string } } | undefined;
-    expect(error?.kind).toBe("test_error");
-    expect(error?.metadata?.detail).toContain("docs/limits.md does not state max_users=20");
+    const failed = failure_of(events, task.id);
+    expect(failed.kind).toBe("test_error");
+    expect(failed.metadata?.detail).toContain("docs/limits.md does not state max_users=20");
     const conflicted = events.filter((event) => event.type === "workspace.merge.conflicted");
     expect(conflicted).toHaveLength(1);
     expect(String(conflicted[0]?.payload.detail)).toContain("post-merge verification failed");
     const retried = events.filter((event) => event.type === "task.retried").map((event) => [event.task_id, event.payload.change]);
     expect(retried).toEqual([[task.id, "failure_in_context"]]);
-    expect(events.findIndex((event) => event === failed)).toBeLessThan(events.findIndex((event) => event.type === "task.retried"));
+    expect(failed.seq).toBeLessThan(events.find((event) => event.type === "task.retried")?.seq ?? 0);
 
     const told = retry_first_message(server, "docs-repair");
     expect(told).toContain(RETRY_HEADING);

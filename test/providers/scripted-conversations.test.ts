@@ -8,6 +8,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import type { AirFailure } from "../../src/contracts/errors.js";
+import { refines } from "../../src/providers/scripted/conversation.js";
 import { parse_script, type ScriptInput } from "../../src/providers/scripted/script.js";
 import type { ScriptedServer } from "../../src/providers/scripted/server.js";
 import { TurnPicker } from "../../src/providers/scripted/turn-picker.js";
@@ -138,6 +139,21 @@ describe("conversations keyed by a request matcher", () => {
     expect(status).toBe(400);
     expect(message).toContain('does not match turn 0 of conversation "alpha"');
     expect(message).toContain('the last user message does not contain "never sent"');
+  });
+});
+
+describe("refines", () => {
+  const task = { requester: "executor", task_title: "Fix alpha" };
+
+  it("holds when a matcher has every condition of the other, with the same values, and more", () => {
+    expect(refines({ ...task, first_user_contains: "# The previous attempt failed" }, task)).toBe(true);
+  });
+
+  it("never holds for the same conditions, fewer ones, a different value, or conditions on other keys", () => {
+    expect(refines(task, task)).toBe(false);
+    expect(refines(task, { ...task, first_user_contains: "x" })).toBe(false);
+    expect(refines({ requester: "executor", task_title: "Fix beta", first_user_contains: "x" }, task)).toBe(false);
+    expect(refines({ task_title: "Fix alpha", system_contains: "y" }, { requester: "executor" })).toBe(false);
   });
 });
 

@@ -8,6 +8,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import type { AirFailure } from "../../src/contracts/errors.js";
+import { refines } from "../../src/providers/scripted/conversation.js";
 import { parse_script, type ScriptInput } from "../../src/providers/scripted/script.js";
 import type { ScriptedServer } from "../../src/providers/scripted/server.js";
 import { TurnPicker } from "../../src/providers/scripted/turn-picker.js";
@@ -141,6 +142,21 @@ describe("conversations keyed by a request matcher", () => {
   });
 });
 
+describe("refines", () => {
+  const task = { requester: "executor", task_title: "Fix alpha" };
+
+  it("holds when a matcher has every condition of the other, with the same values, and more", () => {
+    expect(refines({ ...task, first_user_contains: "# The previous attempt failed" }, task)).toBe(true);
+  });
+
+  it("never holds for the same conditions, fewer ones, a different value, or conditions on other keys", () => {
+    expect(refines(task, task)).toBe(false);
+    expect(refines(task, { ...task, first_user_contains: "x" })).toBe(false);
+    expect(refines({ requester: "executor", task_title: "Fix beta", first_user_contains: "x" }, task)).toBe(false);
+    expect(refines({ task_title: "Fix alpha", system_contains: "y" }, { requester: "executor" })).toBe(false);
+  });
+});
+
 describe("requests no conversation answers", () => {
   it("an unmatched worker gets a 400 naming its requester and task, and what each conversation matches (Messages API)", async () => {
     const server = await scripted_server({ script: TEAM });
@@ -177,6 +193,37 @@ describe("requests no conversation answers", () => {
     expect(bad_request.message).toContain('no conversation matches it ("alpha"');
   });
 
+  it("a request two conversations select goes to the one whose matcher refines the other's: a task's retry to its retry conversation", async () => {
+    const server = await scripted_server({
+      script: {
+        conversations: [
+          { name: "alpha", match: { requester: "executor", task_title: "Fix alpha" }, turns: [text("first attempt")] },
+          {
+            name: "alpha-retry",
+            match: { requester: "executor", task_title: "Fix alpha", first_user_contains: "# The previous attempt failed" },
+            turns: [text("retry")],
+          },
+        ],
+      },
+    });
+    const ask = (first_user: string) =>
+      anthropic(server, "executor").messages.create({
+        model: "claude-sonnet-4-5",
+        max_tokens: 100,
+        system: spec_of("Fix alpha"),
+        messages: [{ role: "user", content: first_user }],
+      });
+
+    const retry = await ask("# Task: Fix alpha\n\n# The previous attempt failed\nIt ended with a merge_error");
+    const first = await ask("# Task: Fix alpha");
+
+    expect([retry.content[0], first.content[0]]).toEqual([
+      { type: "text", text: "retry" },
+      { type: "text", text: "first attempt" },
+    ]);
+    expect(server.requests().map((request) => request.conversation)).toEqual(["alpha-retry", "alpha"]);
+  });
+
   it("a request two conversations select is refused, naming both", async () => {
     const server = await scripted_server({
       script: {
@@ -189,7 +236,7 @@ describe("requests no conversation answers", () => {
 
     const { message } = await refusal_of(worker_says(server, "Fix alpha"));
 
-    expect(message).toContain('matches more than one conversation ("any-executor", "alpha")');
+    expect(message).toContain('matches more than one conversation ("any-executor", "alpha") and no one of them refines all the others');
   });
 
   it("a conversation that ran out says so", async () => {
@@ -280,6 +327,37 @@ describe("delays", () => {
     await Promise.all([slow, fast]);
 
     expect(finished).toEqual(["fast", "slow"]);
+  });
+
+  it("a hold keeps a turn's answer back until its promise settles, and sees which turn it holds", async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const held: unknown[] = [];
+    const server = await scripted_server({
+      script: TEAM,
+      hold: (turn) => {
+        held.push(turn);
+        return turn.conversation === "alpha" ? gate : undefined;
+      },
+    });
+    const finished: string[] = [];
+
+    const alpha = worker_says(server, "Fix alpha").then((said) => finished.push(said));
+    await worker_says(server, "Fix beta").then((said) => finished.push(said));
+    await worker_says(server, "Fix beta").then((said) => finished.push(said));
+    const before_release = [...finished];
+    release();
+    await alpha;
+
+    expect(before_release).toEqual(["beta 1", "beta 2"]);
+    expect(finished).toEqual(["beta 1", "beta 2", "alpha 1"]);
+    expect(held).toEqual([
+      { requester: "executor", conversation: "alpha", index: 0 },
+      { requester: "executor", conversation: "beta", index: 0 },
+      { requester: "executor", conversation: "beta", index: 1 },
+    ]);
   });
 
   it("closing the server drops the answers still waiting", async () => {

@@ -59,6 +59,17 @@ export function request_matches(matcher: RequestMatcher, request: MatchedRequest
   return true;
 }
 
+/**
+ * Whether `a` selects a subset of what `b` selects by its conditions alone: it has every condition of `b`,
+ * with the same value, and at least one more. A retry's conversation (`task_title` and `first_user_contains`)
+ * refines its task's first conversation (`task_title`), so the retried worker is answered by the former.
+ */
+export function refines(a: RequestMatcher, b: RequestMatcher): boolean {
+  const own = Object.entries(a).filter(([, value]) => value !== undefined);
+  const others = Object.entries(b).filter(([, value]) => value !== undefined);
+  return own.length > others.length && others.every(([name, value]) => own.some(([key, mine]) => key === name && mine === value));
+}
+
 /** A matcher in one line, for the server's refusals. */
 export function describe_matcher(matcher: RequestMatcher): string {
   return Object.entries(matcher)

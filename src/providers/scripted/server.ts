@@ -30,7 +30,16 @@ export type ScriptedServerOptions = {
   readonly delay_ms?: number;
   /** What `GET /v1/models` lists (default `SCRIPTED_MODELS`). */
   readonly models?: readonly string[];
+  /**
+   * Called with each request's turn once it is picked, before its delay: a returned promise holds the answer
+   * until it settles. A test holds a worker's turn while it looks at the project, so what it sees there is
+   * the same under any timing.
+   */
+  readonly hold?: (turn: HeldTurn) => Promise<unknown> | undefined;
 };
+
+/** The turn a request was given, as `hold` sees it. */
+export type HeldTurn = { readonly requester: string; readonly conversation?: string; readonly index: number };
 
 export type ScriptedServer = {
   /** The base URL to give the SDK (`http://127.0.0.1:<port>`). */
@@ -71,7 +80,7 @@ export async function start_scripted_server(options: ScriptedServerOptions): Pro
       const exchange = new Exchange(seq, req, res, Buffer.concat(chunks).toString("utf8"), record);
       guarded(exchange, () => {
         if (exchange.req.method === "GET" && MODEL_LIST_PATHS.has(exchange.path)) answer_models(exchange, options.models ?? SCRIPTED_MODELS, options.api_key);
-        else answer(exchange, { picker, delays, api_key: options.api_key });
+        else answer(exchange, { picker, delays, api_key: options.api_key, hold: options.hold });
       });
     });
   });
@@ -124,7 +133,12 @@ const ROUTES: Readonly<Record<string, Route>> = {
 const MODEL_LIST_PATHS = new Set(["/v1/models", "/models"]);
 
 /** What answering a request needs besides the request: the turns, the pending delays, the key to check. */
-type Answering = { readonly picker: TurnPicker; readonly delays: Delays; readonly api_key: string | undefined };
+type Answering = {
+  readonly picker: TurnPicker;
+  readonly delays: Delays;
+  readonly api_key: string | undefined;
+  readonly hold: ScriptedServerOptions["hold"];
+};
 
 function answer(exchange: Exchange, answering: Answering): void {
   const route = exchange.req.method === "POST" ? ROUTES[exchange.path] : undefined;
@@ -168,14 +182,25 @@ function play_picked(exchange: Exchange, answering: Answering, view: RequestView
   const pick = answering.picker.pick({ requester: exchange.requester, view });
   exchange.conversation = pick.ok ? pick.picked.conversation : pick.refusal.conversation;
   if (!pick.ok) return exchange.reject(400, "invalid_request_error", pick.refusal.reason, pick.refusal.index);
-  answering.delays.after(pick.picked.delay_ms, () => guarded(exchange, () => play(pick.picked)));
+  const { picked } = pick;
+  const answer_later = () => answering.delays.after(picked.delay_ms, () => guarded(exchange, () => play(picked)));
+  const held = answering.hold?.({
+    requester: exchange.requester,
+    index: picked.index,
+    ...(picked.conversation === undefined ? {} : { conversation: picked.conversation }),
+  });
+  if (held === undefined) return answer_later();
+  held.then(answer_later, (error: unknown) => exchange.reject(500, "api_error", `scripted model server: the hold failed: ${String(error)}`));
 }
 
 /** The answers waiting out their delay; closing the server drops them with their connections. */
 class Delays {
   readonly #pending = new Set<NodeJS.Timeout>();
+  #cancelled = false;
 
+  /** After `cancel`, nothing more runs: an answer held past the server's close is dropped like a delayed one. */
   after(ms: number, run: () => void): void {
+    if (this.#cancelled) return;
     if (ms === 0) return run();
     const timer = setTimeout(() => {
       this.#pending.delete(timer);
@@ -185,6 +210,7 @@ class Delays {
   }
 
   cancel(): void {
+    this.#cancelled = true;
     for (const timer of this.#pending) clearTimeout(timer);
     this.#pending.clear();
   }

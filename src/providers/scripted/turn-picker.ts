@@ -1,4 +1,4 @@
-import { describe_matcher, describe_request, request_matches, type MatchedRequest } from "./conversation.js";
+import { describe_matcher, describe_request, refines, request_matches, type MatchedRequest } from "./conversation.js";
 import { expectation_mismatches } from "./expectations.js";
 import type { Conversation, Script, Turn } from "./script.js";
 
@@ -31,11 +31,11 @@ export class TurnPicker {
 
   pick(request: MatchedRequest): Pick {
     const matching = this.#script.conversations.filter((conversation) => request_matches(conversation.match, request));
-    const [conversation, ...others] = matching;
-    if (others.length > 0) {
+    const conversation = most_specific(matching);
+    if (conversation === undefined && matching.length > 0) {
       const names = matching.map((c) => `"${c.name}"`).join(", ");
       return refuse(
-        `${PREFIX} the request matches more than one conversation (${names}); make their matchers disjoint. The request: ${describe_request(request)}`,
+        `${PREFIX} the request matches more than one conversation (${names}) and no one of them refines all the others; make their matchers disjoint, or one of them the others' conditions and more. The request: ${describe_request(request)}`,
       );
     }
     if (conversation !== undefined) return this.#from_conversation(conversation, request);
@@ -95,6 +95,13 @@ export class TurnPicker {
     if (conversations.length === 0) return "";
     return `, and no conversation matches it (${conversations.map((c) => `"${c.name}": ${describe_matcher(c.match)}`).join("; ")})`;
   }
+}
+
+/** The one conversation of several whose matcher refines every other's; undefined when there is none such. */
+function most_specific(matching: readonly Conversation[]): Conversation | undefined {
+  const [first, ...others] = matching;
+  if (others.length === 0) return first;
+  return matching.find((candidate) => matching.every((other) => other === candidate || refines(candidate.match, other.match)));
 }
 
 function refuse(reason: string, where: { readonly index?: number; readonly conversation?: string | undefined } = {}): Pick {

@@ -146,6 +146,12 @@ describe.skipIf(!probe.ok)(`the sandbox alone (bwrap with the plan's arguments)$
     expect(fs.existsSync(path.join(h.root, "lib/private/d.c"))).toBe(false);
   });
 
+  it("with a write area naming a file that does not exist yet: creates it, never a folder in its place", async () => {
+    const run = await in_sandbox("echo first > docs/CHANGES.md && echo done", { scope: { write_area: ["docs/CHANGES.md"] } });
+    expect(run).toMatchObject({ code: 0, stdout: "done\n" });
+    expect(fs.readFileSync(path.join(h.root, "docs/CHANGES.md"), "utf8")).toBe("first\n");
+  });
+
   it("a write area that is a symlink out of the project is refused before anything runs", async () => {
     fs.symlinkSync(host_folder, path.join(h.root, "escape"));
     expect(() => plan_sandbox({ project_root: h.root, cwd: h.root, scope: { write_area: ["escape"] }, network: false })).toThrow(/not a folder of the project/);

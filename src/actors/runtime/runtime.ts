@@ -28,7 +28,7 @@ import type { WorkerEntry, WorkerLogEntry } from "../worker-bridge/index.js";
 import type { TaskDefaults } from "../../orchestration/plan/task-spec.js";
 import { provide_main_agent } from "./main-agent-actors.js";
 import { DEFAULT_MAX_PARALLEL, provide_scheduler, type SchedulerOptions } from "./scheduler-actors.js";
-import { confinement_of } from "./task-workspaces.js";
+import { confinement_of, type LoneTask } from "./task-workspaces.js";
 import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import { read_task_spec } from "./task-graph.js";
 import { current_retry } from "./attempt-history.js";
@@ -43,6 +43,8 @@ export type RuntimeOptions = {
   readonly max_parallel?: number;
   /** The run's limits (`--max-budget-usd`, `--max-tokens`, config), held by `model.complete`. */
   readonly run_budget?: RunBudget;
+  /** Where a lone code task works (config `lone_task`; default the main checkout). */
+  readonly lone_task?: LoneTask;
   /** Test seam for the worker command (default: this installation's worker entry). */
   readonly worker_entry?: WorkerEntry;
   readonly on_worker_log?: (entry: WorkerLogEntry) => void;
@@ -234,6 +236,7 @@ class SessionRuntime implements Runtime {
       registry,
       max_parallel: options.max_parallel ?? DEFAULT_MAX_PARALLEL,
       ...(options.run_budget === undefined ? {} : { run_budget: options.run_budget }),
+      ...(options.lone_task === undefined ? {} : { lone_task: options.lone_task }),
     };
     const machine = provide_main_agent(session, {
       complete: (request) => complete_through_registry(session, registry, request, this.#turn?.signal),

@@ -13,7 +13,7 @@ import { finished_unsettled } from "./finished-runs.js";
 import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
 import { retry_step } from "./retry-step.js";
 import { settle_task } from "./settle-task.js";
-import { TaskWorkspaces } from "./task-workspaces.js";
+import { type LoneTask, TaskWorkspaces } from "./task-workspaces.js";
 import { read_wave_input, record_serializations } from "./wave-rows.js";
 
 const emit = emitter("scheduler");
@@ -26,6 +26,8 @@ export type SchedulerOptions = {
   readonly max_parallel: number;
   /** The run's limits: once one is reached, nothing more is dispatched (`model.complete` refuses the calls). */
   readonly run_budget?: RunBudget;
+  /** Where a lone code task works (default: the main checkout). */
+  readonly lone_task?: LoneTask;
 };
 
 /** The run's budget, when one is spent: the reason the Scheduler starts nothing more. */
@@ -109,7 +111,7 @@ async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, 
  * per task through the given `run_worker` logic (the worker-run machine with its bridge) and merges the work.
  */
 export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, options: SchedulerOptions) {
-  const workspaces = new TaskWorkspaces(session, options.registry);
+  const workspaces = new TaskWorkspaces(session, options.registry, options.lone_task);
   return scheduler_machine.provide({
     actors: {
       recover: fromPromise(async () => {

@@ -13,6 +13,13 @@ import type { MergeResult, VerifyOutcome } from "../../workspaces/merge-result.j
 import { workspace_strategy_for } from "../../workspaces/strategy.js";
 import { workspace_branch } from "../../workspaces/worktree.js";
 
+/**
+ * Where a code task works while it is the only one unfinished: the main checkout, as a single agent does (the
+ * default), or a worktree of its own whose work lands through the merge queue, re-verified (config `lone_task`).
+ */
+export const LoneTask = v.picklist(["checkout", "worktree"]);
+export type LoneTask = v.InferOutput<typeof LoneTask>;
+
 /** A task's latest worktree in one of `statuses`, from its `workspaces` row. */
 function task_worktree(session: Session, task_id: string, statuses: readonly WorkspaceStatus[] = ["active"]): WorkspaceRef | undefined {
   const row = session.connection.db
@@ -44,19 +51,21 @@ const VerificationRun = v.object({
 /**
  * Where each task of a wave works. In a git project, while more than one code-changing task is unfinished,
  * each runs in a worktree of its own made from one snapshot of the checkout; a lone task works in the main
- * checkout, as a single agent does. A project that is not a git repository runs its tasks one at a time in
+ * checkout, as a single agent does, unless `lone_task` says worktree. A project that is not a git repository runs its tasks one at a time in
  * the main folder (the Scheduler caps `max_parallel` at 1): a copy could not be merged back all or nothing.
  */
 export class TaskWorkspaces {
   readonly #session: Session;
   readonly #registry: ToolRegistry;
   readonly #manager: WorkspaceManager;
+  readonly #lone_task: LoneTask;
   #git: Promise<boolean> | undefined;
 
-  constructor(session: Session, registry: ToolRegistry) {
+  constructor(session: Session, registry: ToolRegistry, lone_task: LoneTask = "checkout") {
     this.#session = session;
     this.#registry = registry;
     this.#manager = new WorkspaceManager(session);
+    this.#lone_task = lone_task;
   }
 
   /** Whether tasks may run side by side here: only a git checkout can give each its worktree. */
@@ -78,7 +87,8 @@ export class TaskWorkspaces {
       if (existing === undefined) fresh.push(agent);
       else chosen.set(agent.task_id, existing);
     }
-    if (fresh.length === 0 || !(await this.parallel_capable()) || this.#unfinished_code_tasks() <= 1) return chosen;
+    if (fresh.length === 0 || !(await this.parallel_capable())) return chosen;
+    if (this.#lone_task === "checkout" && this.#unfinished_code_tasks() <= 1) return chosen;
     const { commit } = await this.#manager.snapshot();
     for (const { task_id, agent_id } of fresh) {
       const plan = { task_id: v.parse(TaskId, task_id), strategy: "worktree" as const, base_commit: commit, agent_id, workspace_id: new_id("workspace") };

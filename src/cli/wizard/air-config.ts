@@ -2,6 +2,7 @@ import path from "node:path";
 import * as v from "valibot";
 import { BudgetConfig } from "../../contracts/budget.js";
 import { PermissionMode } from "../../contracts/events/permission.js";
+import { LoneTask } from "../../actors/runtime/task-workspaces.js";
 import { read_yaml_file } from "../../project/yaml-file.js";
 import { PROVIDER_IDS } from "../../providers/models-file.js";
 
@@ -24,6 +25,8 @@ export const AirConfigFile = v.strictObject({
   budget: v.optional(BudgetConfig),
   /** How many agents run at once by default (`--max-parallel` wins). */
   max_parallel: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+  /** Where a code task works while it is the only one unfinished: `checkout` (default) or `worktree`. */
+  lone_task: v.optional(LoneTask),
 });
 export type AirConfigFile = v.InferOutput<typeof AirConfigFile>;
 
@@ -35,6 +38,8 @@ const EXAMPLE = [
   "budget:                  # optional",
   "  task: { input_tokens: 2000000, output_tokens: 200000, cost_usd: 5, wall_ms: 1800000, tool_calls: 300 }",
   "  run: { cost_usd: 20, tokens: 10000000 }",
+  "max_parallel: 4          # optional: agents at once",
+  "lone_task: checkout      # optional: checkout | worktree (where a task works when it is the only one)",
 ].join("\n");
 
 export function air_config_path(home: string): string {

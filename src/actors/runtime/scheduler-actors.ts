@@ -13,6 +13,7 @@ import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
 import { retry_step } from "./retry-step.js";
 import { settle_task } from "./settle-task.js";
 import { TaskWorkspaces } from "./task-workspaces.js";
+import { wave_announcer } from "./wave-announcement.js";
 import { read_wave_input, record_serializations } from "./wave-rows.js";
 
 const emit = emitter("scheduler");
@@ -79,6 +80,7 @@ async function merge_task(session: Session, workspaces: TaskWorkspaces, finished
  */
 export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, options: SchedulerOptions) {
   const workspaces = new TaskWorkspaces(session, options.registry);
+  const announce = wave_announcer(session.connection);
   return scheduler_machine.provide({
     actors: {
       recover: fromPromise(async () => {
@@ -88,10 +90,13 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
       plan_wave: fromPromise(async ({ input }): Promise<WaveDecision> => {
         const spent = held_back(session, options.run_budget);
         if (spent !== undefined) return { dispatch: [], held_back: spent };
-        const max_parallel = (await workspaces.parallel_capable()) ? options.max_parallel : 1;
-        const plan = plan_wave(read_wave_input(session.connection, max_parallel));
+        const serial_reason = await workspaces.serial_reason();
+        const plan = plan_wave(read_wave_input(session.connection, serial_reason === undefined ? options.max_parallel : 1));
         record_serializations(session, plan);
-        return { dispatch: plan.dispatch.filter((task_id) => !input.running.includes(task_id)) };
+        const dispatch = plan.dispatch.filter((task_id) => !input.running.includes(task_id));
+        const wave = announce(plan, dispatch, serial_reason);
+        if (wave !== undefined) emit(session, "wave.planned", wave);
+        return { dispatch };
       }),
       dispatch: fromPromise(async ({ input }) => {
         const agents = input.task_ids.map((task_id) => ({ task_id, agent_id: new_id("agent") }));

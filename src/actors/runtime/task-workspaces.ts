@@ -10,7 +10,7 @@ import type { ToolRegistry } from "../../tools/registry.js";
 import { ShellRunOutput } from "../../tools/shell/run.js";
 import { WorkspaceManager, type WorkspaceRef } from "../../workspaces/manager.js";
 import type { MergeResult, VerifyOutcome } from "../../workspaces/merge-result.js";
-import { workspace_strategy_for } from "../../workspaces/strategy.js";
+import { workspace_strategy_for, type StrategyAnswer } from "../../workspaces/strategy.js";
 import { workspace_branch } from "../../workspaces/worktree.js";
 
 /** A task's latest worktree in one of `statuses`, from its `workspaces` row. */
@@ -51,7 +51,7 @@ export class TaskWorkspaces {
   readonly #session: Session;
   readonly #registry: ToolRegistry;
   readonly #manager: WorkspaceManager;
-  #git: Promise<boolean> | undefined;
+  #strategy: Promise<StrategyAnswer> | undefined;
 
   constructor(session: Session, registry: ToolRegistry) {
     this.#session = session;
@@ -60,9 +60,15 @@ export class TaskWorkspaces {
   }
 
   /** Whether tasks may run side by side here: only a git checkout can give each its worktree. */
-  parallel_capable(): Promise<boolean> {
-    this.#git ??= workspace_strategy_for(this.#session.project.layout.root).then((choice) => choice.strategy === "worktree");
-    return this.#git;
+  async parallel_capable(): Promise<boolean> {
+    return (await this.serial_reason()) === undefined;
+  }
+
+  /** Why tasks run one at a time in the project folder here; undefined in a git checkout. */
+  async serial_reason(): Promise<string | undefined> {
+    this.#strategy ??= workspace_strategy_for(this.#session.project.layout.root);
+    const answer = await this.#strategy;
+    return answer.strategy === "worktree" ? undefined : `${answer.git}: tasks run one at a time in the project folder`;
   }
 
   /**

@@ -37,7 +37,11 @@ export async function workspace_strategy_for(root: string): Promise<StrategyAnsw
   const top = await git_run(root, ["rev-parse", "--show-toplevel"]).catch(() => undefined);
   const toplevel = top?.code === 0 ? top.stdout.toString("utf8").trim() : undefined;
   if (toplevel !== undefined && fs.realpathSync(toplevel) === fs.realpathSync(root)) {
-    return { strategy: "worktree", git: "a git repository", why: "a git repository: each worker gets a worktree on a branch of its own, merged back three-way" };
+    return {
+      strategy: "worktree",
+      git: "a git repository",
+      why: "a git repository: each worker gets a worktree on a branch of its own, merged back three-way",
+    };
   }
   const files = count_files(root, MAX_COPY_FILES);
   const what =

@@ -127,7 +127,7 @@ describe("air run -p with a plan", () => {
     );
     const block = "Plan: 2 tasks\n  1. Write a — writes a.txt\n  2. Write b — writes b.txt — after 1\n";
     expect(out).toContain(block);
-    expect(out.indexOf(block)).toBeLessThan(out.indexOf("▸ task started"));
+    expect(out.indexOf(block)).toBeLessThan(out.indexOf(" started — agent "));
   });
 
   it("hands a refused plan back to the model once, with the reason as its tool result, and runs the corrected answer", async () => {

@@ -17,10 +17,12 @@ import type {
   SessionId,
   TaskId,
   ToolRunId,
+  WorkspaceId,
 } from "../contracts/ids.js";
 import type { AgentStatus, CommandRunStatus, MessageDraftStatus, SessionStatus, TaskStatus, ToolRunStatus } from "../contracts/status.js";
 import type { TaskType } from "../contracts/task.js";
 import type { AgentType } from "../contracts/worker-result.js";
+import type { TeamLine, TeamWorkspace } from "./team-lines.js";
 import type { UiCommandSender } from "./ui-command-channel.js";
 import type { HudPreset, UiState, UiStatePatch } from "./ui-state.js";
 
@@ -212,6 +214,12 @@ export type EvidenceView = {
   readonly created_at: string;
 };
 
+/** A task's workspace, as `workspace.created` made it. */
+export type WorkspaceView = TeamWorkspace & { readonly id: WorkspaceId };
+
+/** One line of a team's run — a wave, where an agent works, a merge step — printed once in the transcript. */
+export type TeamLineView = TeamLine & { readonly id: string; readonly at: string };
+
 /** A task waiting for a decision (`task.blocked`), as a blocker report shows it. */
 export type BlockerView = {
   readonly task_id: TaskId;
@@ -269,6 +277,8 @@ export type ProjectionState = {
   readonly artifacts: readonly ArtifactView[];
   readonly evidence: readonly EvidenceView[];
   readonly blockers: readonly BlockerView[];
+  readonly workspaces: readonly WorkspaceView[];
+  readonly team_lines: readonly TeamLineView[];
   readonly usage: UsageTotals;
   readonly hud: HudSummary;
   /** UI-only recovery state (D-053): the UI changes it with `set_ui`; flushed to `ui_state`. */

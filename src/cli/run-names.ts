@@ -1,5 +1,6 @@
 import type { RuntimeEvent } from "../contracts/events/registry.js";
-import { team_workspace, type TeamNames, type TeamWorkspace } from "../projection/team-lines.js";
+import { team_workspace, type TeamNames } from "../projection/team-lines.js";
+import type { TeamWorkspace } from "../projection/types.js";
 
 /**
  * The names a run's events reference, learnt from the events seen so far on the bus: task titles from

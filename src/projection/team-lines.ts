@@ -4,12 +4,10 @@
  */
 import type { EventType, PayloadOf, RuntimeEvent } from "../contracts/events/registry.js";
 import type { WavePlanned } from "../contracts/events/wave.js";
-import type { WorkspaceStrategy } from "../contracts/events/workspace.js";
 import { describe_wait } from "../orchestration/waves/describe-wait.js";
 import { VERIFICATION_FAILED_DETAIL } from "../workspaces/merge-result.js";
 import { workspace_branch } from "../workspaces/worktree.js";
-
-export type TeamWorkspace = { readonly task_id: string | null; readonly strategy: WorkspaceStrategy; readonly path: string; readonly branch: string | null };
+import type { TeamLine, TeamWorkspace } from "./types.js";
 
 /** A workspace as its `workspace.created` made it; a worktree's branch is named after its task and itself. */
 export function team_workspace(created: PayloadOf<"workspace.created">): TeamWorkspace {
@@ -23,8 +21,6 @@ export type TeamNames = {
   title_of(task_id: string): string | undefined;
   workspace_of(workspace_id: string): TeamWorkspace | undefined;
 };
-
-export type TeamLine = { readonly tone: "info" | "error"; readonly text: string };
 
 export const TEAM_EVENT_TYPES = [
   "wave.planned",

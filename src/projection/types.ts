@@ -5,6 +5,7 @@
 import type { ArtifactType, EvidenceKind } from "../contracts/artifact.js";
 import type { ErrorKind } from "../contracts/errors.js";
 import type { MessageRole, TokenUsage } from "../contracts/events/message.js";
+import type { WorkspaceStrategy } from "../contracts/events/workspace.js";
 import type { PermissionGrantScope, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
 import type {
   AgentId,
@@ -22,7 +23,6 @@ import type {
 import type { AgentStatus, CommandRunStatus, MessageDraftStatus, SessionStatus, TaskStatus, ToolRunStatus } from "../contracts/status.js";
 import type { TaskType } from "../contracts/task.js";
 import type { AgentType } from "../contracts/worker-result.js";
-import type { TeamLine, TeamWorkspace } from "./team-lines.js";
 import type { UiCommandSender } from "./ui-command-channel.js";
 import type { HudPreset, UiState, UiStatePatch } from "./ui-state.js";
 
@@ -214,9 +214,11 @@ export type EvidenceView = {
   readonly created_at: string;
 };
 
-/** A task's workspace, as `workspace.created` made it. */
+/** Where a task works, as its `workspace.created` made it: a worktree's branch is named after both ids. */
+export type TeamWorkspace = { readonly task_id: string | null; readonly strategy: WorkspaceStrategy; readonly path: string; readonly branch: string | null };
 export type WorkspaceView = TeamWorkspace & { readonly id: WorkspaceId };
 
+export type TeamLine = { readonly tone: "info" | "error"; readonly text: string };
 /** One line of a team's run — a wave, where an agent works, a merge step — printed once in the transcript. */
 export type TeamLineView = TeamLine & { readonly id: string; readonly at: string };
 

@@ -18,7 +18,7 @@ import { workspace_branch } from "../workspaces/worktree.js";
 const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
 const Usage = v.strictObject({ turns: Count, input_tokens: Count, output_tokens: Count, cost_usd: v.nullable(v.number()) });
 
-export const TaskResultJson = v.strictObject({
+const TaskResultJson = v.strictObject({
   id: v.string(),
   title: v.string(),
   status: TaskStatus,
@@ -32,7 +32,7 @@ export const TaskResultJson = v.strictObject({
   /** Why the task did not complete, as its last error said. */
   error: v.nullable(v.strictObject({ kind: AirError.entries.kind, message: v.string() })),
 });
-export type TaskResultJson = v.InferOutput<typeof TaskResultJson>;
+type TaskResultJson = v.InferOutput<typeof TaskResultJson>;
 
 export const RunResultJson = v.strictObject({
   type: v.literal("result"),

@@ -30,7 +30,7 @@ export const TEAM_EVENT_TYPES = [
   "workspace.merge.conflicted",
   "workspace.abandoned",
 ] as const satisfies readonly EventType[];
-export type TeamEvent = RuntimeEvent<(typeof TEAM_EVENT_TYPES)[number]>;
+type TeamEvent = RuntimeEvent<(typeof TEAM_EVENT_TYPES)[number]>;
 
 const TEAM_TYPES: ReadonlySet<string> = new Set(TEAM_EVENT_TYPES);
 
@@ -50,7 +50,7 @@ function where(workspace: TeamWorkspace | undefined): string {
 }
 
 /** A wave: what starts together, then one line per waiting task with its reason; first, once, why one at a time. */
-export function wave_lines(wave: WavePlanned): TeamLine[] {
+function wave_lines(wave: WavePlanned): TeamLine[] {
   const serial: TeamLine[] = wave.one_at_a_time === undefined ? [] : [{ tone: "info", text: `! ${wave.one_at_a_time}` }];
   const started = wave.dispatched.map((task) => `${task.title} (${task.task_id})`);
   const head =

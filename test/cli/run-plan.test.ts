@@ -98,7 +98,7 @@ describe("air run -p with a plan", () => {
       summary: string;
       plan: { tasks: { id: string; title: string; write_area: string[]; depends_on: unknown }[] };
     };
-    const result = { ...parsed, ...v.parse(RunResultJson, parsed) };
+    const result = { ...v.parse(RunResultJson, parsed), plan: parsed.plan };
     expect(result.code).toBe(0);
     expect(result.summary.split("\n").map((line) => line.replace(/\. .*/, "."))).toEqual(['Task "Write a" is completed.', 'Task "Write b" is completed.']);
     const [a, b] = result.plan.tasks;

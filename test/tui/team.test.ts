@@ -37,18 +37,20 @@ const socket = task("Fix the socket", { agent_id });
 const menu = task("Fix the menu", { status: "pending" });
 
 describe("the team view", () => {
-  it("shows each task with its status, agent and usage, and the session's total", async () => {
+  it("shows each task with its status, agent, branch and usage, and the session's total", async () => {
     const listing: TaskListing = {
       tasks: [listed(socket, 3, 0.0125), listed(menu, 0, null)],
       total: { turns: 5, input_tokens: 6000, output_tokens: 900, cost_usd: null },
     };
-    const rendered = render_app(state_with(base_state(), { tasks: [socket, menu] }), { read_tasks: () => listing });
+    const branch = `air/${socket.id}/wsp_1`;
+    const workspaces = [{ id: new_id("workspace"), task_id: socket.id, strategy: "worktree" as const, path: "/p/.air/workspaces/w", branch }];
+    const rendered = render_app(state_with(base_state(), { tasks: [socket, menu], workspaces }), { read_tasks: () => listing });
     await until(
       () => frame(rendered).includes("total"),
       () => frame(rendered),
     );
     const lines = frame(rendered).split("\n");
-    expect(lines.find((each) => each.includes("Fix the socket"))).toContain(`${agent_id} · 3600 tok · $0.0125 · 3 turns`);
+    expect(lines.find((each) => each.includes("Fix the socket"))).toContain(`${agent_id} · ${branch} · 3600 tok · $0.0125 · 3 turns`);
     expect(lines.find((each) => each.includes("Fix the menu"))).toContain("0 tok · cost – · 0 turns");
     expect(lines.find((each) => each.includes("total"))).toContain("total 6900 tok · cost – · 5 turns (the Main Agent's too)");
   });

@@ -17,14 +17,14 @@ export function team_lines_count(state: ProjectionState): number {
   return count > 1 ? count + 1 : 0;
 }
 
-export function usage_text(usage: ListedUsage): string {
+function usage_text(usage: ListedUsage): string {
   const cost = usage.cost_usd === null ? "cost –" : `$${usage.cost_usd.toFixed(usage.cost_usd < 1 ? 4 : 2)}`;
   const turns = usage.turns === 1 ? "1 turn" : `${usage.turns} turns`;
   return `${compact_number(usage.input_tokens + usage.output_tokens)} tok · ${cost} · ${turns}`;
 }
 
 /**
- * One line per task of a team — status, title, its agent and what its model calls used — and the total over
+ * One line per task of a team — status, title, its agent, its worktree's branch and what its model calls used — and the total over
  * every model call of the session. The usage comes from the rows `air tasks` reads (`listing`), read again
  * only when a task or a model call changed; without it the lines show no usage.
  */
@@ -32,18 +32,22 @@ export function TeamView(props: { readonly state: ProjectionState; readonly list
   const tasks = team_tasks(props.state);
   if (tasks.length <= 1) return null;
   const usage = new Map(props.listing?.tasks.map((task) => [task.id, task.usage]));
+  // The newest workspace of each task is the one it works in (a retry gets a fresh one).
+  const workspaces = new Map(props.state.workspaces.map((workspace) => [workspace.task_id, workspace]));
   return h(
     Box,
     { flexDirection: "column" },
     ...tasks.map((task) => {
       const used = usage.get(task.id);
+      const workspace = workspaces.get(task.id);
+      const where = workspace === undefined || workspace.strategy === "main" ? "" : ` · ${workspace.branch ?? workspace.path}`;
       return h(
         Text,
         { key: task.id, wrap: "truncate-end" },
         h(StatusGlyph, { status: task.status, tick: props.tick }),
         ` ${clean_line(task.title)}`,
         task.attempt > 1 ? ` (attempt ${task.attempt})` : "",
-        h(Text, { dimColor: true }, task.agent_id === null ? "" : ` · ${task.agent_id}`, used === undefined ? "" : ` · ${usage_text(used)}`),
+        h(Text, { dimColor: true }, task.agent_id === null ? "" : ` · ${task.agent_id}`, where, used === undefined ? "" : ` · ${usage_text(used)}`),
       );
     }),
     h(Text, { key: "total", dimColor: true }, `  total ${props.listing === undefined ? "–" : usage_text(props.listing.total)} (the Main Agent's too)`),

@@ -50,7 +50,7 @@ describe("the team view", () => {
       () => frame(rendered),
     );
     const lines = frame(rendered).split("\n");
-    expect(lines.find((each) => each.includes("Fix the socket"))).toContain(`${agent_id} · ${branch} · 3600 tok · $0.0125 · 3 turns`);
+    expect(lines.find((each) => each.includes("Fix the socket"))).toContain(`Fix the socket · 3600 tok · $0.0125 · 3 turns · ${agent_id} · air/`);
     expect(lines.find((each) => each.includes("Fix the menu"))).toContain("0 tok · cost – · 0 turns");
     expect(lines.find((each) => each.includes("total"))).toContain("total 6900 tok · cost – · 5 turns (the Main Agent's too)");
   });

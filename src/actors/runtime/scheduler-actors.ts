@@ -13,7 +13,7 @@ import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
 import { retry_step } from "./retry-step.js";
 import { settle_task } from "./settle-task.js";
 import { TaskWorkspaces } from "./task-workspaces.js";
-import { wave_announcer } from "./wave-announcement.js";
+import { task_titles, wave_announcer } from "./wave-announcement.js";
 import { read_wave_input, record_serializations } from "./wave-rows.js";
 
 const emit = emitter("scheduler");
@@ -80,7 +80,7 @@ async function merge_task(session: Session, workspaces: TaskWorkspaces, finished
  */
 export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, options: SchedulerOptions) {
   const workspaces = new TaskWorkspaces(session, options.registry);
-  const announce = wave_announcer(session.connection);
+  const announce = wave_announcer((task_ids) => task_titles(session.connection, task_ids));
   return scheduler_machine.provide({
     actors: {
       recover: fromPromise(async () => {

@@ -24,9 +24,10 @@ function usage_text(usage: ListedUsage): string {
 }
 
 /**
- * One line per task of a team — status, title, its agent, its worktree's branch and what its model calls used — and the total over
- * every model call of the session. The usage comes from the rows `air tasks` reads (`listing`), read again
- * only when a task or a model call changed; without it the lines show no usage.
+ * One line per task of a team — status, title, what its model calls used, its agent and its worktree's
+ * branch (cut first on a narrow screen) — and the total over every model call of the session. The usage
+ * comes from the rows `air tasks` reads (`listing`), read again only when a task or a model call changed;
+ * without it the lines show no usage.
  */
 export function TeamView(props: { readonly state: ProjectionState; readonly listing: TaskListing | undefined; readonly tick: number }): ReactNode {
   const tasks = team_tasks(props.state);
@@ -47,7 +48,7 @@ export function TeamView(props: { readonly state: ProjectionState; readonly list
         h(StatusGlyph, { status: task.status, tick: props.tick }),
         ` ${clean_line(task.title)}`,
         task.attempt > 1 ? ` (attempt ${task.attempt})` : "",
-        h(Text, { dimColor: true }, task.agent_id === null ? "" : ` · ${task.agent_id}`, where, used === undefined ? "" : ` · ${usage_text(used)}`),
+        h(Text, { dimColor: true }, used === undefined ? "" : ` · ${usage_text(used)}`, task.agent_id === null ? "" : ` · ${task.agent_id}`, where),
       );
     }),
     h(Text, { key: "total", dimColor: true }, `  total ${props.listing === undefined ? "–" : usage_text(props.listing.total)} (the Main Agent's too)`),

@@ -216,7 +216,7 @@ export type EvidenceView = {
 
 /** Where a task works, as its `workspace.created` made it: a worktree's branch is named after both ids. */
 export type TeamWorkspace = { readonly task_id: string | null; readonly strategy: WorkspaceStrategy; readonly path: string; readonly branch: string | null };
-export type WorkspaceView = TeamWorkspace & { readonly id: WorkspaceId };
+type WorkspaceView = TeamWorkspace & { readonly id: WorkspaceId };
 
 export type TeamLine = { readonly tone: "info" | "error"; readonly text: string };
 /** One line of a team's run — a wave, where an agent works, a merge step — printed once in the transcript. */

@@ -1,6 +1,6 @@
 import type { RuntimeEvent } from "../contracts/events/registry.js";
 import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
-import { is_team_event, team_lines } from "../projection/team-lines.js";
+import { is_team_event, named, team_lines } from "../projection/team-lines.js";
 import { plan_text, plan_view } from "./plan-view.js";
 import type { RunNames } from "./run-names.js";
 
@@ -9,24 +9,19 @@ function brief(value: unknown, limit = 100): string {
   return text.length > limit ? `${text.slice(0, limit - 1)}…` : text;
 }
 
-function task_name(names: RunNames, task_id: string): string {
-  const title = names.title_of(task_id);
-  return title === undefined ? `task ${task_id}` : `${title} (${task_id})`;
-}
-
 /** The lines of a task's own events and its worker's. */
 function work_lines(event: RuntimeEvent, names: RunNames): string[] {
   switch (event.type) {
     case "task.created":
       return [`▸ task ${event.payload.task.title}`];
     case "task.completed":
-      return [`✓ ${task_name(names, event.payload.task_id)} completed`];
+      return [`✓ ${named(names, event.payload.task_id)} completed`];
     case "task.failed":
-      return [`✗ ${task_name(names, event.payload.task_id)} failed: ${event.payload.error.message}`];
+      return [`✗ ${named(names, event.payload.task_id)} failed: ${event.payload.error.message}`];
     case "task.blocked":
-      return [`! ${task_name(names, event.payload.task_id)} blocked: ${event.payload.reason}`];
+      return [`! ${named(names, event.payload.task_id)} blocked: ${event.payload.reason}`];
     case "task.retried":
-      return [`↻ ${task_name(names, event.payload.task_id)}: ${event.payload.reason}`];
+      return [`↻ ${named(names, event.payload.task_id)}: ${event.payload.reason}`];
     case "agent.started": {
       if (event.payload.status !== "running") return [];
       const task = names.task_of_agent(event.payload.agent_id);

@@ -38,7 +38,8 @@ export function is_team_event(event: RuntimeEvent): event is TeamEvent {
   return TEAM_TYPES.has(event.type);
 }
 
-function named(names: TeamNames, task_id: string): string {
+/** A task as a line names it: its title and id, or its id alone when its title is not known. */
+export function named(names: TeamNames, task_id: string): string {
   const title = names.title_of(task_id);
   return title === undefined ? task_id : `${title} (${task_id})`;
 }

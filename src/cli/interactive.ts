@@ -12,6 +12,7 @@ import { permissions_for_project, prompts_of } from "../permissions/session-perm
 import { project_layout } from "../project/layout.js";
 import { init_project, locate_project_root, read_project } from "../project/project-store.js";
 import { open_session, type Session } from "../project/session-manager.js";
+import { list_tasks } from "../orchestration/task-listing.js";
 import { open_session_projection, type SessionProjection } from "../projection/session-projection.js";
 import type { ProviderManager } from "../providers/manager.js";
 import { request_cost_usd } from "../providers/pricing.js";
@@ -233,6 +234,7 @@ async function show_tui(session: Session, projection: SessionProjection, metrics
     sender: projection.channel,
     read_artifact: artifact_reader(layout, session.id, projection.store),
     list_sessions: () => session_views(layout),
+    read_tasks: () => list_tasks(session.connection),
     on_exit: () => undefined,
   });
   // As `mount_tui` does (Ctrl+C is the App's, ≤ 30 frames a second), plus the frame count the bench reads.

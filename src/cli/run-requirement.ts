@@ -12,6 +12,7 @@ import type { Io } from "./output.js";
 import { follow, type OutputFormat } from "./progress.js";
 import { follow_plan } from "./plan-view.js";
 import { follow_replies } from "./replies.js";
+import { task_results, type RunResultJson } from "./run-result.js";
 import type { PermissionEngine } from "../permissions/engine.js";
 import { permissions_for_project } from "../permissions/session-permissions.js";
 import { prompt_answerer, type PermissionOptions } from "./permission-options.js";
@@ -116,7 +117,15 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
     const code = exit_code_of(outcome);
     if (request.format === "text") io.out(`\n${summary}\n`);
     else {
-      const result = { type: "result", session_id: session.id, code, outcome, summary, plan: plan.last() ?? null };
+      const result: RunResultJson = {
+        type: "result",
+        session_id: session.id,
+        code,
+        outcome,
+        summary,
+        plan: plan.last() ?? null,
+        ...task_results(session.connection),
+      };
       io.out(`${request.format === "json" ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`);
     }
     return { code, session_id: session.id, outcome };

@@ -6,6 +6,7 @@ import type { RuntimeEvent } from "../contracts/events/registry.js";
 import type { PermissionMode } from "../contracts/events/permission.js";
 import type { SessionId } from "../contracts/ids.js";
 import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
+import { fold_team } from "./apply-team.js";
 import { fold_agent, fold_command, fold_task, fold_tool, type FoldContext } from "./apply-work.js";
 import type { DraftView, MessageView, PermissionPromptView, ProjectionState } from "./types.js";
 import { DEFAULT_UI_STATE, type UiState } from "./ui-state.js";
@@ -34,6 +35,8 @@ export function empty_state(session_id: SessionId, ui: UiState = DEFAULT_UI_STAT
     permission_prompts: [],
     artifacts: [],
     evidence: [],
+    workspaces: [],
+    team_lines: [],
     usage: EMPTY_USAGE,
     ui,
   };
@@ -262,6 +265,10 @@ function count_model_run(before: ProjectionState, after: ProjectionState, event:
 
 /** Folds one event; `summarize` must run after a batch for the derived parts (blockers, HUD). */
 export function fold(state: ProjectionState, event: RuntimeEvent, options: FoldOptions): ProjectionState {
+  return fold_team(fold_work(state, event, options), event);
+}
+
+function fold_work(state: ProjectionState, event: RuntimeEvent, options: FoldOptions): ProjectionState {
   const type = event.type;
   if (type.startsWith("session.")) return fold_session(state, event);
   if (type.startsWith("user.message") || type.startsWith("assistant.message")) return fold_conversation(state, event, options);

@@ -11,6 +11,7 @@ import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
 import type { Connection } from "../db/connection.js";
 import { event_from_row } from "../db/event-row.js";
 import { agents, artifacts, command_runs, events, evidence_refs, message_drafts, messages, sessions, tasks, tool_runs } from "../db/schema.js";
+import { fold_team, TEAM_PART_EVENTS } from "./apply-team.js";
 import { count_message, empty_state, fold, summarize, type ProjectionOptions } from "./apply.js";
 import type { AgentView, ArtifactView, CommandRunView, DraftView, EvidenceView, MessageView, ProjectionState, TaskView, ToolRunView } from "./types.js";
 import type { UiState } from "./ui-state.js";
@@ -210,6 +211,16 @@ function prompts_part(connection: Connection, state: ProjectionState): Projectio
   return rows.reduce((folded, row) => fold(folded, event_from_row(row), { tail_chars: DEFAULT_TAIL_CHARS }), state);
 }
 
+function team_part(connection: Connection, state: ProjectionState): ProjectionState {
+  const rows = connection.db
+    .select()
+    .from(events)
+    .where(inArray(events.type, [...TEAM_PART_EVENTS]))
+    .orderBy(asc(events.seq))
+    .all();
+  return rows.reduce((folded, row) => fold_team(folded, event_from_row(row)), state);
+}
+
 function last_seq(connection: Connection): number {
   return (
     connection.db
@@ -240,5 +251,5 @@ export function hydrate_state(source: ProjectionSource, ui: UiState, options: Pr
     runs.filter((run) => run.tool_name === MODEL_COMPLETE_TOOL),
     options,
   );
-  return { state: summarize(prompts_part(connection, state), options), seq };
+  return { state: summarize(team_part(connection, prompts_part(connection, state)), options), seq };
 }

@@ -5,6 +5,7 @@
 import type { ArtifactType, EvidenceKind } from "../contracts/artifact.js";
 import type { ErrorKind } from "../contracts/errors.js";
 import type { MessageRole, TokenUsage } from "../contracts/events/message.js";
+import type { WorkspaceStrategy } from "../contracts/events/workspace.js";
 import type { PermissionGrantScope, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
 import type {
   AgentId,
@@ -17,6 +18,7 @@ import type {
   SessionId,
   TaskId,
   ToolRunId,
+  WorkspaceId,
 } from "../contracts/ids.js";
 import type { AgentStatus, CommandRunStatus, MessageDraftStatus, SessionStatus, TaskStatus, ToolRunStatus } from "../contracts/status.js";
 import type { TaskType } from "../contracts/task.js";
@@ -212,6 +214,14 @@ export type EvidenceView = {
   readonly created_at: string;
 };
 
+/** Where a task works, as its `workspace.created` made it: a worktree's branch is named after both ids. */
+export type TeamWorkspace = { readonly task_id: string | null; readonly strategy: WorkspaceStrategy; readonly path: string; readonly branch: string | null };
+type WorkspaceView = TeamWorkspace & { readonly id: WorkspaceId };
+
+export type TeamLine = { readonly tone: "info" | "error"; readonly text: string };
+/** One line of a team's run — a wave, where an agent works, a merge step — printed once in the transcript. */
+export type TeamLineView = TeamLine & { readonly id: string; readonly at: string };
+
 /** A task waiting for a decision (`task.blocked`), as a blocker report shows it. */
 export type BlockerView = {
   readonly task_id: TaskId;
@@ -269,6 +279,8 @@ export type ProjectionState = {
   readonly artifacts: readonly ArtifactView[];
   readonly evidence: readonly EvidenceView[];
   readonly blockers: readonly BlockerView[];
+  readonly workspaces: readonly WorkspaceView[];
+  readonly team_lines: readonly TeamLineView[];
   readonly usage: UsageTotals;
   readonly hud: HudSummary;
   /** UI-only recovery state (D-053): the UI changes it with `set_ui`; flushed to `ui_state`. */

@@ -1,5 +1,6 @@
 import { Box, Static, useStdout } from "ink";
-import { createElement as h, useCallback, useRef, useState, type ReactNode } from "react";
+import { createElement as h, useCallback, useMemo, useRef, useState, type ReactNode } from "react";
+import type { TaskListing } from "../orchestration/task-listing.js";
 import type { ProjectionState } from "../projection/types.js";
 import { is_busy, useControls } from "./controls.js";
 import type { AppProps } from "./props.js";
@@ -12,6 +13,7 @@ import { LiveDrafts } from "./views/live-drafts.js";
 import { dialog_lines, PermissionDialog } from "./views/permission-prompt.js";
 import { progress_lines, Progress } from "./views/progress.js";
 import { PromptLine } from "./views/prompt-line.js";
+import { team_lines_count, team_tasks, TeamView } from "./views/team.js";
 
 const EXIT_HINT = "Press Ctrl+C again to exit (the session stays resumable).";
 /** Lines of the live region besides the reply, progress and dialog: HUD, prompt line, hints, margins. */
@@ -41,6 +43,20 @@ function useFinished(state: ProjectionState, read_artifact: AppProps["read_artif
 }
 
 /**
+ * The team's listing, read again only when what it shows can have changed: a task's status or attempt, or
+ * the count of model calls. The listing is a few queries per task; re-renders on every event must not cost them.
+ */
+function useTeamListing(state: ProjectionState, read_tasks: AppProps["read_tasks"]): TaskListing | undefined {
+  const key =
+    team_tasks(state).length > 1
+      ? `${state.usage.requests}|${team_tasks(state)
+          .map((task) => `${task.id}:${task.status}:${task.attempt}`)
+          .join(",")}`
+      : "";
+  return useMemo(() => (key === "" || read_tasks === undefined ? undefined : read_tasks()), [key, read_tasks]);
+}
+
+/**
  * The whole screen of `air run`/`air resume` (seeds 000 §13.2). Above: finished items in ink's `<Static>`,
  * printed once. Below: the live region — streaming reply, progress, blockers, the permission dialog, the
  * HUD and the prompt line — re-rendered at most `max_fps` times a second and kept shorter than the terminal
@@ -51,17 +67,24 @@ export function App(props: AppProps): ReactNode {
   const { state, tick } = useProjection(props.client, props.max_fps ?? MAX_FPS, is_busy);
   const { items, notify } = useFinished(state, props.read_artifact);
   const controls = useControls(props, state, notify);
+  const listing = useTeamListing(state, props.read_tasks);
   const { prompt } = controls;
   const rows = stdout.rows ?? 24;
   const compact = prompt !== undefined;
   const others =
-    FRAME_ROWS + REPLY_FRAME_ROWS + progress_lines(state, compact) + state.blockers.length * BLOCKER_ROWS + (prompt === undefined ? 0 : dialog_lines(prompt));
+    FRAME_ROWS +
+    REPLY_FRAME_ROWS +
+    team_lines_count(state) +
+    progress_lines(state, compact) +
+    state.blockers.length * BLOCKER_ROWS +
+    (prompt === undefined ? 0 : dialog_lines(prompt));
   return h(
     Box,
     { flexDirection: "column" },
     // biome-ignore lint/correctness/noChildrenProp: Static renders each item with a function, which createElement's children arguments cannot type
     h(Static<FinishedItem>, { items, children: (item: FinishedItem) => h(FinishedView, { key: item.key, item }) }),
     h(LiveDrafts, { drafts: state.conversation.drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
+    h(TeamView, { state, listing, tick }),
     h(Progress, { state, tick, columns: stdout.columns ?? 80, compact }),
     h(BlockerReports, { blockers: state.blockers }),
     prompt === undefined ? null : h(PermissionDialog, { key: prompt.prompt_id, prompt, on_answer: controls.answer }),

@@ -1,3 +1,4 @@
+import type { TaskListing } from "../orchestration/task-listing.js";
 import type { ProjectionClient, SessionView, UiCommandSender } from "../projection/types.js";
 
 /**
@@ -17,6 +18,8 @@ export type AppProps = {
    * then ink's `exit()` (so `waitUntilExit()` resolves).
    */
   readonly on_exit: () => void;
+  /** The session's tasks with their usage, as `air tasks` lists them, for the team view; without it, no usage. */
+  readonly read_tasks?: () => TaskListing;
   /** Re-renders per second at most while the projection changes (default and ceiling 30). */
   readonly max_fps?: number;
 };

@@ -6,7 +6,7 @@ import type { Session } from "../project/session-manager.js";
 import { commit_work } from "./commit.js";
 import { create_copy, remove_copy } from "./copy.js";
 import { merge_into_checkout } from "./merge.js";
-import type { MergeResult, VerifyOutcome } from "./merge-result.js";
+import { VERIFICATION_FAILED_DETAIL, type MergeResult, type VerifyOutcome } from "./merge-result.js";
 import { recover_merge, type Recovery } from "./recover.js";
 import { snapshot_checkout } from "./snapshot.js";
 import { create_worktree, prune_worktrees, remove_worktree } from "./worktree.js";
@@ -122,7 +122,7 @@ export class WorkspaceManager {
       this.#emit("workspace.merge.conflicted", {
         workspace_id: ref.workspace_id,
         conflicting_files: result.changed_paths.length > 0 ? result.changed_paths : ["."],
-        detail: `post-merge verification failed: ${result.outcome.reason}`.slice(0, MAX_DETAIL),
+        detail: `${VERIFICATION_FAILED_DETAIL}: ${result.outcome.reason}`.slice(0, MAX_DETAIL),
       });
     }
     return result;

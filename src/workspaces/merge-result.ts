@@ -10,6 +10,9 @@ export const VerifyOutcome = v.variant("passed", [
 export type VerifyOutcome = v.InferOutput<typeof VerifyOutcome>;
 type VerifyFailure = Extract<VerifyOutcome, { passed: false }>;
 
+/** How a `workspace.merge.conflicted` detail starts when the merge was rolled back for its verification, not a conflict. */
+export const VERIFICATION_FAILED_DETAIL = "post-merge verification failed";
+
 /**
  * The end of one merge of the queue. Only `merged` leaves the checkout changed; after the two others it is
  * byte for byte what it was before the merge.

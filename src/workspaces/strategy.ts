@@ -21,7 +21,12 @@ function count_files(dir: string, limit: number): number {
   return count;
 }
 
-export type StrategyAnswer = { readonly strategy: WorkspaceStrategy; readonly why: string };
+export type StrategyAnswer = {
+  readonly strategy: WorkspaceStrategy;
+  readonly why: string;
+  /** What the project is to git ("not a git repository", "git is not installed", …): the start of `why`. */
+  readonly git: string;
+};
 
 /**
  * How workers of a parallel wave can be kept apart in this project; the Scheduler decides whether to use it
@@ -32,7 +37,11 @@ export async function workspace_strategy_for(root: string): Promise<StrategyAnsw
   const top = await git_run(root, ["rev-parse", "--show-toplevel"]).catch(() => undefined);
   const toplevel = top?.code === 0 ? top.stdout.toString("utf8").trim() : undefined;
   if (toplevel !== undefined && fs.realpathSync(toplevel) === fs.realpathSync(root)) {
-    return { strategy: "worktree", why: "a git repository: each worker gets a worktree on a branch of its own, merged back three-way" };
+    return {
+      strategy: "worktree",
+      git: "a git repository",
+      why: "a git repository: each worker gets a worktree on a branch of its own, merged back three-way",
+    };
   }
   const files = count_files(root, MAX_COPY_FILES);
   const what =
@@ -40,8 +49,9 @@ export async function workspace_strategy_for(root: string): Promise<StrategyAnsw
   if (files > MAX_COPY_FILES) {
     return {
       strategy: "main",
+      git: what,
       why: `${what}, and over ${MAX_COPY_FILES.toLocaleString("en-US")} files to copy per worker: tasks run one at a time in the project`,
     };
   }
-  return { strategy: "isolated_copy", why: `${what}: each worker gets a copy of the project (${files} files, without .air and build outputs)` };
+  return { strategy: "isolated_copy", git: what, why: `${what}: each worker gets a copy of the project (${files} files, without .air and build outputs)` };
 }

@@ -55,7 +55,7 @@ function abandon_ended(session: Session, manager: WorkspaceManager): WorkspaceId
 }
 
 /** Sweeps one open session: `retire_ended` abandons its ended tasks' workspaces first (not for a session resuming them). */
-export async function sweep_session(session: Session, now: Date, options: { retire_ended: boolean }): Promise<Omit<SweepReport, "busy">> {
+async function sweep_session(session: Session, now: Date, options: { retire_ended: boolean }): Promise<Omit<SweepReport, "busy">> {
   const manager = new WorkspaceManager(session);
   const abandoned = options.retire_ended ? abandon_ended(session, manager) : [];
   const retained = session.connection.db

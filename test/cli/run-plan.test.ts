@@ -6,9 +6,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import * as v from "valibot";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/output.js";
 import type { OutputFormat } from "../../src/cli/progress.js";
+import { RunResultJson } from "../../src/cli/run-result.js";
 import { run_requirement } from "../../src/cli/run-requirement.js";
 import { Connection } from "../../src/db/connection.js";
 import { ProviderManager } from "../../src/providers/manager.js";
@@ -91,11 +93,12 @@ describe("air run -p with a plan", () => {
       },
       "json",
     );
-    const result = JSON.parse(out) as {
+    const parsed = JSON.parse(out) as {
       code: number;
       summary: string;
       plan: { tasks: { id: string; title: string; write_area: string[]; depends_on: unknown }[] };
     };
+    const result = { ...v.parse(RunResultJson, parsed), plan: parsed.plan };
     expect(result.code).toBe(0);
     expect(result.summary.split("\n").map((line) => line.replace(/\. .*/, "."))).toEqual(['Task "Write a" is completed.', 'Task "Write b" is completed.']);
     const [a, b] = result.plan.tasks;
@@ -114,6 +117,11 @@ describe("air run -p with a plan", () => {
       { task_id: b?.id, depends_on_task_id: a?.id, kind: "soft" },
     ]);
     expect(fs.readFileSync(path.join(project, "b.txt"), "utf8")).toBe("b");
+    expect(result.tasks.map((task) => ({ ...task, usage: task.usage.turns }))).toEqual([
+      { id: a?.id, title: "Write a", status: "completed", attempts: 1, workspace: "main", branch: null, usage: 2, summary: expect.any(String), error: null },
+      { id: b?.id, title: "Write b", status: "completed", attempts: 1, workspace: "main", branch: null, usage: 2, summary: expect.any(String), error: null },
+    ]);
+    expect(result.total.turns).toBe(5);
   });
 
   it("prints the plan as text before any task starts", async () => {
@@ -127,7 +135,11 @@ describe("air run -p with a plan", () => {
     );
     const block = "Plan: 2 tasks\n  1. Write a — writes a.txt\n  2. Write b — writes b.txt — after 1\n";
     expect(out).toContain(block);
-    expect(out.indexOf(block)).toBeLessThan(out.indexOf("▸ task started"));
+    expect(out.indexOf(block)).toBeLessThan(out.indexOf(" started — agent "));
+    // The fixture is no git checkout: said once, before the first wave.
+    expect(out.split("! not a git repository: tasks run one at a time in the project folder\n").length).toBe(2);
+    expect(out).toMatch(/▸ wave: Write a \((tsk_\w+)\) starts\n {2}· Write b \(tsk_\w+\) waits for \1 to complete\n/);
+    expect(out).toMatch(/▸ Write a \(tsk_\w+\) started — agent agt_\w+ in the project folder\n/);
   });
 
   it("hands a refused plan back to the model once, with the reason as its tool result, and runs the corrected answer", async () => {

@@ -45,6 +45,14 @@ describe.skipIf(missing_tools.length > 0)("air e2e parallel-fixture --keep, then
     expect(stdout).toContain("e2e passed");
   });
 
+  it("shows the wave, each agent's worktree and each merge in its text output", () => {
+    expect(stdout).toMatch(/▸ wave: 3 tasks run together: .+\n {2}· .+ \(tsk_\w+\) waits for tsk_\w+, tsk_\w+ to complete\n/);
+    expect(stdout.match(/ started — agent agt_\w+ in worktree .+ on branch air\/tsk_\w+\/wsp?_\w+\n/g)?.length).toBeGreaterThanOrEqual(3);
+    expect(stdout.match(/^⇢ merging .+ into the checkout$/gm)?.length).toBeGreaterThanOrEqual(3);
+    expect(stdout.match(/^✓ merged .+$/gm)?.length).toBeGreaterThanOrEqual(3);
+    expect(stdout).not.toContain("tasks run one at a time");
+  });
+
   it("ran the three independent tasks at the same time, each in a worktree of its own, and the dependent one after their merges", () => {
     const tasks = query(connection, "SELECT id, title, status, attempt_count FROM tasks ORDER BY rowid");
     expect(tasks.map((task) => [task.status, task.attempt_count])).toEqual([

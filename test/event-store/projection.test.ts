@@ -729,6 +729,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
   "debug.record.created": APPEND_ONLY,
   "budget.warning": APPEND_ONLY,
   "budget.exceeded": APPEND_ONLY,
+  "wave.planned": APPEND_ONLY,
 
   "workspace.created": {
     kind: "projected",

@@ -48,6 +48,8 @@ describe("ProjectionStore hydration", () => {
       state.artifacts,
       state.evidence,
       state.blockers,
+      state.workspaces,
+      state.team_lines,
     ]) {
       expect(part.length).toBeGreaterThan(0);
     }

@@ -14,6 +14,7 @@ import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
 import { retry_step } from "./retry-step.js";
 import { settle_task } from "./settle-task.js";
 import { type LoneTask, TaskWorkspaces } from "./task-workspaces.js";
+import { task_titles, wave_announcer } from "./wave-announcement.js";
 import { read_wave_input, record_serializations } from "./wave-rows.js";
 
 const emit = emitter("scheduler");
@@ -112,6 +113,7 @@ async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, 
  */
 export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, options: SchedulerOptions) {
   const workspaces = new TaskWorkspaces(session, options.registry, options.lone_task);
+  const announce = wave_announcer((task_ids) => task_titles(session.connection, task_ids));
   return scheduler_machine.provide({
     actors: {
       recover: fromPromise(async () => {
@@ -122,10 +124,13 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
       plan_wave: fromPromise(async ({ input }): Promise<WaveDecision> => {
         const spent = held_back(session, options.run_budget);
         if (spent !== undefined) return { dispatch: [], held_back: spent };
-        const max_parallel = (await workspaces.parallel_capable()) ? options.max_parallel : 1;
-        const plan = plan_wave(read_wave_input(session, max_parallel));
+        const serial_reason = await workspaces.serial_reason();
+        const plan = plan_wave(read_wave_input(session, serial_reason === undefined ? options.max_parallel : 1));
         record_serializations(session, plan);
-        return { dispatch: plan.dispatch.filter((task_id) => !input.running.includes(task_id)) };
+        const dispatch = plan.dispatch.filter((task_id) => !input.running.includes(task_id));
+        const wave = announce(plan, dispatch, serial_reason);
+        if (wave !== undefined) emit(session, "wave.planned", wave);
+        return { dispatch };
       }),
       dispatch: fromPromise(async ({ input }) => {
         const agents = input.task_ids.map((task_id) => ({ task_id, agent_id: new_id("agent") }));

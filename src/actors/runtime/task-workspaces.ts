@@ -10,7 +10,7 @@ import type { ToolRegistry } from "../../tools/registry.js";
 import { ShellRunOutput } from "../../tools/shell/run.js";
 import { WorkspaceManager, type WorkspaceRef } from "../../workspaces/manager.js";
 import type { MergeResult, VerifyOutcome } from "../../workspaces/merge-result.js";
-import { workspace_strategy_for } from "../../workspaces/strategy.js";
+import { workspace_strategy_for, type StrategyAnswer } from "../../workspaces/strategy.js";
 import { workspace_branch } from "../../workspaces/worktree.js";
 
 /**
@@ -51,15 +51,16 @@ const VerificationRun = v.object({
 /**
  * Where each task of a wave works. In a git project, while more than one code-changing task is unfinished,
  * each runs in a worktree of its own made from one snapshot of the checkout; a lone task works in the main
- * checkout, as a single agent does, unless `lone_task` says worktree. A project that is not a git repository runs its tasks one at a time in
- * the main folder (the Scheduler caps `max_parallel` at 1): a copy could not be merged back all or nothing.
+ * checkout, as a single agent does, unless `lone_task` says worktree. A project that is not a git repository
+ * runs its tasks one at a time in the main folder (the Scheduler caps `max_parallel` at 1): a copy could not be
+ * merged back all or nothing.
  */
 export class TaskWorkspaces {
   readonly #session: Session;
   readonly #registry: ToolRegistry;
   readonly #manager: WorkspaceManager;
   readonly #lone_task: LoneTask;
-  #git: Promise<boolean> | undefined;
+  #strategy: Promise<StrategyAnswer> | undefined;
 
   constructor(session: Session, registry: ToolRegistry, lone_task: LoneTask = "checkout") {
     this.#session = session;
@@ -69,9 +70,15 @@ export class TaskWorkspaces {
   }
 
   /** Whether tasks may run side by side here: only a git checkout can give each its worktree. */
-  parallel_capable(): Promise<boolean> {
-    this.#git ??= workspace_strategy_for(this.#session.project.layout.root).then((choice) => choice.strategy === "worktree");
-    return this.#git;
+  async parallel_capable(): Promise<boolean> {
+    return (await this.serial_reason()) === undefined;
+  }
+
+  /** Why tasks run one at a time in the project folder here; undefined in a git checkout. */
+  async serial_reason(): Promise<string | undefined> {
+    this.#strategy ??= workspace_strategy_for(this.#session.project.layout.root);
+    const answer = await this.#strategy;
+    return answer.strategy === "worktree" ? undefined : `${answer.git}: tasks run one at a time in the project folder`;
   }
 
   /**

@@ -18,6 +18,7 @@ import { plan_events } from "./plan.js";
 import { session_events } from "./session.js";
 import { task_events } from "./task.js";
 import { command_events, tool_events } from "./tool.js";
+import { wave_events } from "./wave.js";
 import { workspace_events } from "./workspace.js";
 
 /**
@@ -42,6 +43,7 @@ export const EVENT_REGISTRY = {
   ...capability_events,
   ...hud_events,
   ...budget_events,
+  ...wave_events,
 } as const satisfies Record<string, EventDefinition>;
 
 type Registry = typeof EVENT_REGISTRY;

@@ -115,6 +115,7 @@ export const PROJECTIONS: { readonly [K in DurableEventType]: Projection<K> } = 
   "capability.updated": capability_updated,
   "budget.warning": append_only,
   "budget.exceeded": append_only,
+  "wave.planned": append_only,
 };
 
 export function projection_of<K extends DurableEventType>(type: K): Projection<K> {

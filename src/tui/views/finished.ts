@@ -101,6 +101,10 @@ function candidates(state: ProjectionState, read_artifact: (id: string) => strin
           evidence: state.evidence.filter((entry) => entry.task_id === task.id).slice(0, MAX_EVIDENCE),
         }),
       })),
+    ...state.team_lines.map((line) => ({
+      key: `w:${line.id}`,
+      make: (): FinishedItem => ({ key: `w:${line.id}`, at: line.at, kind: "notice", notice: { tone: line.tone, text: line.text } }),
+    })),
     ...state.permission_prompts
       .filter((prompt) => prompt.status === "resolved")
       .map((prompt) => ({

@@ -10,7 +10,7 @@ export function next_preset(preset: HudPreset): HudPreset {
   return HUD_PRESETS[(HUD_PRESETS.indexOf(preset) + 1) % HUD_PRESETS.length]!;
 }
 
-function compact_number(count: number): string {
+export function compact_number(count: number): string {
   if (count >= 1_000_000) return `${(count / 1_000_000).toFixed(1)}M`;
   if (count >= 10_000) return `${Math.round(count / 1000)}k`;
   return String(count);

@@ -4,6 +4,7 @@ import type { ProjectionState } from "../../projection/types.js";
 import { clean_line, clean_text, tail_lines } from "../sanitize.js";
 import { is_model_turn } from "./finished.js";
 import { StatusGlyph } from "./glyphs.js";
+import { team_lines_count } from "./team.js";
 
 /** Lines of a running command's output shown live; the whole output is in its artifacts. */
 const OUTPUT_TAIL_LINES = 3;
@@ -25,7 +26,8 @@ function OutputTail(props: { readonly text: string; readonly color: string; read
 
 function shown(state: ProjectionState) {
   return {
-    tasks: running(state.tasks, ["pending", "running"]),
+    // A team's tasks have their own view, one line each.
+    tasks: team_lines_count(state) > 0 ? [] : running(state.tasks, ["pending", "running"]),
     agents: running(state.agents, ["starting", "running"]),
     tools: running(
       state.tool_runs.filter((run) => !is_model_turn(run)),

@@ -5,28 +5,16 @@
  */
 import { inArray } from "drizzle-orm";
 import * as v from "valibot";
-import { WorkspaceStrategy } from "../contracts/events/workspace.js";
 import { AirError } from "../contracts/errors.js";
-import { TaskId, WorkspaceId } from "../contracts/ids.js";
-import { TaskStatus } from "../contracts/status.js";
+import { ListedTask, ListedUsage } from "../contracts/task-listing.js";
 import { WorkerResult } from "../contracts/worker-result.js";
 import type { Connection } from "../db/connection.js";
 import { tasks } from "../db/schema.js";
-import { list_tasks, type ListedTask } from "../orchestration/task-listing.js";
-import { workspace_branch } from "../workspaces/worktree.js";
+import { list_tasks } from "../orchestration/task-listing.js";
 
-const Count = v.pipe(v.number(), v.integer(), v.minValue(0));
-const Usage = v.strictObject({ turns: Count, input_tokens: Count, output_tokens: Count, cost_usd: v.nullable(v.number()) });
-
+/** A task as `air tasks` lists it, with what became of it. */
 const TaskResultJson = v.strictObject({
-  id: v.string(),
-  title: v.string(),
-  status: TaskStatus,
-  attempts: Count,
-  workspace: v.union([v.literal("main"), v.strictObject({ id: v.string(), strategy: WorkspaceStrategy, path: v.string() })]),
-  /** The worktree's branch; null in the main checkout or a copy. */
-  branch: v.nullable(v.string()),
-  usage: Usage,
+  ...ListedTask.entries,
   /** The worker's own summary of its last result. */
   summary: v.nullable(v.string()),
   /** Why the task did not complete, as its last error said. */
@@ -44,7 +32,7 @@ export const RunResultJson = v.strictObject({
   plan: v.unknown(),
   tasks: v.array(TaskResultJson),
   /** Every model call of the session, the Main Agent's too. */
-  total: Usage,
+  total: ListedUsage,
 });
 export type RunResultJson = v.InferOutput<typeof RunResultJson>;
 
@@ -52,11 +40,6 @@ function parsed<S extends v.GenericSchema>(schema: S, json: string | null): v.In
   if (json === null) return undefined;
   const result = v.safeParse(schema, JSON.parse(json));
   return result.success ? result.output : undefined;
-}
-
-function branch_of(task: ListedTask): string | null {
-  if (task.workspace === "main" || task.workspace.strategy !== "worktree") return null;
-  return workspace_branch(v.parse(TaskId, task.id), v.parse(WorkspaceId, task.workspace.id));
 }
 
 /** Each task's result as the json output carries it, oldest first. */
@@ -81,13 +64,7 @@ export function task_results(connection: Connection): { tasks: TaskResultJson[];
       const worker = parsed(WorkerResult, row?.worker_result_json ?? null);
       const error = task.status === "completed" ? undefined : parsed(AirError, row?.last_error_json ?? null);
       return {
-        id: task.id,
-        title: task.title,
-        status: task.status,
-        attempts: task.attempts,
-        workspace: task.workspace,
-        branch: branch_of(task),
-        usage: task.usage,
+        ...task,
         summary: worker?.summary ?? null,
         error: error === undefined ? null : { kind: error.kind, message: error.message },
       };

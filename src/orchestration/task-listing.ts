@@ -3,28 +3,13 @@
  * model calls used, from rows only (a live session may be writing meanwhile).
  */
 import { asc, desc, eq } from "drizzle-orm";
-import type { WorkspaceStrategy } from "../contracts/events/workspace.js";
-import type { TaskStatus } from "../contracts/status.js";
+import * as v from "valibot";
+import { TaskId, WorkspaceId } from "../contracts/ids.js";
+import type { ListedTask, ListedUsage, TaskListing } from "../contracts/task-listing.js";
 import type { Connection } from "../db/connection.js";
 import { tasks, workspaces } from "../db/schema.js";
+import { workspace_branch } from "../workspaces/worktree.js";
 import { usage_of } from "./budget/usage.js";
-
-export type ListedUsage = { turns: number; input_tokens: number; output_tokens: number; cost_usd: number | null };
-
-export type ListedTask = {
-  id: string;
-  title: string;
-  status: TaskStatus;
-  status_reason: string | null;
-  /** Where the task works: its workspace, or the main checkout when it has none. */
-  workspace: { id: string; strategy: WorkspaceStrategy; path: string } | "main";
-  /** What its workspace is based on (`workspaces.base_ref`); null in the main checkout. */
-  branch: string | null;
-  attempts: number;
-  usage: ListedUsage;
-};
-
-export type TaskListing = { tasks: ListedTask[]; total: ListedUsage };
 
 function listed(connection: Connection, scope: Parameters<typeof usage_of>[1]): ListedUsage {
   const { turns, input_tokens, output_tokens, cost_usd } = usage_of(connection, scope);
@@ -33,7 +18,7 @@ function listed(connection: Connection, scope: Parameters<typeof usage_of>[1]): 
 
 /** The task's own workspace: the one its row names, else the newest made for it. */
 function workspace_of(connection: Connection, task: { id: string; workspace_id: string | null }) {
-  const columns = { id: workspaces.id, strategy: workspaces.strategy, path: workspaces.path, base_ref: workspaces.base_ref };
+  const columns = { id: workspaces.id, strategy: workspaces.strategy, path: workspaces.path };
   if (task.workspace_id !== null) {
     const named = connection.db.select(columns).from(workspaces).where(eq(workspaces.id, task.workspace_id)).get();
     if (named !== undefined) return named;
@@ -54,7 +39,7 @@ export function list_tasks(connection: Connection): TaskListing {
         status: row.status,
         status_reason: row.status_reason,
         workspace: workspace === undefined ? "main" : { id: workspace.id, strategy: workspace.strategy, path: workspace.path },
-        branch: workspace?.base_ref ?? null,
+        branch: workspace?.strategy === "worktree" ? workspace_branch(v.parse(TaskId, row.id), v.parse(WorkspaceId, workspace.id)) : null,
         attempts: row.attempt_count,
         usage: listed(connection, { task_id: row.id }),
       };

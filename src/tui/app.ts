@@ -1,6 +1,6 @@
 import { Box, Static, useStdout } from "ink";
 import { createElement as h, useCallback, useMemo, useRef, useState, type ReactNode } from "react";
-import type { TaskListing } from "../orchestration/task-listing.js";
+import type { TaskListing } from "../contracts/task-listing.js";
 import type { ProjectionState } from "../projection/types.js";
 import { is_busy, useControls } from "./controls.js";
 import type { AppProps } from "./props.js";

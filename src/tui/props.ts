@@ -1,4 +1,4 @@
-import type { TaskListing } from "../orchestration/task-listing.js";
+import type { TaskListing } from "../contracts/task-listing.js";
 import type { ProjectionClient, SessionView, UiCommandSender } from "../projection/types.js";
 
 /**

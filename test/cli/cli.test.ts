@@ -148,7 +148,8 @@ describe("readers beside a live writer", () => {
 
     const after = JSON.parse(air("history", "--session", session_id, "--json").stdout) as { events: unknown[] };
     expect(after.events.length).toBe(report.appended + 1);
-  });
+    // Twelve CLI runs beside a writer of 4,000 events: 6 s on a quiet machine, past 30 s under the full suite's load.
+  }, 90_000);
 });
 
 describe("air history", () => {

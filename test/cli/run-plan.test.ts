@@ -118,8 +118,30 @@ describe("air run -p with a plan", () => {
     ]);
     expect(fs.readFileSync(path.join(project, "b.txt"), "utf8")).toBe("b");
     expect(result.tasks.map((task) => ({ ...task, usage: task.usage.turns }))).toEqual([
-      { id: a?.id, title: "Write a", status: "completed", attempts: 1, workspace: "main", branch: null, usage: 2, summary: expect.any(String), error: null },
-      { id: b?.id, title: "Write b", status: "completed", attempts: 1, workspace: "main", branch: null, usage: 2, summary: expect.any(String), error: null },
+      {
+        id: a?.id,
+        title: "Write a",
+        status: "completed",
+        status_reason: null,
+        attempts: 1,
+        workspace: "main",
+        branch: null,
+        usage: 2,
+        summary: expect.any(String),
+        error: null,
+      },
+      {
+        id: b?.id,
+        title: "Write b",
+        status: "completed",
+        status_reason: null,
+        attempts: 1,
+        workspace: "main",
+        branch: null,
+        usage: 2,
+        summary: expect.any(String),
+        error: null,
+      },
     ]);
     expect(result.total.turns).toBe(5);
   });

@@ -11,6 +11,7 @@ import { make_event, type EventType, type PayloadInputOf } from "../../src/contr
 import { new_id, type TaskId } from "../../src/contracts/ids.js";
 import { MODEL_COMPLETE_TOOL } from "../../src/contracts/tool.js";
 import { open_session } from "../../src/project/session-manager.js";
+import { workspace_branch } from "../../src/workspaces/worktree.js";
 import { open_temp_session, type TempSession } from "../fixtures/session.js";
 import { task_created_event } from "../fixtures/events.js";
 
@@ -72,14 +73,14 @@ function two_tasks() {
 
 describe("air tasks", () => {
   it("lists each task with status, workspace, branch, attempts and usage, and the session's total", async () => {
-    const { in_worktree, pending } = two_tasks();
+    const { in_worktree, pending, workspace_id } = two_tasks();
     const text = await air_tasks({ json: false });
     const lines = text.split("\n");
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+ATTEMPTS\s+WORKSPACE\s+BRANCH\s+TURNS\s+TOKENS IN\s+TOKENS OUT\s+COST\s+TITLE$/);
     // Sonnet: $3 per million input tokens and $15 per million output tokens.
     expect(lines[1]).toMatch(
       new RegExp(
-        `^${in_worktree}\\s+running\\s+1\\s+worktree /p/.air/local/workspaces/one\\s+air/snapshot-1\\s+2\\s+2000000\\s+100000\\s+\\$7\\.5000\\s+Fix the parser$`,
+        `^${in_worktree}\\s+running\\s+1\\s+worktree /p/.air/local/workspaces/one\\s+air/${in_worktree}/${workspace_id}\\s+2\\s+2000000\\s+100000\\s+\\$7\\.5000\\s+Fix the parser$`,
       ),
     );
     expect(lines[2]).toMatch(new RegExp(`^${pending}\\s+pending\\s+0\\s+main\\s+-\\s+0\\s+0\\s+0\\s+\\$0\\.0000\\s+Document the parser$`));
@@ -98,7 +99,7 @@ describe("air tasks", () => {
       status: "running",
       status_reason: null,
       workspace: { id: workspace_id, strategy: "worktree", path: "/p/.air/local/workspaces/one" },
-      branch: "air/snapshot-1",
+      branch: workspace_branch(in_worktree, workspace_id),
       attempts: 1,
       usage: { turns: 2, input_tokens: 2_000_000, output_tokens: 100_000, cost_usd: 7.5 },
     });

@@ -5,7 +5,7 @@
 import { cleanup } from "ink-testing-library";
 import { afterEach, describe, expect, it } from "vitest";
 import { new_id } from "../../src/contracts/ids.js";
-import type { ListedTask, TaskListing } from "../../src/orchestration/task-listing.js";
+import type { ListedTask, TaskListing } from "../../src/contracts/task-listing.js";
 import type { TaskView, TeamLineView } from "../../src/projection/types.js";
 import { base_state, render_app, state_with, task, until, type Rendered } from "./fixtures.js";
 

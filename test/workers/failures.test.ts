@@ -224,7 +224,7 @@ describe("what a worker gets and sends", () => {
     expect(report.agent.status).toBe("completed");
     // Its own agent.completed was refused: the parent recorded the one and only completion.
     expect(event_types(report.agent_events)).toEqual(["agent.started", "agent.started", "agent.completed"]);
-    expect(payload_of(report.agent_events.at(-1))).toEqual({ agent_id: report.agent_id, exit_code: 0 });
+    expect(payload_of(report.agent_events.at(-1))).toEqual({ agent_id: report.agent_id, exit_code: 0, worker_result: report.output.result });
     const refused = report.logs.filter((entry) => entry.message.startsWith("refused a worker event"));
     expect(refused.map((entry) => entry.message)).toEqual([
       expect.stringContaining("recorded by the parent"),

@@ -1,7 +1,7 @@
 import { session_db_path } from "../../project/layout.js";
 import { open_project } from "../../project/project-store.js";
 import { chosen_session } from "../../project/session-catalog.js";
-import type { ListedTask, ListedUsage, TaskListing } from "../../orchestration/task-listing.js";
+import type { ListedTask, ListedUsage, TaskListing } from "../../contracts/task-listing.js";
 import { table, type Io } from "../output.js";
 
 const COLUMNS = ["ID", "STATUS", "ATTEMPTS", "WORKSPACE", "BRANCH", "TURNS", "TOKENS IN", "TOKENS OUT", "COST", "TITLE"];

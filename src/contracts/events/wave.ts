@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { WaitReason } from "../../orchestration/waves/wave.js";
+import { WaitReason } from "../wait-reason.js";
 import { TaskId } from "../ids.js";
 import { durable } from "./define.js";
 import { NonEmpty, Reason } from "./common.js";

@@ -1,4 +1,4 @@
-import type { WaitReason } from "./wave.js";
+import type { WaitReason } from "../../contracts/wait-reason.js";
 
 /** The line the TUI and `air run`'s text show beside a waiting task. */
 export function describe_wait(reason: WaitReason): string {

@@ -4,7 +4,8 @@ import { type AreaOverlap, areas_overlap, WHOLE_PROJECT } from "../areas/overlap
 import { CycleGuard } from "./cycle-guard.js";
 import { index_graph, type WaveGraph } from "./graph.js";
 import { order_candidates } from "./order.js";
-import type { WaitReason, WaveInput, WavePlan, WaveTask } from "./wave.js";
+import type { WaitReason } from "../../contracts/wait-reason.js";
+import type { WaveInput, WavePlan, WaveTask } from "./wave.js";
 
 /*
  * The wave planner: which pending tasks start now, which wait and why, and which new serialization rows to

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { TaskStatus } from "../../contracts/status.js";
 import { DependencyKind } from "../../contracts/task.js";
+import { WaitReason } from "../../contracts/wait-reason.js";
 import { WriteArea } from "../../contracts/write-area.js";
 
 /** What the wave planner needs of one task row. `area` absent: the task may write the whole project. */
@@ -28,25 +29,6 @@ export type WaveInput = {
   readonly edges: readonly WaveEdge[];
   readonly max_parallel: number;
 };
-
-/** Why a pending task does not start in this wave. */
-export const WaitReason = v.variant("kind", [
-  /** Hard dependencies not completed yet (still pending, running or interrupted). */
-  v.object({ kind: v.literal("dependency"), on: v.array(v.string()) }),
-  /** Hard dependencies that ended without completing (or are unknown): the task cannot start from these rows. */
-  v.object({ kind: v.literal("dependency_failed"), on: v.array(v.string()) }),
-  /** `on` runs, or goes first, and writes `glob`, which the task's area overlaps. */
-  v.object({ kind: v.literal("overlap"), on: v.string(), glob: v.string() }),
-  /** A conflict or serialization row puts the task after `on`, though their areas are not seen to overlap. */
-  v.object({ kind: v.literal("serialized"), on: v.string() }),
-  /** Every slot of `max_parallel` is taken. */
-  v.object({ kind: v.literal("capacity") }),
-  /** The task runs alone (see `WaveTask.alone`) and other tasks still run or were just picked. */
-  v.object({ kind: v.literal("runs_alone") }),
-  /** `on` runs alone and comes first in the planner's order: nothing after it starts until it has. */
-  v.object({ kind: v.literal("alone"), on: v.string() }),
-]);
-export type WaitReason = v.InferOutput<typeof WaitReason>;
 
 /** A new `serialization` row to record: `task_id` goes after `depends_on`, the globs are where they meet. */
 const SerializationEdge = v.object({ task_id: v.string(), depends_on: v.string(), task_glob: v.string(), other_glob: v.string() });

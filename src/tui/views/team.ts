@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
-import type { ListedUsage, TaskListing } from "../../orchestration/task-listing.js";
+import type { ListedUsage, TaskListing } from "../../contracts/task-listing.js";
 import type { ProjectionState, TaskView } from "../../projection/types.js";
 import { clean_line } from "../sanitize.js";
 import { StatusGlyph } from "./glyphs.js";

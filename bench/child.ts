@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { VerificationError } from "./verify.js";
 
 /**
@@ -138,4 +139,21 @@ export async function within<T>(label: string, timeout_ms: number, promise: Prom
   } finally {
     clearTimeout(timer);
   }
+}
+
+const AIR_BIN = fileURLToPath(new URL("../bin/air.js", import.meta.url));
+
+/** One run of the built CLI to its end, stdout and stderr together; killed (code null) past `timeout_ms`. */
+export function run_air(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv, timeout_ms: number): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [AIR_BIN, ...args], { cwd, env });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeout_ms);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
 }

@@ -1,11 +1,9 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import Database from "libsql";
 import { commit_fixture_project } from "../src/cli/commands/e2e-git.js";
 import { start_scripted_server } from "../src/providers/scripted/server.js";
-import { child_env } from "./child.js";
+import { child_env, run_air } from "./child.js";
 import { scheduler_floor, type SchedulerFloor } from "./scheduler-floor.js";
 import { task_overheads, type LoggedEvent, type TaskOverhead } from "./scheduler-overhead-log.js";
 import { median } from "./stats.js";
@@ -31,7 +29,6 @@ export type SchedulerOverhead = {
   readonly floor: SchedulerFloor;
 };
 
-const REPO = fileURLToPath(new URL("../", import.meta.url));
 const RUN_TIMEOUT_MS = 120_000;
 
 function keys_of(tasks: number): string[] {
@@ -72,20 +69,6 @@ function make_project(root: string, keys: readonly string[]): void {
   commit_fixture_project(root);
 }
 
-function run_air(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(REPO, "bin", "air.js"), ...args], { cwd, env });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
 function logged_events(project: string): LoggedEvent[] {
   const sessions = path.join(project, ".air", "local", "sessions");
   const [session, ...others] = fs.readdirSync(sessions);
@@ -123,7 +106,7 @@ async function run_once(keys: readonly string[]): Promise<{ tasks: TaskOverhead[
     fs.cpSync(project, floor_root, { recursive: true });
     const env = { ...child_env(), AIR_HOME: path.join(work, "air-home"), ANTHROPIC_API_KEY: "sk-scripted", ANTHROPIC_BASE_URL: server.url };
     const args = ["run", "-p", `write done.txt in ${keys.join(", ")}`, "--permission-mode", "accept-edits", "--max-parallel", String(keys.length)];
-    const run = await run_air(args, project, env);
+    const run = await run_air(args, project, env, RUN_TIMEOUT_MS);
     if (run.code !== 0) throw new VerificationError(`air run exited ${run.code}:\n${run.output.split("\n").slice(-12).join("\n")}`);
     for (const key of keys) {
       if (!fs.existsSync(path.join(project, key, "done.txt"))) throw new VerificationError(`after air run, ${key}/done.txt is not in the checkout`);

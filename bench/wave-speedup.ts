@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import YAML from "yaml";
 import { commit_fixture_project } from "../src/cli/commands/e2e-git.js";
 import { start_scripted_server } from "../src/providers/scripted/server.js";
-import { child_env } from "./child.js";
+import { child_env, run_air } from "./child.js";
 import { median } from "./stats.js";
 import { remove_dir, temp_dir } from "./temp.js";
 import { VerificationError } from "./verify.js";
@@ -49,20 +48,6 @@ function critical_path(tasks: readonly PlannedTask[]): number {
   return Math.max(...tasks.map((task) => depth(task.key)));
 }
 
-function run_air(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(REPO, "bin", "air.js"), ...args], { cwd, env });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
-
 async function run_once(max_parallel: number, delay_ms: number, requirement: string): Promise<number> {
   const work = temp_dir("wave-speedup");
   const server = await start_scripted_server({ script: path.join(FIXTURE, "script.yaml"), delay_ms });
@@ -72,7 +57,12 @@ async function run_once(max_parallel: number, delay_ms: number, requirement: str
     commit_fixture_project(project);
     const env = { ...child_env(), AIR_HOME: path.join(work, "air-home"), ANTHROPIC_API_KEY: "sk-scripted", ANTHROPIC_BASE_URL: server.url };
     const started = performance.now();
-    const run = await run_air(["run", "-p", requirement, "--permission-mode", "accept-edits", "--max-parallel", String(max_parallel)], project, env);
+    const run = await run_air(
+      ["run", "-p", requirement, "--permission-mode", "accept-edits", "--max-parallel", String(max_parallel)],
+      project,
+      env,
+      RUN_TIMEOUT_MS,
+    );
     const wall = performance.now() - started;
     if (run.code !== 0)
       throw new VerificationError(`air run --max-parallel ${max_parallel} exited ${run.code}:\n${run.output.split("\n").slice(-12).join("\n")}`);

@@ -5,7 +5,6 @@
 import type { EventType, PayloadOf, RuntimeEvent } from "../contracts/events/registry.js";
 import type { WavePlanned } from "../contracts/events/wave.js";
 import { describe_wait } from "../orchestration/waves/describe-wait.js";
-import { VERIFICATION_FAILED_DETAIL } from "../workspaces/merge-result.js";
 import { workspace_branch } from "../workspaces/worktree.js";
 import type { TeamLine, TeamWorkspace } from "./types.js";
 
@@ -77,10 +76,10 @@ function merge_lines(event: Exclude<TeamEvent, RuntimeEvent<"wave.planned" | "ta
     case "workspace.merge.completed":
       return [{ tone: "info", text: `✓ merged ${subject}` }];
     case "workspace.merge.conflicted": {
-      const { detail, conflicting_files } = event.payload;
+      const { cause, detail, conflicting_files } = event.payload;
       const text =
-        detail?.startsWith(VERIFICATION_FAILED_DETAIL) === true
-          ? `✗ merge of ${subject} rolled back, the checkout restored: ${detail}`
+        cause === "verification_failed"
+          ? `✗ merge of ${subject} rolled back, the checkout restored: ${detail ?? "its verification failed"}`
           : `✗ merge of ${subject} conflicted in ${conflicting_files.join(", ")}; the checkout is as it was`;
       return [{ tone: "error", text }];
     }

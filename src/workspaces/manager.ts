@@ -114,6 +114,7 @@ export class WorkspaceManager {
       const detail = result.conflicts.map((conflict) => [...conflict.messages, ...conflict.hunks].join("\n")).join("\n\n");
       this.#emit("workspace.merge.conflicted", {
         workspace_id: ref.workspace_id,
+        cause: "conflict",
         conflicting_files: result.files.length > 0 ? result.files : ["."],
         ...(detail.trim() === "" ? {} : { detail: detail.slice(0, MAX_DETAIL) }),
       });
@@ -121,6 +122,7 @@ export class WorkspaceManager {
       // No event of its own: a merge that did not land waits for the Scheduler's decision, as a conflict does.
       this.#emit("workspace.merge.conflicted", {
         workspace_id: ref.workspace_id,
+        cause: "verification_failed",
         conflicting_files: result.changed_paths.length > 0 ? result.changed_paths : ["."],
         detail: `${VERIFICATION_FAILED_DETAIL}: ${result.outcome.reason}`.slice(0, MAX_DETAIL),
       });

@@ -10,7 +10,7 @@ export const VerifyOutcome = v.variant("passed", [
 export type VerifyOutcome = v.InferOutput<typeof VerifyOutcome>;
 type VerifyFailure = Extract<VerifyOutcome, { passed: false }>;
 
-/** How a `workspace.merge.conflicted` detail starts when the merge was rolled back for its verification, not a conflict. */
+/** How the detail of a merge rolled back for its verification starts (`workspace.merge.conflicted`, cause verification_failed). */
 export const VERIFICATION_FAILED_DETAIL = "post-merge verification failed";
 
 /**

@@ -86,6 +86,7 @@ describe("progress_lines", () => {
       event("workspace.merge.started", { workspace_id }),
       event("workspace.merge.conflicted", {
         workspace_id,
+        cause: "verification_failed",
         conflicting_files: ["src/net/socket.c"],
         detail: `${VERIFICATION_FAILED_DETAIL}: \`ctest\` exited 8`,
       }),

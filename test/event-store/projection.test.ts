@@ -787,7 +787,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
       expect_row_updated(v, "workspaces", p.workspace_id, {
         status: "conflicted",
         merge_in_progress: 0,
-        conflict_json: { conflicting_files: p.conflicting_files, detail: p.detail },
+        conflict_json: { cause: p.cause, conflicting_files: p.conflicting_files, detail: p.detail },
         updated_at: v.at,
       });
     },

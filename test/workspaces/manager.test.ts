@@ -78,7 +78,7 @@ describe("WorkspaceManager", () => {
     expect(fs.readFileSync(path.join(root, "lib/a.c"), "utf8")).toBe("int a = 1;\n");
     expect(find_row(temp.session.connection, "workspaces", second.workspace_id)).toMatchObject({
       status: "conflicted",
-      conflict_json: { conflicting_files: ["lib/a.c"], detail: expect.stringContaining("CONFLICT (content)") },
+      conflict_json: { cause: "conflict", conflicting_files: ["lib/a.c"], detail: expect.stringContaining("CONFLICT (content)") },
     });
   });
 
@@ -92,7 +92,7 @@ describe("WorkspaceManager", () => {
     expect(checkout_state(root)).toEqual(before);
     expect(find_row(temp.session.connection, "workspaces", ref.workspace_id)).toMatchObject({
       status: "conflicted",
-      conflict_json: { conflicting_files: ["lib/b.c"], detail: "post-merge verification failed: ctest failed" },
+      conflict_json: { cause: "verification_failed", conflicting_files: ["lib/b.c"], detail: "post-merge verification failed: ctest failed" },
     });
   });
 

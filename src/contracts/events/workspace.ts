@@ -8,6 +8,12 @@ export type WorkspaceStrategy = v.InferOutput<typeof WorkspaceStrategy>;
 
 const Subject = { workspace_id: WorkspaceId };
 
+/**
+ * Why a merge did not land: git found conflicting changes, or the task's verification failed on the merged
+ * checkout (both leave the checkout as it was). Sessions recorded before the field had only conflicts.
+ */
+const MergeFailure = v.optional(v.picklist(["conflict", "verification_failed"]), "conflict");
+
 export const workspace_events = {
   "workspace.created": durable(
     v.strictObject({
@@ -23,7 +29,7 @@ export const workspace_events = {
   "workspace.merge.started": durable(v.strictObject(Subject), "Marks a merge in progress (metadata, not a status)."),
   "workspace.merge.completed": durable(v.strictObject({ ...Subject, merged_ref: v.optional(NonEmpty) }), "workspaces.status = merged."),
   "workspace.merge.conflicted": durable(
-    v.strictObject({ ...Subject, conflicting_files: v.pipe(v.array(NonEmpty), v.minLength(1)), detail: v.optional(Reason) }),
+    v.strictObject({ ...Subject, cause: MergeFailure, conflicting_files: v.pipe(v.array(NonEmpty), v.minLength(1)), detail: v.optional(Reason) }),
     "workspaces.status = conflicted.",
   ),
   "workspace.abandoned": durable(

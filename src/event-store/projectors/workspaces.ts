@@ -41,10 +41,10 @@ export const workspace_merge_completed: Projection<"workspace.merge.completed"> 
 };
 
 export const workspace_merge_conflicted: Projection<"workspace.merge.conflicted"> = (event, target) => {
-  const { workspace_id, conflicting_files, detail } = event.payload;
+  const { workspace_id, cause, conflicting_files, detail } = event.payload;
   move_workspace(target, workspace_id, event.timestamp, {
     merge_in_progress: 0,
-    conflict_json: json({ conflicting_files, detail }),
+    conflict_json: json({ cause, conflicting_files, detail }),
   });
 };
 

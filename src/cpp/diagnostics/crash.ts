@@ -82,7 +82,15 @@ function open_report(line: string, in_leaks: boolean): OpenReport | null {
   const header = SANITIZER_HEADER.exec(line);
   if (header?.[1] !== undefined && header[2] !== undefined) {
     const bug = header[2].split(" ")[0] ?? header[2];
-    return { code: `${TOOL_CODE[header[1]] ?? header[1].toLowerCase()}.${bug}`, message: header[2], file: null, line: null, column: null, frames: [], sections: [] };
+    return {
+      code: `${TOOL_CODE[header[1]] ?? header[1].toLowerCase()}.${bug}`,
+      message: header[2],
+      file: null,
+      line: null,
+      column: null,
+      frames: [],
+      sections: [],
+    };
   }
   const ubsan = UBSAN_LINE.exec(line);
   if (ubsan?.[1] !== undefined && ubsan[4] !== undefined) {

@@ -25,10 +25,7 @@ type JunitTestCase = v.InferOutput<typeof JunitTestCase>;
 const JunitSuite = v.object({ testcase: v.optional(v.array(JunitTestCase)) });
 
 /** CTest writes one `<testsuite>` root; GoogleTest and Catch2 wrap suites in `<testsuites>`. */
-const JunitReport = v.union([
-  v.object({ testsuites: v.object({ testsuite: v.optional(v.array(JunitSuite)) }) }),
-  v.object({ testsuite: v.array(JunitSuite) }),
-]);
+const JunitReport = v.union([v.object({ testsuites: v.object({ testsuite: v.optional(v.array(JunitSuite)) }) }), v.object({ testsuite: v.array(JunitSuite) })]);
 
 const LOCATED_LINE = /^\s*(.+?):(\d+)(?::(\d+))?(?::\s*(.*))?$/;
 

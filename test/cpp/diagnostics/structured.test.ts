@@ -49,7 +49,7 @@ describe("parse_junit", () => {
   });
 
   it("reports XML that is not a JUnit report as a user error", () => {
-    expect(user_error_of(() => parse_junit("<results version=\"2\"/>"))).toMatch(/^ctest-junit: unexpected content/);
+    expect(user_error_of(() => parse_junit('<results version="2"/>'))).toMatch(/^ctest-junit: unexpected content/);
   });
 });
 

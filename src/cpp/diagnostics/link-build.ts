@@ -41,6 +41,7 @@ const LLD_LINE = /^(?:\S*\/)?(?:ld\.lld|lld|ld64\.lld): (error|warning): (.+)$/;
 const LLD_DETAIL = /^>>> (?:referenced by|defined at) ([^\s:]+):(\d+)(?: \(([^:]+):\d+\))?$/;
 const CMAKE_HEAD = /^CMake (Error|Warning)(?: \(dev\))? (?:at (.+?):(\d+) \((\w+)\)|in (.+)):$/;
 const CMAKE_LINE = /^CMake (Error|Warning)(?: \(dev\))?: (.+)$/;
+const CMAKE_STACK_HEAD = "Call Stack (most recent call first):";
 const CMAKE_STACK_FRAME = /^\s+(.+?):(\d+) \((\w+)\)$/;
 const MAKE_NO_RULE = /^(?:g?make)(?:\[\d+\])?: \*\*\* (No rule to make target .+?)\.\s+Stop\.$/;
 const LD_SUMMARY = /^collect2: error: ld returned \d+ exit status$|^clang(?:\+\+)?: error: linker command failed/;
@@ -160,7 +161,7 @@ function open_cmake(line: string, state: State): boolean {
 
 /** A CMake block is its indented paragraphs; a `Call Stack` section turns into notes, one per frame. */
 function close_cmake(diagnostic: ParsedDiagnostic, body: readonly string[]): void {
-  const stack_at = body.findIndex((text) => text.trim() === "Call Stack (most recent call first):");
+  const stack_at = body.indexOf(CMAKE_STACK_HEAD);
   const message_lines = stack_at < 0 ? body : body.slice(0, stack_at);
   const paragraphs = message_lines
     .join("\n")
@@ -179,7 +180,7 @@ function continue_open(line: string, state: State): boolean {
   if (open === null) return false;
   if (open.kind === "lld") {
     if (continue_lld(line, open.diagnostic)) return true;
-  } else if (line === "" || /^\s/.test(line)) {
+  } else if (line === "" || /^\s/.test(line) || line === CMAKE_STACK_HEAD) {
     open.body.push(line);
     return true;
   } else {

@@ -53,9 +53,9 @@ function code_of(kind: string): string {
 }
 
 function source_of(printed: string, object: string | null): string {
-  const from_object = object === null ? null : CMAKE_OBJECT.exec(object)?.[1];
+  const from_object = object === null ? undefined : CMAKE_OBJECT.exec(object)?.[1];
   const base = printed.slice(printed.lastIndexOf("/") + 1);
-  return from_object !== undefined && from_object !== null && from_object.endsWith(base) ? from_object : printed;
+  return from_object?.endsWith(base) ? from_object : printed;
 }
 
 /** `… multiple definition of `f()'; OBJ:SRC:(.text+0x0): first defined here` keeps the first definition as a note. */
@@ -95,7 +95,16 @@ function read_ld(line: string, state: State): boolean {
   const gold = GOLD_AT.exec(line);
   if (gold !== null) {
     const kind = gold[5] ?? "";
-    state.out.push(record({ source: "ld", severity: gold[4] === "warning" ? "warning" : "error", file: gold[2] ?? null, code: code_of(kind), message: `${kind} ${gold[6] ?? ""}`, function: gold[3] ?? null }));
+    state.out.push(
+      record({
+        source: "ld",
+        severity: gold[4] === "warning" ? "warning" : "error",
+        file: gold[2] ?? null,
+        code: code_of(kind),
+        message: `${kind} ${gold[6] ?? ""}`,
+        function: gold[3] ?? null,
+      }),
+    );
     return true;
   }
   if (LD_SUMMARY.test(line)) return true;
@@ -195,7 +204,10 @@ function continue_open(line: string, state: State): boolean {
  * grammar (`collect2: error: …` would otherwise read as a driver error).
  */
 export function is_link_build_line(line: string): boolean {
-  return [LD_IN_FUNCTION, LD_AT, LD_LINE, GOLD_AT, LLD_LINE, CMAKE_HEAD, CMAKE_LINE, MAKE_NO_RULE, LD_SUMMARY].some((pattern) => pattern.test(line)) || line.startsWith(">>> ");
+  return (
+    [LD_IN_FUNCTION, LD_AT, LD_LINE, GOLD_AT, LLD_LINE, CMAKE_HEAD, CMAKE_LINE, MAKE_NO_RULE, LD_SUMMARY].some((pattern) => pattern.test(line)) ||
+    line.startsWith(">>> ")
+  );
 }
 
 /** ld/gold/lld errors, CMake configure blocks and make's `No rule to make target`, as printed (paths not normalised). */

@@ -19,7 +19,11 @@ describe("parse_link_build_text", () => {
 
   it("names the source of an ld error from CMake's object name, and the enclosing function from the context line", () => {
     const [duplicate, undefined_reference] = parse_link_build_text(fixture("ninja-link.txt"));
-    expect(duplicate).toMatchObject({ file: "src/dup2.cpp", code: "ld.multiple-definition", children: [{ message: "first defined here", file: "src/dup.cpp" }] });
+    expect(duplicate).toMatchObject({
+      file: "src/dup2.cpp",
+      code: "ld.multiple-definition",
+      children: [{ message: "first defined here", file: "src/dup.cpp" }],
+    });
     expect(undefined_reference).toMatchObject({ file: "src/main.cpp", line: null, code: "ld.undefined-reference", context: { function: "main" } });
   });
 
@@ -35,12 +39,20 @@ describe("parse_link_build_text", () => {
 
   it("turns a CMake call stack into notes", () => {
     expect(parse_link_build_text(fixture("cmake-callstack.txt"))).toMatchObject([
-      { file: "cmake/deps.cmake", line: 1, code: "cmake.message", message: "no zlib", children: [{ file: "CMakeLists.txt", line: 4, message: "called from include" }] },
+      {
+        file: "cmake/deps.cmake",
+        line: 1,
+        code: "cmake.message",
+        message: "no zlib",
+        children: [{ file: "CMakeLists.txt", line: 4, message: "called from include" }],
+      },
     ]);
   });
 
   it("reads make's missing rule", () => {
-    expect(parse_link_build_text("make: *** No rule to make target 'gen.h', needed by 'a.o'.  Stop.")).toMatchObject([{ source: "make", code: "make.no-rule" }]);
+    expect(parse_link_build_text("make: *** No rule to make target 'gen.h', needed by 'a.o'.  Stop.")).toMatchObject([
+      { source: "make", code: "make.no-rule" },
+    ]);
   });
 
   it("skips the driver's summary of a failed link", () => {

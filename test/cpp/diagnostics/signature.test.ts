@@ -99,7 +99,8 @@ describe("semantic_signature", () => {
   });
 
   it("anchors a crash on its top three in-app frames, skipping runtime frames", () => {
-    const crash = (frames: Frame[]): string => semantic_signature(diagnostic({ source: "sanitizer", code: "heap-use-after-free", message: "heap-use-after-free on address 0x6020", frames }));
+    const crash = (frames: Frame[]): string =>
+      semantic_signature(diagnostic({ source: "sanitizer", code: "heap-use-after-free", message: "heap-use-after-free on address 0x6020", frames }));
     const app = [frame(1, "use(int*)", "src/a.cpp", true), frame(2, "run()", "src/b.cpp", true), frame(3, "main", "src/main.cpp", true)];
     const with_runtime = [frame(0, "__interceptor_free", "<sys>/asan.cpp", false), ...app];
     expect(crash(with_runtime)).toBe(crash(app));

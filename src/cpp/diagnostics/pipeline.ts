@@ -41,7 +41,8 @@ function clean_text(text: string): string {
 
 function detect(text: string): From {
   const head = text.trimStart().slice(0, 4096);
-  if (head.startsWith("<")) return head.includes("<results") ? "cppcheck-xml" : "ctest-junit";
+  // `<command-line>: error: …` is compiler text, so XML needs its declaration or a known root element.
+  if (/^<(?:\?xml|results|testsuites?)\b/.test(head)) return head.includes("<results") ? "cppcheck-xml" : "ctest-junit";
   if (head.startsWith("{")) return "gtest-json";
   return "auto";
 }
@@ -115,7 +116,9 @@ function merge(parsed: readonly ParsedDiagnostic[]): Diagnostic[] {
   const groups = new Map<string, ParsedDiagnostic[]>();
   for (const diagnostic of parsed) {
     const key = identity(diagnostic);
-    groups.set(key, [...(groups.get(key) ?? []), diagnostic]);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [diagnostic]);
+    else group.push(diagnostic);
   }
   return [...groups.values()].map((group) => {
     const kept = group.reduce((best, candidate) => (before(candidate, best) ? candidate : best));

@@ -118,6 +118,7 @@ describe("run_pipeline", () => {
     expect(message('<?xml version="1.0"?><testsuite/>')).toMatch(/^junit/);
     expect(message('<?xml version="1.0"?><results version="2"/>')).toMatch(/^cppcheck/);
     expect(message('{"testsuites":[]}')).toMatch(/^gtest/);
+    expect(message("<command-line>:1:1: error: macro names must be identifiers")).toBe("macro names must be identifiers");
   });
 
   it("reads only the named grammar when told where the text came from", () => {

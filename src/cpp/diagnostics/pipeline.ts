@@ -107,8 +107,10 @@ function compare_text(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Within a group only the job, its target and the include chain differ, so they alone order its members. */
 function before(a: ParsedDiagnostic, b: ParsedDiagnostic): boolean {
-  return (compare_text(a.job ?? "", b.job ?? "") || compare_text(JSON.stringify(a), JSON.stringify(b))) < 0;
+  const rest = (d: ParsedDiagnostic): string => JSON.stringify([d.context.target, d.context.include_chain]);
+  return (compare_text(a.job ?? "", b.job ?? "") || compare_text(rest(a), rest(b))) < 0;
 }
 
 /** Identical records merge; the one kept is the first by job name, so job order in the log never shows. */

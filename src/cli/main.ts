@@ -155,6 +155,14 @@ const COMMANDS: Record<string, Command> = {
     run: async (values, _, io) =>
       (await import("./commands/tasks.js")).run_tasks(io, { json: values.json === true, ...strings(values, { session: "session" }) }),
   },
+  "cpp parse": {
+    summary: "Read C++ tool output (compiler, linker, CMake, CTest JUnit, GoogleTest, cppcheck, sanitizers) as diagnostics",
+    usage: "air cpp parse [--from auto|gcc|clang|ld|cmake|ctest-junit|gtest-json|sanitizer|cppcheck-xml] [--root DIR] [--json] FILE...",
+    options: { from: { type: "string" }, root: { type: "string" }, json: { type: "boolean" } },
+    positionals: true,
+    run: async (values, positionals, io) =>
+      (await import("./commands/cpp-parse.js")).run_cpp_parse(io, { json: values.json === true, files: positionals, ...strings(values, { from: "from", root: "root" }) }),
+  },
   history: {
     summary: "Show a session as the TUI does, or its event log (default: the latest session; piped: the log)",
     usage: "air history [--session ID] [--view tui|events] [--json]",

@@ -56,6 +56,18 @@ describe("parse_compiler_text", () => {
     expect(parsed("gcc-include")[0]?.context.function).toBe("int Widget::size() const");
   });
 
+  it("names constructors, destructors, static members and lambdas from GCC's scope lines", () => {
+    expect(parsed("ninja-build").map((record) => record.context.function)).toEqual(["int main()", "K::K()", "K::~K()", "static int K::s()", "lambda function"]);
+  });
+
+  it("leaves linker lines and make or ninja framing to their own grammar", () => {
+    for (const name of ["ninja-build", "make-build"]) {
+      const records = parsed(name);
+      expect(records).toHaveLength(5);
+      expect(records.every((record) => record.severity === "error" && record.file?.endsWith(".cpp") === true)).toBe(true);
+    }
+  });
+
   it("keeps GCC's instantiation chain and attaches the candidate notes as children", () => {
     const [warning, error] = parsed("gcc-template");
     expect(warning?.context.instantiation).toEqual([]);

@@ -25,9 +25,10 @@ export function compiler_text_lines(text: string): string[] {
 
 // `file:line[:column][{range}…]: severity: message` — the file part is lazy so `C:\src\a.cpp:3:1:` keeps its drive.
 const LOCATED = /^(.+?):(\d+)(?::(\d+))?:(?:(?:\{\d+:\d+-\d+:\d+\})+:)?\s(fatal error|error|warning|note|remark):\s?(.*)$/;
-// A driver or compiler proper speaking without a place: `cc1plus: fatal error: …`, `g++-12: error: …`, `clang: error: …`.
+// A driver or compiler proper speaking without a place: `cc1plus: fatal error: …`, `g++-12: error: …`, `clang: error: …`,
+// and Clang's cc1 with no prefix at all (`error: invalid value 'c++99' in '-std=c++99'`).
 const DRIVER =
-  /^((?:cc1plus|cc1|cc1obj|gcc|g\+\+|c\+\+|cc|clang|clang\+\+)(?:-\d+(?:\.\d+)*)?|<command-line>|<built-in>):\s(fatal error|error|warning|note|remark):\s?(.*)$/;
+  /^(?:(?:(?:cc1plus|cc1|cc1obj|gcc|g\+\+|c\+\+|cc|clang|clang\+\+)(?:-\d+(?:\.\d+)*)?|<command-line>|<built-in>):\s)?(fatal error|error|warning|note|remark):\s?(.*)$/;
 const INCLUDE = /^(In file included from|\s+from) (.+?):(\d+)(?::(\d+))?[:,]$/;
 const INSTANTIATION_SCOPE = /^(.+?): In (?:instantiation|substitution) of '(.*)':$/;
 const FUNCTION_SCOPE = /^(.+?): In ((?:static |copy |move )?(?:member function|function|constructor|destructor|lambda function))(?: '(.*)')?:$/;
@@ -36,6 +37,7 @@ const GLOBAL_SCOPE = /^(.+?): At global scope:$/;
 const INSTANTIATION_STEP = /^(.+?):(\d+)(?::(\d+))?:\s{3}(\S.*)$/;
 const FIXIT = /^fix-it:"((?:[^"\\]|\\.)*)":\{(\d+):(\d+)-(\d+):(\d+)\}:"((?:[^"\\]|\\.)*)"$/;
 const TRAILING_CODE = /^(.*?)\s\[((?:-W|-f)[^\]\s]*)\]$/;
+const WERROR = /^-Werror(?:=|$)/;
 const CLANG_SUMMARY = /^\d+ (?:warnings?|errors?)(?: and \d+ (?:warnings?|errors?))? generated\.$/;
 
 const SEVERITY: Record<string, Severity> = { "fatal error": "fatal", error: "error", warning: "warning", note: "note", remark: "remark" };
@@ -44,11 +46,15 @@ function number_or_null(text: string | undefined): number | null {
   return text === undefined ? null : Number(text);
 }
 
-/** The message without its trailing `[-Wfoo]`, and the code; `-Werror=foo` is `-Wfoo`, the severity already says error. */
+/**
+ * The message without its trailing `[-Wfoo]`, and the code. GCC's `-Werror=foo` and Clang's `-Werror,-Wfoo` are
+ * `-Wfoo`: the severity already says error, and the kind of failure is the warning's.
+ */
 function split_code(message: string): { message: string; code: string | null } {
   const found = TRAILING_CODE.exec(message);
   if (found?.[1] === undefined || found[2] === undefined) return { message, code: null };
-  return { message: found[1], code: found[2].replace(/^-Werror=/, "-W") };
+  const options = found[2].split(",").filter((option) => option !== "-Werror");
+  return { message: found[1], code: options.at(-1)?.replace(WERROR, "-W") ?? null };
 }
 
 function diagnostic_line(file: string | null, line: number | null, column: number | null, severity_text: string, raw_message: string): CompilerLine {
@@ -107,8 +113,8 @@ export function classify_compiler_line(text: string): CompilerLine {
     return diagnostic_line(located[1], Number(located[2]), number_or_null(located[3]), located[4], located[5] ?? "");
   }
   const driver = DRIVER.exec(text);
-  if (driver?.[1] !== undefined && driver[2] !== undefined) {
-    return diagnostic_line(null, null, null, driver[2], driver[3] ?? "");
+  if (driver?.[1] !== undefined) {
+    return diagnostic_line(null, null, null, driver[1], driver[2] ?? "");
   }
   const context = context_line(text);
   if (context !== null) return context;

@@ -91,12 +91,14 @@ describe("parse_compiler_text", () => {
     expect(parsed("hand-windows-clang")[0]?.fixits[0]).toMatchObject({ file: "C:\\src\\app\\main.cpp", replacement: 'y\t"z"' });
   });
 
-  it("splits the warning option off the message, and -Werror=foo is the code -Wfoo", () => {
-    const codes = (name: string) => parsed(name).map((record) => [record.severity, record.code, record.message]);
+  it("splits the warning option off the message: GCC's -Werror=foo and Clang's -Werror,-Wfoo are the code -Wfoo", () => {
+    const codes = (name: string) => parsed(name).map((record) => [record.severity, record.code]);
     expect(codes("gcc-werror")).toEqual([
-      ["error", "-Wparentheses", "suggest parentheses around assignment used as truth value"],
-      ["error", "-Wunused-variable", "unused variable 'unused'"],
+      ["error", "-Wparentheses"],
+      ["error", "-Wunused-variable"],
     ]);
+    expect(codes("clang-werror")).toEqual(codes("gcc-werror"));
+    expect(parsed("gcc-werror")[0]?.message).toBe("suggest parentheses around assignment used as truth value");
   });
 
   it("reads the same records whether colour, hyperlinks or CRLF line ends are on or off", () => {
@@ -109,6 +111,13 @@ describe("parse_compiler_text", () => {
     expect(parsed("gcc-badflag")).toMatchObject([{ severity: "error", file: null, message: "unrecognized command-line option '--bogus-flag'" }]);
     expect(parsed("clang-driver").map((record) => record.message)).toEqual(["no such file or directory: 'missing.cpp'", "no input files"]);
     expect(parsed("gcc-werror")).toHaveLength(2);
+  });
+
+  it("reads Clang's unprefixed cc1 errors with their notes as children", () => {
+    const [error, driver_warning] = parsed("clang-badstd");
+    expect(error).toMatchObject({ severity: "error", file: null, message: "invalid value 'c++99' in '-std=c++99'" });
+    expect(error?.children).toHaveLength(12);
+    expect(driver_warning).toMatchObject({ severity: "warning", file: null, code: "-Wunused-command-line-argument" });
   });
 
   it("tells Clang from GCC by its driver lines, fix-its and summaries", () => {

@@ -76,6 +76,17 @@ describe("parse_compiler_text", () => {
     expect(error?.children.map((child) => child.severity)).toEqual(["note", "note", "note", "note"]);
   });
 
+  it("gives every error of one instantiation the chain GCC printed once for it", () => {
+    const records = parsed("gcc-instantiation-scope");
+    expect(records.map((record) => [record.line, record.context.function, record.context.instantiation.at(-1)?.line ?? null])).toEqual([
+      [8, "int k()", null],
+      [3, "int g(T) [with T = int]", 7],
+      [4, "int g(T) [with T = int]", 7],
+      [3, "int g(T) [with T = double]", 9],
+      [4, "int g(T) [with T = double]", 9],
+    ]);
+  });
+
   it("moves Clang's 'in instantiation of … requested here' notes into the instantiation chain", () => {
     const error = parsed("clang-template")[1];
     expect(error?.context.instantiation).toEqual([

@@ -7,7 +7,7 @@ import type { FixIt, Severity } from "./record.js";
 export type CompilerLine =
   | { kind: "diagnostic"; file: string | null; line: number | null; column: number | null; severity: Severity; code: string | null; message: string }
   | { kind: "include"; file: string; line: number; column: number | null; continued: boolean }
-  | { kind: "scope"; file: string; function: string | null; instantiation: string | null }
+  | { kind: "scope"; file: string | null; function: string | null; instantiation: string | null }
   | { kind: "instantiation_step"; file: string; line: number | null; column: number | null; message: string }
   | { kind: "fixit"; fixit: FixIt }
   | { kind: "other" };
@@ -31,7 +31,11 @@ const DRIVER =
   /^(?:(?:(?:cc1plus|cc1|cc1obj|gcc|g\+\+|c\+\+|cc|clang|clang\+\+)(?:-\d+(?:\.\d+)*)?|<command-line>|<built-in>):\s)?(fatal error|error|warning|note|remark):\s?(.*)$/;
 const INCLUDE = /^(In file included from|\s+from) (.+?):(\d+)(?::(\d+))?[:,]$/;
 const INSTANTIATION_SCOPE = /^(.+?): In (?:instantiation|substitution) of '(.*)':$/;
-const FUNCTION_SCOPE = /^(.+?): In ((?:static |copy |move )?(?:member function|function|constructor|destructor|lambda function))(?: '(.*)')?:$/;
+const SCOPE_KIND = "(?:static |copy |move )?(?:member function|function|constructor|destructor|lambda function)";
+const FUNCTION_SCOPE = new RegExp(`^(.+?): In (${SCOPE_KIND})(?: '(.*)')?:$`);
+// An inlining stack (GCC's -O2 warnings) names the function without a file, then `    inlined from 'f' at F:L:C,` lines.
+const INLINED_SCOPE = new RegExp(`^In (${SCOPE_KIND})(?: '(.*)')?,$`);
+const INLINED_STEP = /^\s+(inlined from '.*') at (.+?):(\d+)(?::(\d+))?[:,]$/;
 const GLOBAL_SCOPE = /^(.+?): At global scope:$/;
 // GCC's instantiation context: a place, then three spaces instead of a severity (`required from here`).
 const INSTANTIATION_STEP = /^(.+?):(\d+)(?::(\d+))?:\s{3}(\S.*)$/;
@@ -102,6 +106,12 @@ function context_line(text: string): CompilerLine | null {
   }
   const scope = FUNCTION_SCOPE.exec(text);
   if (scope?.[1] !== undefined) return { kind: "scope", file: scope[1], function: scope[3] ?? scope[2] ?? null, instantiation: null };
+  const inlined = INLINED_SCOPE.exec(text);
+  if (inlined !== null) return { kind: "scope", file: null, function: inlined[2] ?? inlined[1] ?? null, instantiation: null };
+  const step = INLINED_STEP.exec(text);
+  if (step?.[1] !== undefined && step[2] !== undefined) {
+    return { kind: "instantiation_step", file: step[2], line: Number(step[3]), column: number_or_null(step[4]), message: step[1] };
+  }
   const global = GLOBAL_SCOPE.exec(text);
   if (global?.[1] !== undefined) return { kind: "scope", file: global[1], function: null, instantiation: null };
   return null;

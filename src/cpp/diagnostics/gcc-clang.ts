@@ -15,7 +15,8 @@ type TextState = {
   pending_chain: SourceLocation[] | null;
   last_was_include: boolean;
   included: { file: string; chain: SourceLocation[] } | null;
-  scope: { file: string; function: string | null; instantiation: Instantiation[] } | null;
+  /** A scope without a file (an inlining stack) belongs to the next diagnostic, whatever its file, and then to that file. */
+  scope: { file: string | null; function: string | null; instantiation: Instantiation[] } | null;
 };
 
 // Clang says how an instantiation was reached in notes after the error; GCC in lines before it.
@@ -90,6 +91,12 @@ function include_chain_of(state: TextState, file: string | null): SourceLocation
   return [];
 }
 
+function scope_of(state: TextState, file: string | null): TextState["scope"] {
+  if (state.scope === null) return null;
+  if (state.scope.file === null) state.scope.file = file;
+  return state.scope.file === file ? state.scope : null;
+}
+
 function read_diagnostic(state: TextState, line: DiagnosticLine): void {
   const include_chain = include_chain_of(state, line.file);
   const { primary } = state;
@@ -101,7 +108,7 @@ function read_diagnostic(state: TextState, line: DiagnosticLine): void {
     primary.children.push({ severity: line.severity, file: line.file, line: line.line, column: line.column, code: line.code, message: line.message });
     return;
   }
-  const scope = state.scope !== null && state.scope.file === line.file ? state.scope : null;
+  const scope = scope_of(state, line.file);
   const record: ParsedDiagnostic = {
     severity: line.severity,
     file: line.file,

@@ -87,6 +87,16 @@ describe("parse_compiler_text", () => {
     ]);
   });
 
+  it("reads GCC's inlining stack: the function without a file, then each 'inlined from' step", () => {
+    const [warning] = parsed("gcc-inlined");
+    expect(warning?.context.function).toBe("char* strcpy(char*, const char*)");
+    expect(warning?.context.instantiation.map((step) => [step.message, step.line])).toEqual([
+      ["inlined from 'void copy_into(char*, const char*, unsigned int)'", 2],
+      ["inlined from 'void fill()'", 6],
+    ]);
+    expect(warning?.job).toBe("inlined.cpp");
+  });
+
   it("moves Clang's 'in instantiation of … requested here' notes into the instantiation chain", () => {
     const error = parsed("clang-template")[1];
     expect(error?.context.instantiation).toEqual([

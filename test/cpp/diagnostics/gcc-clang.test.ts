@@ -51,9 +51,10 @@ describe("parse_compiler_text", () => {
     expect(second?.job).toBe("pair.cpp");
   });
 
-  it("takes the enclosing function from the scope line before the diagnostic", () => {
+  it("takes the enclosing function from the scope line before the diagnostic, and none after At global scope", () => {
     expect(parsed("gcc-header-twice").map((record) => record.context.function)).toEqual(["int first()", "int second()"]);
     expect(parsed("gcc-include")[0]?.context.function).toBe("int Widget::size() const");
+    expect(parsed("gcc-global-scope").map((record) => record.context.function)).toEqual(["int f()", null]);
   });
 
   it("names constructors, destructors, static members and lambdas from GCC's scope lines", () => {

@@ -86,7 +86,8 @@ function include_chain_of(state: TextState, file: string | null): SourceLocation
     state.included = { file, chain };
     return chain;
   }
-  if (state.included?.file === file) return state.included.chain;
+  // A copy: records that inherit the chain must not share one array with each other.
+  if (state.included?.file === file) return [...state.included.chain];
   state.included = { file, chain: [] };
   return [];
 }

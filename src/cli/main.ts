@@ -161,7 +161,11 @@ const COMMANDS: Record<string, Command> = {
     options: { from: { type: "string" }, root: { type: "string" }, json: { type: "boolean" } },
     positionals: true,
     run: async (values, positionals, io) =>
-      (await import("./commands/cpp-parse.js")).run_cpp_parse(io, { json: values.json === true, files: positionals, ...strings(values, { from: "from", root: "root" }) }),
+      (await import("./commands/cpp-parse.js")).run_cpp_parse(io, {
+        json: values.json === true,
+        files: positionals,
+        ...strings(values, { from: "from", root: "root" }),
+      }),
   },
   history: {
     summary: "Show a session as the TUI does, or its event log (default: the latest session; piped: the log)",

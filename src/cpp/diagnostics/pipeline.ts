@@ -1,3 +1,4 @@
+import path from "node:path";
 import * as v from "valibot";
 import { split_jobs } from "./jobs.js";
 import { is_link_build_line, parse_link_build_text } from "./link-build.js";
@@ -94,6 +95,8 @@ function normalise(diagnostic: ParsedDiagnostic, paths: PathContext): ParsedDiag
     },
     fixits: diagnostic.fixits.map((fixit) => ({ ...fixit, file: normalise_path(fixit.file, paths) })),
     frames: diagnostic.frames.map((frame) => normalise_location(frame, paths)),
+    // A job named by an absolute path (a translation unit) is a place too: moved, the project lists the same occurrences.
+    job: diagnostic.job !== null && path.isAbsolute(diagnostic.job) ? normalise_path(diagnostic.job, paths) : diagnostic.job,
   };
 }
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { DiagnosticSource, Frame, ParsedDiagnostic, Severity } from "./record.js";
 
 /** Bumped whenever a canonical string below changes, so stored signatures of an older algorithm never collide. */
-export const SIGNATURE_VERSION = "sig/v1";
+const SIGNATURE_VERSION = "sig/v1";
 
 /** A message with its variable parts masked, and the quoted spans it masked (the candidate anchor symbols). */
 export interface MessageTemplate {

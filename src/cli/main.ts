@@ -157,7 +157,8 @@ const COMMANDS: Record<string, Command> = {
   },
   "cpp parse": {
     summary: "Read C++ tool output (compiler, linker, CMake, CTest JUnit, GoogleTest, cppcheck, sanitizers) as diagnostics",
-    usage: "air cpp parse [--from FORMAT] [--root DIR] [--json] FILE... (FORMAT: auto, gcc, clang, ld, cmake, ctest-junit, gtest-json, sanitizer, cppcheck-xml)",
+    usage:
+      "air cpp parse [--from FORMAT] [--root DIR] [--json] FILE... (FORMAT: auto, gcc, clang, ld, cmake, ctest-junit, gtest-json, sanitizer, cppcheck-xml)",
     options: { from: { type: "string" }, root: { type: "string" }, json: { type: "boolean" } },
     positionals: true,
     run: async (values, positionals, io) =>

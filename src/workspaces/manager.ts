@@ -1,7 +1,9 @@
 import { air_failure } from "../contracts/errors.js";
 import type { WorkspaceStrategy } from "../contracts/events/workspace.js";
 import { make_event, type EventType, type PayloadInputOf } from "../contracts/events/registry.js";
-import { new_id, type AgentId, type TaskId, type WorkspaceId } from "../contracts/ids.js";
+import * as v from "valibot";
+import { new_id, TaskId, WorkspaceId, type AgentId } from "../contracts/ids.js";
+import type { workspaces } from "../db/schema.js";
 import type { Session } from "../project/session-manager.js";
 import { commit_work } from "./commit.js";
 import { create_copy, remove_copy } from "./copy.js";
@@ -9,7 +11,7 @@ import { merge_into_checkout } from "./merge.js";
 import { VERIFICATION_FAILED_DETAIL, type MergeResult, type VerifyOutcome } from "./merge-result.js";
 import { recover_merge, type Recovery } from "./recover.js";
 import { snapshot_checkout } from "./snapshot.js";
-import { create_worktree, prune_worktrees, remove_worktree } from "./worktree.js";
+import { create_worktree, prune_worktrees, remove_worktree, workspace_branch } from "./worktree.js";
 
 /** The Scheduler's decision for one task (seeds 000 §7.5 `WorkspacePlan`): the manager carries it out as given. */
 export type WorkspacePlan = {
@@ -30,6 +32,20 @@ export type WorkspaceRef = {
   readonly branch?: string;
   readonly base_commit?: string;
 };
+
+/** A workspace as its row records it: a worktree's branch is named after its task and itself. */
+export function workspace_ref(row: typeof workspaces.$inferSelect): WorkspaceRef {
+  const workspace_id = v.parse(WorkspaceId, row.id);
+  const task_id = v.parse(TaskId, row.task_id);
+  return {
+    workspace_id,
+    task_id,
+    strategy: row.strategy,
+    path: row.path,
+    ...(row.strategy === "worktree" ? { branch: workspace_branch(task_id, workspace_id) } : {}),
+    ...(row.base_ref === null ? {} : { base_commit: row.base_ref }),
+  };
+}
 
 const MAX_DETAIL = 4_000;
 

@@ -2,15 +2,14 @@ import fs from "node:fs";
 import { and, eq, inArray } from "drizzle-orm";
 import * as v from "valibot";
 import { is_air_failure } from "../contracts/errors.js";
-import { SessionId, TaskId, WorkspaceId } from "../contracts/ids.js";
+import { SessionId, type WorkspaceId } from "../contracts/ids.js";
 import type { TaskStatus, WorkspaceStatus } from "../contracts/status.js";
 import { open_client } from "../db/sqlite.js";
 import { tasks, workspaces } from "../db/schema.js";
 import { session_db_path } from "../project/layout.js";
 import { open_session, type Session } from "../project/session-manager.js";
-import { WorkspaceManager, type WorkspaceRef } from "./manager.js";
+import { WorkspaceManager, workspace_ref } from "./manager.js";
 import { due_for_cleanup } from "./retention.js";
-import { workspace_branch } from "./worktree.js";
 
 /**
  * The workspace GC of seeds 003 §15, run when `air run` or `air resume` opens a session in a project: in the
@@ -30,15 +29,6 @@ const ENDED: readonly TaskStatus[] = ["completed", "failed", "cancelled"];
 const UNDECIDED: readonly WorkspaceStatus[] = ["active", "conflicted"];
 const RETAINED: readonly WorkspaceStatus[] = ["merged", "abandoned"];
 
-type Row = typeof workspaces.$inferSelect;
-
-function ref_of(row: Row): WorkspaceRef {
-  const workspace_id = v.parse(WorkspaceId, row.id);
-  const task_id = v.parse(TaskId, row.task_id);
-  const branch = row.strategy === "worktree" ? { branch: workspace_branch(task_id, workspace_id) } : {};
-  return { workspace_id, task_id, strategy: row.strategy, path: row.path, ...branch };
-}
-
 /** Workspaces of ended tasks whose work did not land: abandoned now, so their 3 days start. */
 function abandon_ended(session: Session, manager: WorkspaceManager): WorkspaceId[] {
   const rows = session.connection.db
@@ -48,7 +38,7 @@ function abandon_ended(session: Session, manager: WorkspaceManager): WorkspaceId
     .where(and(inArray(workspaces.status, [...UNDECIDED]), inArray(tasks.status, [...ENDED])))
     .all();
   return rows.map(({ workspace, task_status }) => {
-    const ref = ref_of(workspace);
+    const ref = workspace_ref(workspace);
     manager.abandon_workspace(ref, `its task ended ${task_status} without merging this workspace`);
     return ref.workspace_id;
   });
@@ -65,7 +55,7 @@ async function sweep_session(session: Session, now: Date, options: { retire_ende
     .all();
   const cleaned: WorkspaceId[] = [];
   for (const row of due_for_cleanup(retained, now)) {
-    const ref = ref_of(row);
+    const ref = workspace_ref(row);
     await manager.cleanup_workspace(ref);
     cleaned.push(ref.workspace_id);
   }

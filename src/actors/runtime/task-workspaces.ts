@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import * as v from "valibot";
-import { new_id, TaskId, WorkspaceId, type AgentId } from "../../contracts/ids.js";
+import { new_id, TaskId, type AgentId } from "../../contracts/ids.js";
 import type { WorkspaceStatus } from "../../contracts/status.js";
 import { CODE_TASK_TYPES, type TaskSpec } from "../../contracts/task.js";
 import { tasks, workspaces } from "../../db/schema.js";
@@ -8,10 +8,9 @@ import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import { ShellRunOutput } from "../../tools/shell/run.js";
-import { WorkspaceManager, type WorkspaceRef } from "../../workspaces/manager.js";
+import { WorkspaceManager, workspace_ref, type WorkspaceRef } from "../../workspaces/manager.js";
 import type { MergeResult, VerifyOutcome } from "../../workspaces/merge-result.js";
 import { workspace_strategy_for, type StrategyAnswer } from "../../workspaces/strategy.js";
-import { workspace_branch } from "../../workspaces/worktree.js";
 
 /**
  * Where a code task works while it is the only one unfinished: the main checkout, as a single agent does (the
@@ -28,10 +27,8 @@ function task_worktree(session: Session, task_id: string, statuses: readonly Wor
     .where(and(eq(workspaces.task_id, task_id), eq(workspaces.strategy, "worktree"), inArray(workspaces.status, [...statuses])))
     .orderBy(desc(workspaces.created_at))
     .get();
-  if (row === undefined || row.base_ref === null) return undefined;
-  const workspace_id = v.parse(WorkspaceId, row.id);
-  const task = v.parse(TaskId, task_id);
-  return { workspace_id, task_id: task, strategy: "worktree", path: row.path, branch: workspace_branch(task, workspace_id), base_commit: row.base_ref };
+  // A worktree without its base could not be merged three-way: it is not offered.
+  return row === undefined || row.base_ref === null ? undefined : workspace_ref(row);
 }
 
 /** What the tool calls of a task in its worktree carry (see `ToolCaller.workspace`); none in the main checkout. */

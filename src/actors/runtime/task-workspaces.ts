@@ -7,7 +7,7 @@ import { tasks, workspaces } from "../../db/schema.js";
 import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
-import { ShellRunOutput } from "../../tools/shell/run.js";
+import { ShellRunOutput } from "../../tools/shell/command.js";
 import { WorkspaceManager, workspace_ref, type WorkspaceRef } from "../../workspaces/manager.js";
 import type { MergeResult, VerifyOutcome } from "../../workspaces/merge-result.js";
 import { workspace_strategy_for, type StrategyAnswer } from "../../workspaces/strategy.js";

@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { TaskBudget } from "./budget.js";
+import { JsonObject } from "./entity.js";
 import { TaskId } from "./ids.js";
+import { ToolName } from "./tool.js";
 import { WriteArea } from "./write-area.js";
 
 /** `docs` joins the seeds' five task types: documentation work is executed like code but verified differently. */
@@ -39,8 +41,21 @@ const TaskDependencies = v.strictObject({
   serialization: v.optional(v.array(TaskId), []),
 });
 
+/**
+ * A tool call that verifies a task (`cpp.build`, `cpp.test`): it passes when the call succeeds. Such tools judge
+ * their own output (a build with errors, a failing test is a failed call), which an exit code cannot say as well.
+ */
+export const VerificationTool = v.strictObject({ tool_name: ToolName, input: v.optional(JsonObject, {}) });
+export type VerificationTool = v.InferOutput<typeof VerificationTool>;
+
+/** How a verification tool call is named in results and summaries: the tool, and its input when it has one. */
+export function verification_label(tool: VerificationTool): string {
+  return Object.keys(tool.input).length === 0 ? tool.tool_name : `${tool.tool_name} ${JSON.stringify(tool.input)}`;
+}
+
 const VerificationPolicy = v.strictObject({
   commands: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+  tools: v.optional(v.array(VerificationTool), []),
   required: v.boolean(),
   fallback_allowed: v.boolean(),
 });

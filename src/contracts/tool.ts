@@ -13,7 +13,7 @@ export const CONTEXT_COMPACT_TOOL = "context.compact";
 export const ToolCategory = v.picklist(["filesystem", "shell", "build", "test", "debug", "static_analysis", "gui", "network", "memory", "project", "internal"]);
 export type ToolCategory = v.InferOutput<typeof ToolCategory>;
 
-const ToolName = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, "expected a dotted tool name such as fs.read"));
+export const ToolName = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/, "expected a dotted tool name such as fs.read"));
 
 /** A request to run a tool, as a worker sends it in `tool.call` and the parent's registry receives it. */
 export const ToolCall = v.strictObject({ tool_name: ToolName, input: JsonObject });

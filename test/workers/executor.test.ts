@@ -142,6 +142,17 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
     expect(report.agent.status).toBe("completed");
   });
 
+  it("a verification tool passes when its call succeeds and fails the task when its call fails", async () => {
+    const reads = (file: string) => ({ verification: { tools: [{ tool_name: "file.check", input: { path: file } }], required: true, fallback_allowed: false } });
+    const passed = await h.run({ task: reads("a.txt"), script: writes });
+    expect(passed.output.result).toMatchObject({ status: "completed", verification: [{ command: 'file.check {"path":"a.txt"}', passed: true }] });
+    expect(passed.output.result!.evidence_refs).toContainEqual(expect.objectContaining({ kind: "tool_run", claim: 'file.check {"path":"a.txt"} passed' }));
+
+    const failed = await h.run({ task: reads("missing.txt"), script: writes });
+    expect(failed.output.result).toMatchObject({ status: "failed", verification: [{ command: 'file.check {"path":"missing.txt"}', passed: false }] });
+    expect(failed.output.result!.risks[0]!.description).toContain("missing.txt");
+  });
+
   it("a code change without verification commands is completed with a risk only when the fallback is allowed", async () => {
     const allowed = await h.run({ task: { verification: { required: true, fallback_allowed: true } }, script: writes });
     expect(allowed.output.result).toMatchObject({ status: "completed", verification: [] });

@@ -128,6 +128,12 @@ export function test_tools(root: string, script: readonly ModelTurn[], log: Tool
           effects: { changed_files: [], diff_artifact_ids: [], command_runs: [command_run], commits: [] },
         };
       }
+      // A tool that judges its own result, as `cpp.build` does: it fails when the file is missing.
+      case "file.check": {
+        const relative = String(call.input.path);
+        if (fs.existsSync(path.join(root, relative))) return { ok: true, tool_run_id, output: { path: relative } };
+        return { ok: false, tool_run_id, error: make_air_error({ kind: "tool_error", message: `${relative} does not exist` }) };
+      }
       default:
         return { ok: false, tool_run_id, error: make_air_error({ kind: "tool_error", message: `no tool ${call.tool_name}` }) };
     }

@@ -6,6 +6,7 @@ import { air_failure, AirFailure } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
 import type { ContentBlock, ModelRequest, ModelResponse } from "../../contracts/provider.js";
 import type { ToolSchema } from "../../contracts/tool.js";
+import { VerificationTool } from "../../contracts/task.js";
 import { WriteArea } from "../../contracts/write-area.js";
 import type { Classification, UserRequest } from "../../machines/main-agent.js";
 import { PlanReply } from "../../orchestration/plan/plan-reply.js";
@@ -23,6 +24,7 @@ const TaskReply = v.strictObject({
   description: Line,
   acceptance_criteria: v.array(Line),
   verification_commands: v.array(Line),
+  verification_tools: v.optional(v.array(VerificationTool), []),
   write_area: v.optional(WriteArea),
 });
 
@@ -97,6 +99,7 @@ function parse_classification(response: ModelResponse, defaults: TaskDefaults): 
       description: reply.description,
       acceptance_criteria: reply.acceptance_criteria,
       verification_commands: reply.verification_commands,
+      verification_tools: reply.verification_tools,
       scope: reply.write_area === undefined ? {} : { write_area: reply.write_area },
       dependencies: { hard: [], soft: [] },
     },

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import * as v from "valibot";
 import { new_id, TaskId, type AgentId } from "../../contracts/ids.js";
 import type { WorkspaceStatus } from "../../contracts/status.js";
-import { CODE_TASK_TYPES, type TaskSpec } from "../../contracts/task.js";
+import { CODE_TASK_TYPES, verification_label, type TaskSpec } from "../../contracts/task.js";
 import { tasks, workspaces } from "../../db/schema.js";
 import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import type { Session } from "../../project/session-manager.js";
@@ -137,15 +137,20 @@ export class TaskWorkspaces {
     if (await this.parallel_capable()) await this.#manager.recover();
   }
 
-  /** The task's verification commands on the merged checkout, through the permission engine like any command. */
+  /** The task's verification commands and tools on the merged checkout, through the permission engine like any call. */
   async #verify(task: TaskSpec): Promise<VerifyOutcome> {
+    const caller = { session: this.#session, task_id: v.parse(TaskId, task.id) };
     for (const command of task.verification.commands ?? []) {
-      const outcome = await this.#registry.call({ tool_name: "shell.run", input: { command } }, { session: this.#session, task_id: v.parse(TaskId, task.id) });
+      const outcome = await this.#registry.call({ tool_name: "shell.run", input: { command } }, caller);
       if (!outcome.ok) return { passed: false, reason: `\`${command}\` could not run: ${outcome.error.message}` };
       const output = v.parse(VerificationRun, outcome.output);
       if (output.exit_code !== 0) {
         return { passed: false, reason: `\`${command}\` exited ${output.exit_code} on the merged checkout`, detail: output.stderr_tail || output.stdout_tail };
       }
+    }
+    for (const tool of task.verification.tools) {
+      const outcome = await this.#registry.call(tool, caller);
+      if (!outcome.ok) return { passed: false, reason: `${verification_label(tool)} failed on the merged checkout: ${outcome.error.message}` };
     }
     return { passed: true };
   }

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { VerificationTool } from "../../contracts/task.js";
 import { WriteArea } from "../../contracts/write-area.js";
 
 const Line = v.pipe(v.string(), v.trim(), v.minLength(1));
@@ -27,6 +28,8 @@ export const PlannedTask = v.strictObject({
   description: Line,
   acceptance_criteria: v.array(Line),
   verification_commands: v.array(Line),
+  /** Tools that verify the task (`cpp.build`, `cpp.test`), run after the commands. */
+  verification_tools: v.optional(v.array(VerificationTool), []),
   write_area: WriteArea,
   expected_files: v.optional(v.array(Line), []),
   depends_on: v.optional(PlanDependencies, { hard: [], soft: [] }),

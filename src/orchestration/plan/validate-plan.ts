@@ -119,6 +119,7 @@ export function validate_plan(reply: unknown, defaults: TaskDefaults): TaskSpec[
         description: task.description,
         acceptance_criteria: task.acceptance_criteria,
         verification_commands: task.verification_commands,
+        verification_tools: task.verification_tools,
         scope: { write_area: task.write_area, ...(task.expected_files.length === 0 ? {} : { expected_files: task.expected_files.map(relative_file) }) },
         // A key named twice is one dependency: the rows are keyed by (task, dependency, kind).
         dependencies: { hard: unique(task.depends_on.hard).map(id_of), soft: unique(task.depends_on.soft).map(id_of) },

@@ -3,7 +3,7 @@ import type { EvidenceRef } from "../../contracts/artifact.js";
 import { AirFailure, type AirError } from "../../contracts/errors.js";
 import type { AgentBrief } from "../../contracts/ipc.js";
 import type { ContentBlock, ModelDelta } from "../../contracts/provider.js";
-import type { TaskSpec } from "../../contracts/task.js";
+import { verification_label, type TaskSpec } from "../../contracts/task.js";
 import { CONTEXT_COMPACT_TOOL, effects_of, type ToolOutcome } from "../../contracts/tool.js";
 import type { Risk, VerificationResult, WorkerResult, WorkerStatus } from "../../contracts/worker-result.js";
 import { AgentContext } from "../../context/agent-context.js";
@@ -204,6 +204,30 @@ class ExecutorRun {
         claim: outcome.ok ? `\`${command}\` exited ${exit_code ?? "without an exit code"}` : `\`${command}\` could not run: ${outcome.error.message}`,
       });
     }
+    for (const tool of this.task.verification.tools) await this.#verify_with(tool);
+  }
+
+  /** A verification tool passes when its call succeeds; its last command run is its evidence. */
+  async #verify_with(tool: TaskSpec["verification"]["tools"][number]): Promise<void> {
+    const label = verification_label(tool);
+    const started = Date.now();
+    const outcome = await this.runtime.call_tool(tool);
+    this.#commands_run.push(label);
+    const ran = effects_of(outcome).command_runs.at(-1);
+    this.#verification.push({
+      command: label,
+      exit_code: ran?.exit_code ?? null,
+      passed: outcome.ok,
+      duration_ms: ran?.duration_ms ?? Date.now() - started,
+      ...(ran?.stdout_artifact_id === undefined ? {} : { artifact_id: ran.stdout_artifact_id }),
+    });
+    if (!outcome.ok && outcome.error.kind === "permission_error") this.#verification_blocked = true;
+    this.#evidence.push({
+      id: new_id("evidence"),
+      kind: outcome.tool_run_id === undefined ? "message" : "tool_run",
+      ref: outcome.tool_run_id ?? ran?.command_run_id ?? label,
+      claim: outcome.ok ? `${label} passed` : `${label} failed: ${outcome.error.message}`,
+    });
   }
 
   #status(ending: Ending): WorkerStatus {

@@ -69,6 +69,23 @@ describe("validate_plan", () => {
     });
   });
 
+  it("carries verification tools into the TaskSpec, and a task verified only by tools still requires verification", () => {
+    const [spec] = validate_plan(
+      plan({ key: "lib-a", verification_commands: [], verification_tools: [{ tool_name: "cpp.build" }, { tool_name: "cpp.test", input: { regex: "lib_a" } }] }),
+      DEFAULTS,
+    );
+    expect(spec?.verification).toEqual({
+      commands: [],
+      tools: [
+        { tool_name: "cpp.build", input: {} },
+        { tool_name: "cpp.test", input: { regex: "lib_a" } },
+      ],
+      required: true,
+      fallback_allowed: false,
+    });
+    expect(refusal(plan({ key: "lib-a", verification_tools: [{ tool_name: "build" }] }))).toContain("tool name");
+  });
+
   it("reads missing dependencies and expected files as none, and a key named twice as one dependency", () => {
     const specs = validate_plan(
       {

@@ -3,6 +3,7 @@ import { pathToFileURL } from "node:url";
 import {
   CancellationTokenSource,
   createMessageConnection,
+  ErrorCodes,
   type MessageConnection,
   type RequestParam,
   ResponseError,
@@ -33,6 +34,14 @@ export type ClangdClientOptions = ClangdLaunch & {
 type Document = { version: number; text: string };
 type Published = { version: number | undefined; diagnostics: LspDiagnostic[] };
 type Waiter = { version: number; resolve(diagnostics: LspDiagnostic[]): void };
+
+/** vscode-jsonrpc's own failures of a closed or broken pipe: the process exit that comes with them is the error. */
+const TRANSPORT_ERRORS = new Set<number>([
+  ErrorCodes.MessageWriteError,
+  ErrorCodes.MessageReadError,
+  ErrorCodes.PendingResponseRejected,
+  ErrorCodes.ConnectionInactive,
+]);
 
 /** How long `shutdown` may take on close before clangd is told to exit anyway. */
 const SHUTDOWN_MS = 2000;
@@ -139,8 +148,11 @@ export class ClangdClient {
     const cancel = new CancellationTokenSource();
     try {
       return await this.#guard(type.method, this.#connection.sendRequest(type, params, cancel.token), signal);
+    } catch (error) {
+      // Only an abandoned request of a live clangd needs cancelling: a timeout has killed the process already.
+      if (signal?.aborted === true && this.#process.alive) cancel.cancel();
+      throw error;
     } finally {
-      cancel.cancel();
       cancel.dispose();
     }
   }
@@ -190,7 +202,7 @@ export class ClangdClient {
       work.then(
         (value) => settle(() => resolve(value)),
         (error: unknown) => {
-          if (error instanceof ResponseError) settle(() => reject(clangd_refused(what, error)));
+          if (error instanceof ResponseError && !TRANSPORT_ERRORS.has(error.code)) settle(() => reject(clangd_refused(what, error)));
         },
       );
     });

@@ -189,6 +189,7 @@ export class ClangdClient {
       const settle = (outcome: () => void) => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", on_abort);
+        stop_listening();
         outcome();
       };
       const on_abort = () => settle(() => reject(clangd_cancelled(what)));
@@ -196,9 +197,10 @@ export class ClangdClient {
         void child.kill();
         settle(() => reject(clangd_timeout(what, this.#timeout_ms)));
       }, this.#timeout_ms);
+      let stop_listening: () => void = () => undefined;
       if (signal?.aborted === true) return on_abort();
       signal?.addEventListener("abort", on_abort, { once: true });
-      void child.exited.then((exit) => settle(() => reject(clangd_exited(what, exit, child.stderr_tail()))));
+      stop_listening = child.on_exit((exit) => settle(() => reject(clangd_exited(what, exit, child.stderr_tail()))));
       work.then(
         (value) => settle(() => resolve(value)),
         (error: unknown) => {

@@ -23,6 +23,7 @@ export class ClangdProcess {
   readonly exited: Promise<ClangdExit>;
   #stderr = "";
   #exit: ClangdExit | undefined;
+  readonly #exit_listeners = new Set<(exit: ClangdExit) => void>();
 
   constructor(launch: ClangdLaunch) {
     const args = ["--background-index=false", "--log=error", "-j=1", "--pch-storage=memory"];
@@ -35,15 +36,25 @@ export class ClangdProcess {
     // Writes racing the exit fail with EPIPE; the exit itself is what callers are told about.
     this.child.stdin.on("error", () => undefined);
     this.exited = new Promise((resolve) => {
-      this.child.once("error", (error) => {
-        this.#exit = { code: null, signal: null, error: error.message };
+      const ended = (exit: ClangdExit) => {
+        this.#exit ??= exit;
+        for (const listener of this.#exit_listeners) listener(this.#exit);
+        this.#exit_listeners.clear();
         resolve(this.#exit);
-      });
-      this.child.once("close", (code, signal) => {
-        this.#exit ??= { code, signal };
-        resolve(this.#exit);
-      });
+      };
+      this.child.once("error", (error) => ended({ code: null, signal: null, error: error.message }));
+      this.child.once("close", (code, signal) => ended({ code, signal }));
     });
+  }
+
+  /** Calls `listener` once the process has exited (at once if it has); returns how to stop listening. */
+  on_exit(listener: (exit: ClangdExit) => void): () => void {
+    if (this.#exit !== undefined) {
+      listener(this.#exit);
+      return () => undefined;
+    }
+    this.#exit_listeners.add(listener);
+    return () => this.#exit_listeners.delete(listener);
   }
 
   get pid(): number | null {

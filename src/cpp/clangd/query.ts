@@ -7,7 +7,7 @@ import { translation_units } from "./compile-db.js";
 import { diagnostic_of, hover_text, locations_of, symbols_of } from "./convert.js";
 import type { ClangdQueryOutput } from "./results.js";
 
-export type ClangdAction = ClangdQueryOutput["action"];
+type ClangdAction = ClangdQueryOutput["action"];
 
 export type ClangdQuery = {
   readonly client: ClangdClient;
@@ -79,7 +79,7 @@ async function index_declaring_header(query: ClangdQuery, position: Position, te
   const list = declared === null ? [] : Array.isArray(declared) ? declared : [declared];
   const headers = list
     .map((entry) => ("targetUri" in entry ? entry.targetUri : entry.uri))
-    .filter((uri) => uri.startsWith(file_uri(query.root)) && uri !== file_uri(query.file))
+    .filter((uri) => uri.startsWith(`${file_uri(query.root)}/`) && uri !== file_uri(query.file))
     .map((uri) => fileURLToPath(uri));
   const indexed: string[] = [];
   for (const header of new Set(headers)) if (await index_file(query, header)) indexed.push(header);

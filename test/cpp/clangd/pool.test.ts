@@ -95,6 +95,21 @@ describe.skipIf(!HAS_CLANGD)("the clangd pool", () => {
     expect(clangd_children()).toEqual([second]);
   });
 
+  it("restarts clangd with the compilation database once one appears in build/air", async () => {
+    const database = path.join(root, "compile_commands.json");
+    fs.rmSync(database);
+    const pool = pool_of();
+    expect(await symbols(pool)).toEqual(["twice", "main"]);
+    expect((await pool.client(root)).compile_commands_dir).toBeNull();
+    fs.mkdirSync(path.join(root, "build", "air"), { recursive: true });
+    write_clangd_project(root);
+    fs.renameSync(database, path.join(root, "build", "air", "compile_commands.json"));
+    const { compile_commands_dir } = await pool.client(root);
+    expect(compile_commands_dir).toBe(path.join(root, "build", "air"));
+    expect(pool.started).toBe(2);
+    expect(clangd_children()).toHaveLength(1);
+  });
+
   it("reports a clangd that dies with the tail of its stderr", async () => {
     const pool = pool_of({ executable: script("echo 'clangd: the compilation database is corrupt' >&2\nexit 3") });
     const error = await failure_of(symbols(pool));

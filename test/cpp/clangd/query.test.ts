@@ -11,7 +11,7 @@ import type { CapabilityTools } from "../../../src/capabilities/builtin.js";
 import { ClangdQueryOutput } from "../../../src/cpp/clangd/results.js";
 import { toolchain_cpp } from "../../../src/cpp/capability.js";
 import { error_of, output_of, tool_harness, type ToolHarness } from "../../tools/helpers.js";
-import { HAS_CLANGD, write_clangd_project } from "./helpers.js";
+import { clangd_children, HAS_CLANGD, write_clangd_project } from "./helpers.js";
 
 let h: ToolHarness;
 let tools: CapabilityTools;
@@ -93,6 +93,25 @@ describe.skipIf(!HAS_CLANGD)("cpp.clangd.query", () => {
     const error = error_of(await h.call("cpp.clangd.query", { file: "src/main.cpp", action: "hover" }));
     expect(error.kind).toBe("tool_error");
     expect(error.message).toContain("definition, references and hover need line and column");
+  });
+
+  it("stops its clangd when the tool set closes, and each tool set has a clangd of its own", async () => {
+    const other = toolchain_cpp.create_tools();
+    const other_registry = tool_harness();
+    try {
+      for (const definition of other.definitions) other_registry.registry.register(definition);
+      write_clangd_project(other_registry.root);
+      await query({ file: "src/main.cpp", action: "document_symbols" });
+      output_of(await other_registry.call("cpp.clangd.query", { file: "src/main.cpp", action: "document_symbols" }));
+      expect(clangd_children()).toHaveLength(2);
+      await tools.close();
+      expect(clangd_children()).toHaveLength(1);
+      await other.close();
+      expect(clangd_children()).toEqual([]);
+    } finally {
+      await other.close();
+      other_registry.cleanup();
+    }
   });
 
   it("declares the file it reads and nothing else", () => {

@@ -94,7 +94,7 @@ export class ClangdClient {
           },
         },
       });
-      await client.#guard("initialized", client.#connection.sendNotification(InitializedNotification.type, {}));
+      await client.#guard("initialized", () => client.#connection.sendNotification(InitializedNotification.type, {}));
     } catch (error) {
       await client.#process.kill();
       client.#connection.dispose();
@@ -119,13 +119,17 @@ export class ClangdClient {
     if (known === undefined) {
       this.#documents.set(uri, { version: 1, text });
       const text_document = { uri, languageId: language_of(file), version: 1, text };
-      await this.#guard(`didOpen of ${file}`, this.#connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: text_document }), signal);
+      await this.#guard(
+        `didOpen of ${file}`,
+        () => this.#connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: text_document }),
+        signal,
+      );
       return;
     }
     const version = known.version + 1;
     this.#documents.set(uri, { version, text });
     const params = { textDocument: { uri, version }, contentChanges: [{ text }] };
-    await this.#guard(`didChange of ${file}`, this.#connection.sendNotification(DidChangeTextDocumentNotification.type, params), signal);
+    await this.#guard(`didChange of ${file}`, () => this.#connection.sendNotification(DidChangeTextDocumentNotification.type, params), signal);
   }
 
   /** The diagnostics clangd publishes for the synced text of `file` (waits for them: clangd pushes, never answers). */
@@ -140,14 +144,14 @@ export class ClangdClient {
     const arrived = new Promise<LspDiagnostic[]>((resolve) => {
       this.#waiters.set(uri, [...(this.#waiters.get(uri) ?? []), { version: document.version, resolve }]);
     });
-    return this.#guard(`diagnostics of ${file}`, arrived, signal);
+    return this.#guard(`diagnostics of ${file}`, () => arrived, signal);
   }
 
   /** One LSP request, bounded by the timeout, the caller's signal and the process's life. */
   async request<P, R>(type: RequestType<P, R, unknown>, params: RequestParam<P>, signal?: AbortSignal): Promise<R> {
     const cancel = new CancellationTokenSource();
     try {
-      return await this.#guard(type.method, this.#connection.sendRequest(type, params, cancel.token), signal);
+      return await this.#guard(type.method, () => this.#connection.sendRequest(type, params, cancel.token), signal);
     } catch (error) {
       // Only an abandoned request of a live clangd needs cancelling: a timeout has killed the process already.
       if (signal?.aborted === true && this.#process.alive) cancel.cancel();
@@ -160,8 +164,15 @@ export class ClangdClient {
   /** `shutdown` and `exit` as LSP asks, then SIGKILL if clangd is still there after `grace_ms`. */
   async close(grace_ms: number): Promise<void> {
     if (this.#process.alive) {
-      await settled_within(this.#connection.sendRequest(ShutdownRequest.type), SHUTDOWN_MS);
-      await this.#connection.sendNotification(ExitNotification.type).catch(() => undefined);
+      // As promises, so a connection that closed meanwhile rejects instead of throwing out of close().
+      await settled_within(
+        Promise.resolve().then(() => this.#connection.sendRequest(ShutdownRequest.type)),
+        SHUTDOWN_MS,
+      );
+      await settled_within(
+        Promise.resolve().then(() => this.#connection.sendNotification(ExitNotification.type)),
+        SHUTDOWN_MS,
+      );
       this.#process.child.stdin.end();
     }
     await this.#process.wait_or_kill(grace_ms);
@@ -180,10 +191,10 @@ export class ClangdClient {
   }
 
   /**
-   * `work`, unless clangd dies first (crash error), the timeout passes (clangd is killed) or the caller aborts.
-   * A transport failure is not reported itself: the exit it comes with is.
+   * What `start` sends, unless clangd dies first (crash error), the timeout passes (clangd is killed) or the caller
+   * aborts. A transport failure (thrown or rejected) is not reported itself: the exit it comes with is.
    */
-  #guard<T>(what: string, work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  #guard<T>(what: string, start: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     const child = this.#process;
     return new Promise<T>((resolve, reject) => {
       const settle = (outcome: () => void) => {
@@ -201,6 +212,12 @@ export class ClangdClient {
       if (signal?.aborted === true) return on_abort();
       signal?.addEventListener("abort", on_abort, { once: true });
       stop_listening = child.on_exit((exit) => settle(() => reject(clangd_exited(what, exit, child.stderr_tail()))));
+      let work: Promise<T>;
+      try {
+        work = start();
+      } catch {
+        return;
+      }
       work.then(
         (value) => settle(() => resolve(value)),
         (error: unknown) => {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import { DeclarationRequest, DefinitionRequest, DocumentSymbolRequest, HoverRequest, type Position, ReferencesRequest } from "vscode-languageserver-protocol";
+import { air_failure } from "../../contracts/errors.js";
 import { normalise_path, type PathContext } from "../diagnostics/paths.js";
 import { type ClangdClient, file_uri } from "./client.js";
 import { translation_units } from "./compile-db.js";
@@ -86,6 +87,29 @@ async function index_declaring_header(query: ClangdQuery, position: Position, te
   return indexed;
 }
 
+/** A position the model computed wrong gets an answer saying so, not clangd's silent null. */
+function checked_position(query: ClangdQuery, file: string): Position {
+  const line = query.line ?? 1;
+  const column = query.column ?? 1;
+  const lines = query.text.split("\n");
+  if (query.text.endsWith("\n")) lines.pop();
+  const text = lines[line - 1];
+  if (text === undefined || column > text.length + 1) {
+    const where =
+      text === undefined
+        ? `line ${line} is past the end of ${file} (${lines.length} lines)`
+        : `column ${column} is past the end of ${file}:${line} (${text.length} characters)`;
+    throw air_failure({
+      kind: "tool_error",
+      message: where,
+      retryability: "retryable_after_change",
+      user_action: "Give a 1-based line and column inside the file, as fs.read numbers its lines.",
+      metadata: { file, line, column },
+    });
+  }
+  return { line: line - 1, character: column - 1 };
+}
+
 /** Answers one query; the file is synced from `text` first, so answers follow the file as it is on disk. */
 export async function run_clangd_query(query: ClangdQuery): Promise<ClangdQueryOutput> {
   const { client, signal } = query;
@@ -94,10 +118,11 @@ export async function run_clangd_query(query: ClangdQuery): Promise<ClangdQueryO
   const file = normalise_path(query.file, paths);
   const text_document = { uri: file_uri(query.file) };
   await client.sync(query.file, query.text, signal);
-  const position: Position = { line: (query.line ?? 1) - 1, character: (query.column ?? 1) - 1 };
   switch (query.action) {
-    case "hover":
+    case "hover": {
+      const position = checked_position(query, file);
       return { action: "hover", file, hover: hover_text(await client.request(HoverRequest.type, { textDocument: text_document, position }, signal)) };
+    }
     case "document_symbols":
       return {
         action: "document_symbols",
@@ -109,11 +134,13 @@ export async function run_clangd_query(query: ClangdQuery): Promise<ClangdQueryO
       return { action: "diagnostics", file, diagnostics: published.map((diagnostic) => diagnostic_of(diagnostic, file, paths)) };
     }
     case "definition": {
+      const position = checked_position(query, file);
       const searched = await index_related(query, position);
       const answer = await client.request(DefinitionRequest.type, { textDocument: text_document, position }, signal);
       return { action: "definition", file, locations: locations_of(answer, paths), searched: searched.map((unit) => normalise_path(unit, paths)) };
     }
     case "references": {
+      const position = checked_position(query, file);
       const searched = [...(await index_related(query, position)), ...(await index_declaring_header(query, position, text_document))];
       const answer = await client.request(ReferencesRequest.type, { textDocument: text_document, position, context: { includeDeclaration: true } }, signal);
       return { action: "references", file, locations: locations_of(answer, paths), searched: searched.map((unit) => normalise_path(unit, paths)) };

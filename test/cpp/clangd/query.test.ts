@@ -89,6 +89,14 @@ describe.skipIf(!HAS_CLANGD)("cpp.clangd.query", () => {
     expect(broken.diagnostics[0]?.semantic_signature).toMatch(/^sig\/v1:[0-9a-f]{64}$/);
   });
 
+  it("answers no hover on blank space, and refuses a position past the end of the file", async () => {
+    const blank = await query({ file: "src/main.cpp", action: "hover", line: 2, column: 1 });
+    expect(blank.action === "hover" && blank.hover).toBeNull();
+    const error = error_of(await h.call("cpp.clangd.query", { file: "src/main.cpp", action: "hover", line: 500, column: 1 }));
+    expect(error.kind).toBe("tool_error");
+    expect(error.message).toBe("line 500 is past the end of src/main.cpp (10 lines)");
+  });
+
   it("refuses a position action without line and column, as an input error", async () => {
     const error = error_of(await h.call("cpp.clangd.query", { file: "src/main.cpp", action: "hover" }));
     expect(error.kind).toBe("tool_error");

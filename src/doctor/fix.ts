@@ -40,12 +40,15 @@ export type FixRunOptions = {
   readonly on_step?: (step: FixStep) => void;
 };
 
+/** What the outcome keeps of the tool's output (the registry lifts its `effects` out). */
+const InstallAnswer = v.object({ exit_code: ShellRunOutput.entries.exit_code, stderr_tail: ShellRunOutput.entries.stderr_tail });
+
 async function run_step(registry: ToolRegistry, consented: ConsentedCommand, session: Session, step: FixStep): Promise<Omit<StepResult, "step">> {
   consented.allow(step.command);
   try {
     const outcome = await registry.call({ tool_name: DOCTOR_INSTALL_TOOL, input: { command: step.command } }, { session });
     if (!outcome.ok) return { outcome: "failed", detail: outcome.error.message };
-    const { exit_code, stderr_tail } = v.parse(ShellRunOutput, outcome.output);
+    const { exit_code, stderr_tail } = v.parse(InstallAnswer, outcome.output);
     if (exit_code === 0) return { outcome: "installed", detail: "exited with 0", exit_code };
     const last = stderr_tail.trim().split("\n").at(-1) ?? "";
     return { outcome: "failed", detail: `exited with ${exit_code}${last === "" ? "" : `: ${last}`}`, exit_code };

@@ -3,7 +3,8 @@ import type { CapabilityManifest } from "../capabilities/manifest.js";
 import type { EventType, PayloadInputOf } from "../contracts/events/registry.js";
 import { make_event } from "../contracts/events/registry.js";
 import { new_id, type DoctorRunId } from "../contracts/ids.js";
-import { PermissionEngine, type PermissionEngineOptions } from "../permissions/engine.js";
+import { PermissionEngine } from "../permissions/engine.js";
+import type { PromptAnswerer } from "../permissions/prompts.js";
 import type { Session } from "../project/session-manager.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { ShellRunOutput } from "../tools/shell/command.js";
@@ -34,8 +35,8 @@ export type FixRunOptions = {
   readonly plan: FixPlan;
   readonly context: DetectContext;
   readonly asker: FixAsker;
-  /** The project's policy and grants (default: none); the answerer is doctor's own. */
-  readonly permissions?: Omit<PermissionEngineOptions, "answerer">;
+  /** The engine that judges each command, given doctor's answerer (default: the default policy, no grants). */
+  readonly engine?: (answerer: PromptAnswerer) => PermissionEngine;
   /** Told before each step runs: announcements, progress. */
   readonly on_step?: (step: FixStep) => void;
 };
@@ -57,6 +58,8 @@ async function run_step(registry: ToolRegistry, consented: ConsentedCommand, ses
   }
 }
 
+const default_engine = (answerer: PromptAnswerer) => new PermissionEngine({ answerer });
+
 function check_outcome(state: string, severity: string): "ok" | "warning" | "error" {
   if (state === "found") return "ok";
   return severity === "required" ? "error" : "warning";
@@ -72,7 +75,7 @@ export async function run_fixes(options: FixRunOptions): Promise<FixRun> {
   const run_id = new_id("doctor_run");
   const emit = <T extends EventType>(type: T, payload: PayloadInputOf<T>) => session.ingestor.ingest(make_event(type, payload, session.origin));
   const consented = new ConsentedCommand();
-  const registry = new ToolRegistry({ permissions: new PermissionEngine({ ...options.permissions, answerer: consented }) });
+  const registry = new ToolRegistry({ permissions: (options.engine ?? default_engine)(consented) });
   registry.register(doctor_install);
   emit("doctor.run.started", { run_id, mode: "fix" });
   const results: StepResult[] = [];

@@ -1,14 +1,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DependencySpec } from "../../src/capabilities/manifest.js";
+
 import { check_dependencies, type DetectContext } from "../../src/doctor/detect.js";
 import { run_fixes } from "../../src/doctor/fix.js";
 import { plan_fixes } from "../../src/doctor/plan.js";
+import { PermissionEngine } from "../../src/permissions/engine.js";
 import type { FixAsker } from "../../src/doctor/consent.js";
 import { probe_version } from "../../src/doctor/version.js";
 import { open_temp_session, rows_of, type TempSession } from "../fixtures/session.js";
-import { airtest_manifest, tool_box, type ToolBox } from "./helpers.js";
+import { airtest_manifest, tool_box, type DependencyInput, type ToolBox } from "./helpers.js";
 
 let box: ToolBox;
 let temp: TempSession;
@@ -24,7 +25,7 @@ afterEach(() => {
 });
 
 /** The test's install: copy the script into the bin folder on PATH — no network, no root. */
-function installable(extra: Partial<DependencySpec> = {}) {
+function installable(extra: DependencyInput = {}) {
   const command = `install -m 755 ${box.source} ${path.join(box.bin, "airtest-tool")}`;
   return airtest_manifest({ install: { low_permission: "prompt", high_permission: "announce_then_run", commands: [{ command, platform: "any" }] }, ...extra });
 }
@@ -60,7 +61,9 @@ describe("planning fixes", () => {
     expect(plan_fixes([manifest], checked, { platform: "other", posture: "low", first_fix: false }).steps.map((step) => step.command)).toEqual([
       "echo any-platform",
     ]);
-    const never = airtest_manifest({ install: { low_permission: "never", high_permission: "never", commands: [{ command: "echo x" }], docs: "See airtest.example" } });
+    const never = airtest_manifest({
+      install: { low_permission: "never", high_permission: "never", commands: [{ command: "echo x" }], docs: "See airtest.example" },
+    });
     expect(plan_fixes([never], checked, { platform: "debian", posture: "low", first_fix: false })).toEqual({
       steps: [],
       manual: [{ fixes: "airtest/airtest-tool", reason: "its manifest says doctor never installs it", docs: "See airtest.example" }],
@@ -100,7 +103,11 @@ describe("air doctor --fix, through the module", () => {
       "doctor.run.completed",
     ]);
     expect(recorded[1]?.payload).toMatchObject({ answer: "allow", grant_scope: "once" });
-    expect(recorded[3]?.payload).toMatchObject({ check_id: "airtest/airtest-tool", action: installable().dependencies[0]?.install?.commands[0]?.command, succeeded: true });
+    expect(recorded[3]?.payload).toMatchObject({
+      check_id: "airtest/airtest-tool",
+      action: installable().dependencies[0]?.install?.commands[0]?.command,
+      succeeded: true,
+    });
     expect(recorded[4]?.payload).toMatchObject({ run_id: run.run_id, issues: 0 });
   });
 
@@ -141,7 +148,14 @@ describe("air doctor --fix, through the module", () => {
       install: { low_permission: "prompt", high_permission: "prompt", commands: [{ command: "apt-get install -y airtest-tool-not-a-package" }] },
     });
     const plan = plan_fixes([manifest], check_dependencies([manifest], context), { platform: "other", posture: "high", first_fix: false });
-    const run = await run_fixes({ session: temp.session, manifests: [manifest], plan, context, asker: { yes: true }, permissions: { policy: { mode: "bypass", rules: [] } } });
+    const run = await run_fixes({
+      session: temp.session,
+      manifests: [manifest],
+      plan,
+      context,
+      asker: { yes: true },
+      engine: (answerer) => new PermissionEngine({ policy: { mode: "bypass", rules: [] }, answerer }),
+    });
     expect(run.results).toMatchObject([{ outcome: "failed", detail: expect.stringContaining("system sensitive") }]);
     expect(events("command.started")).toEqual([]);
     expect(events("permission.decision.recorded")[0]?.payload).toMatchObject({ action: "refuse" });

@@ -8,6 +8,9 @@ import path from "node:path";
 import * as v from "valibot";
 import { CapabilityManifest, type DependencySpec } from "../../src/capabilities/manifest.js";
 
+/** A dependency as a manifest file spells it (defaults left out). */
+export type DependencyInput = Partial<v.InferInput<typeof DependencySpec>>;
+
 export type ToolBox = {
   readonly root: string;
   /** Empty at first; on PATH in the context `env`. */
@@ -41,7 +44,7 @@ export function write_tool(file: string, version: string): void {
 }
 
 /** A project-local style capability with one executable dependency; `install` adds its install command. */
-export function airtest_manifest(dependency: Partial<DependencySpec> = {}): CapabilityManifest {
+export function airtest_manifest(dependency: DependencyInput = {}): CapabilityManifest {
   return v.parse(CapabilityManifest, {
     schema_version: 1,
     id: "airtest",

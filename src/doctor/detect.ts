@@ -14,14 +14,14 @@ export type VersionSource = (program: string, args: readonly string[]) => string
 export type DetectContext = { readonly env: NodeJS.ProcessEnv; readonly project_root: string; readonly versions: VersionSource };
 
 /** What doctor found for one dependency (D-045 `detect`, read-only). */
-export type DependencyState =
+type DependencyState =
   | { readonly state: "found"; readonly path: string | null; readonly version: string | null; readonly detected_by: string }
   | { readonly state: "missing"; readonly detected_by: string }
   | { readonly state: "too_old"; readonly path: string; readonly version: string | null; readonly min_version: string; readonly detected_by: string };
 
-export type DependencyCheck = Pick<DependencySpec, "id" | "kind" | "severity" | "required_for" | "risk"> & DependencyState;
+type DependencyCheck = Pick<DependencySpec, "id" | "kind" | "severity" | "required_for" | "risk"> & DependencyState;
 
-export type CapabilityStatus = "ok" | "warning" | "error";
+type CapabilityStatus = "ok" | "warning" | "error";
 
 /** One capability's dependencies; `error` when a required one is missing or too old (the capability cannot work). */
 export type CapabilityDependencies = {
@@ -52,7 +52,7 @@ function detect_file(paths: readonly string[], project_root: string): Dependency
   return { state: "missing", detected_by: `none of ${paths.join(", ")} exists` };
 }
 
-export function detect_dependency(spec: DependencySpec, context: DetectContext): DependencyCheck {
+function detect_dependency(spec: DependencySpec, context: DetectContext): DependencyCheck {
   const { id, kind, severity, required_for, risk } = spec;
   const detect = spec.detect;
   let state: DependencyState;

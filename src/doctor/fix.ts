@@ -13,7 +13,7 @@ import { check_dependencies, type CapabilityDependencies, type DetectContext } f
 import { DOCTOR_INSTALL_TOOL, doctor_install } from "./install-tool.js";
 import type { FixPlan, FixStep } from "./plan.js";
 
-export type StepResult = {
+type StepResult = {
   readonly step: FixStep;
   readonly outcome: "installed" | "failed" | "denied";
   /** How it was allowed or denied, or why it failed. */

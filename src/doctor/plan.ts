@@ -13,10 +13,10 @@ export function current_platform(root = "/"): Platform {
  * How a step may run (D-045): `confirm` needs an explicit yes at a terminal, whatever the flags; `ask` takes a
  * yes from the terminal or `--yes`; `announce` is shown, then runs; `run` runs.
  */
-export type Consent = "run" | "announce" | "ask" | "confirm";
+type Consent = "run" | "announce" | "ask" | "confirm";
 
 /** Low permission: the default and accept-edits modes; high: bypass (announce_then_run allowed after the first fix). */
-export type Posture = "low" | "high";
+type Posture = "low" | "high";
 
 export type FixStep = {
   readonly command: string;
@@ -28,7 +28,7 @@ export type FixStep = {
 };
 
 /** A dependency doctor cannot install: no command for this platform, or its manifest says never. */
-export type ManualFix = { readonly fixes: string; readonly reason: string; readonly docs?: string };
+type ManualFix = { readonly fixes: string; readonly reason: string; readonly docs?: string };
 
 export type FixPlan = { readonly steps: readonly FixStep[]; readonly manual: readonly ManualFix[] };
 

@@ -24,7 +24,7 @@ function numbers_of(dotted: string): number[] {
 }
 
 /** The first dotted number of a version line (`cmake version 3.25.1` → `3.25.1`), else its first number. */
-export function version_number(line: string): string | undefined {
+function version_number(line: string): string | undefined {
   return /\d+(?:\.\d+)+/.exec(line)?.[0] ?? /\d+/.exec(line)?.[0];
 }
 

@@ -5,9 +5,10 @@ import type { VersionSource } from "./detect.js";
 
 /**
  * The version lines of the programs doctor probed, keyed by program path and arguments, each valid while the
- * file keeps its mtime and size: a program that did not change needs no spawn (a stat, not a process).
+ * file (the link's target: `c++` switched to another compiler is another file) keeps its inode, mtime and
+ * size: a program that did not change needs no spawn (a stat, not a process).
  */
-const VersionCacheEntry = v.strictObject({ mtime_ms: v.number(), size: v.number(), line: v.nullable(v.string()) });
+const VersionCacheEntry = v.strictObject({ ino: v.number(), mtime_ms: v.number(), size: v.number(), line: v.nullable(v.string()) });
 const VersionCacheFile = v.strictObject({ version: v.literal(1), entries: v.record(v.string(), VersionCacheEntry) });
 type VersionCacheFile = v.InferOutput<typeof VersionCacheFile>;
 
@@ -53,10 +54,10 @@ export class VersionCache {
         return probe(program, args);
       }
       const cached = this.entries[key];
-      if (cached !== undefined && cached.mtime_ms === stat.mtimeMs && cached.size === stat.size) return cached.line ?? undefined;
+      if (cached !== undefined && cached.ino === stat.ino && cached.mtime_ms === stat.mtimeMs && cached.size === stat.size) return cached.line ?? undefined;
       this.probes++;
       const line = probe(program, args);
-      this.entries[key] = { mtime_ms: stat.mtimeMs, size: stat.size, line: line ?? null };
+      this.entries[key] = { ino: stat.ino, mtime_ms: stat.mtimeMs, size: stat.size, line: line ?? null };
       this.#dirty = true;
       return line;
     };

@@ -5,8 +5,8 @@ import type { CapabilityDependencies } from "./detect.js";
 export type Platform = "debian" | "other";
 
 /** Debian (and its derivatives) when `/etc/debian_version` exists; only `any` commands apply elsewhere. */
-export function current_platform(root = "/"): Platform {
-  return fs.existsSync(`${root.replace(/\/$/, "")}/etc/debian_version`) ? "debian" : "other";
+export function current_platform(): Platform {
+  return fs.existsSync("/etc/debian_version") ? "debian" : "other";
 }
 
 /**

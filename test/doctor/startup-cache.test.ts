@@ -60,6 +60,16 @@ describe("the startup dependency check", () => {
     expect(touched.capabilities[0]?.dependencies[0]).toMatchObject({ state: "found", version: "airtest-tool 2.5.0" });
   });
 
+  it("probes again when the executable is only touched", () => {
+    const tool = path.join(box.bin, "airtest-tool");
+    write_tool(tool, "2.4.1");
+    check();
+    const later = new Date(Date.now() + 5_000);
+    fs.utimesSync(tool, later, later);
+    expect(check().probes).toBe(1);
+    expect(check().probes).toBe(0);
+  });
+
   it("ignores a corrupt cache and rewrites it, never failing", () => {
     write_tool(path.join(box.bin, "airtest-tool"), "2.4.1");
     const file = version_cache_file(path.join(box.root, "home"));

@@ -49,7 +49,9 @@ async function run_step(registry: ToolRegistry, consented: ConsentedCommand, ses
   try {
     const outcome = await registry.call({ tool_name: DOCTOR_INSTALL_TOOL, input: { command: step.command } }, { session });
     if (!outcome.ok) return { outcome: "failed", detail: outcome.error.message };
-    const { exit_code, stderr_tail } = v.parse(InstallAnswer, outcome.output);
+    const answer = v.safeParse(InstallAnswer, outcome.output);
+    if (!answer.success) return { outcome: "failed", detail: "doctor.install answered without an exit code" };
+    const { exit_code, stderr_tail } = answer.output;
     if (exit_code === 0) return { outcome: "installed", detail: "exited with 0", exit_code };
     const last = stderr_tail.trim().split("\n").at(-1) ?? "";
     return { outcome: "failed", detail: `exited with ${exit_code}${last === "" ? "" : `: ${last}`}`, exit_code };

@@ -12,8 +12,13 @@ import type { Io } from "../../src/cli/output.js";
 import { first_fix_marker } from "../../src/doctor/consent.js";
 import { current_platform } from "../../src/doctor/plan.js";
 import { toolchain_cpp } from "../../src/cpp/capability.js";
+import { init_project } from "../../src/project/project-store.js";
+import { latest_session_id } from "../../src/project/session-catalog.js";
+import { open_session } from "../../src/project/session-manager.js";
+import type { SessionId } from "../../src/contracts/ids.js";
+import { rows_of } from "../fixtures/session.js";
 
-const VARIABLES = ["AIR_HOME", "PATH", "ANTHROPIC_API_KEY"];
+const VARIABLES = ["AIR_HOME", "PATH", "ANTHROPIC_API_KEY", "CI"];
 
 let temp: string;
 let saved: Record<string, string | undefined>;
@@ -27,6 +32,8 @@ beforeEach(() => {
   process.env.PATH = bin;
   process.env.AIR_HOME = path.join(temp, "air-home");
   process.env.ANTHROPIC_API_KEY = "sk-ant-doctor-cli-0123456789";
+  // Nobody at a terminal answers: every question is a no.
+  process.env.CI = "1";
 });
 afterEach(() => {
   for (const [name, value] of Object.entries(saved)) {
@@ -107,5 +114,27 @@ describe("air doctor --fix --dry-run", () => {
 
   it("--dry-run without --fix is a user error", async () => {
     await expect(doctor({ json: false, dry_run: true })).rejects.toMatchObject({ error: { kind: "user_error", message: "--dry-run and --yes go with --fix" } });
+  });
+});
+
+describe("air doctor --fix without a terminal and without --yes", () => {
+  it("asks nobody, installs nothing, records the run in a session and exits 1 while cmake is missing", async () => {
+    const { project } = init_project(temp, { name: "doctor-fix" });
+    const { code, out } = await doctor({ json: true, fix: true });
+    expect(code).toBe(1);
+    const printed = JSON.parse(out) as Pick<DoctorReport, "capabilities"> & { results: { outcome: string; detail: string }[] };
+    expect(printed.results.length).toBeGreaterThan(0);
+    for (const result of printed.results) expect(result).toMatchObject({ outcome: "denied", detail: "not asked: no terminal to ask and no --yes" });
+    expect(printed.capabilities.find((capability) => capability.capability_id === "toolchain-cpp")?.status).toBe("error");
+    expect(fs.existsSync(first_fix_marker(path.join(temp, "air-home")))).toBe(false);
+    const session_id = latest_session_id(project.layout);
+    if (session_id === undefined) throw new Error("air doctor --fix opened no session");
+    const session = open_session(project, { session_id: session_id as SessionId });
+    const types = rows_of(session.connection, "events").map((row) => String(row.type));
+    session.close();
+    expect(types).toContain("doctor.run.completed");
+    expect(types).toContain("doctor.check.completed");
+    expect(types).not.toContain("tool.started");
+    expect(types).not.toContain("doctor.fix.applied");
   });
 });

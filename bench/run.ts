@@ -21,11 +21,13 @@
  *      vs `git worktree add` + `git commit -a` + `git merge` of the same change
  *  14. scheduler overhead per task (worktree → worker ready → result → merge, less model and command time) of a
  *      team run of trivial tasks, from its event log — vs raw git worktree/commit/merge/remove + a bare node spawn
+ *  15. the startup dependency check of `air run` (doctor, D-045), cold and warm (cached) — vs `node -e 0`
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
 import { bench_context_assembly } from "./context-assembly.js";
 import { bench_context_prefix, tokens_per_turn } from "./context-prefix.js";
+import { bench_doctor_startup, format_doctor_startup } from "./doctor-startup.js";
 import { bench_e2e_split } from "./e2e-split.js";
 import { bench_ingest, type IngestMode } from "./ingest.js";
 import { bench_permissions_check } from "./permissions-check.js";
@@ -70,6 +72,7 @@ const SPEEDUP_ROUNDS = QUICK ? 1 : 3;
 /** What the scripted model waits before each answer in the wave-speedup runs, as a real model takes time. */
 const SPEEDUP_DELAY_MS = 300;
 const OVERHEAD_ROUNDS = QUICK ? 1 : 3;
+const DOCTOR_RUNS = QUICK ? 3 : 21;
 /** Tasks in each scheduler-overhead run: one wave, a worktree each. */
 const OVERHEAD_TASKS = 4;
 /** The Scheduler's budget per task, model and command time excluded (issue 12). */
@@ -308,6 +311,10 @@ async function main(): Promise<number> {
   const overhead = await bench_scheduler_overhead(OVERHEAD_ROUNDS, OVERHEAD_TASKS);
   log(`  scheduler overhead: ${took()}`);
   printed.push(...format_overhead_lines(overhead, OVERHEAD_LIMIT_MS));
+
+  log(`doctor startup: ${DOCTOR_RUNS} rounds of the cold and the warm dependency check, each beside node -e 0`);
+  printed.push(...format_doctor_startup(await bench_doctor_startup(DOCTOR_RUNS)));
+  log(`  doctor startup: ${took()}`);
 
   console.log("");
   for (const line of printed) console.log(line);

@@ -117,10 +117,16 @@ const COMMANDS: Record<string, Command> = {
       }),
   },
   doctor: {
-    summary: "Check this machine: node, git, cmake, the shell sandbox, the provider",
-    usage: "air doctor [--json]",
-    options: { json: { type: "boolean" } },
-    run: async (values, _, io) => (await import("./commands/doctor.js")).run_doctor(io, { json: values.json === true }),
+    summary: "Check this machine: node, git, the shell sandbox, the provider, each capability's dependencies; --fix installs what they miss",
+    usage: "air doctor [--json] [--fix [--dry-run] [--yes]]",
+    options: { json: { type: "boolean" }, fix: { type: "boolean" }, "dry-run": { type: "boolean" }, yes: { type: "boolean", short: "y" } },
+    run: async (values, _, io) =>
+      (await import("./commands/doctor.js")).run_doctor(io, {
+        json: values.json === true,
+        fix: values.fix === true,
+        dry_run: values["dry-run"] === true,
+        yes: values.yes === true,
+      }),
   },
   "provider list": {
     summary: "The configured model providers, their models and capabilities (never a key)",

@@ -1,8 +1,12 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { make_air_error, to_air_error, type AirError } from "../../contracts/errors.js";
+import { air_failure, make_air_error, to_air_error, type AirError } from "../../contracts/errors.js";
+import { check_dependencies, type CapabilityDependencies } from "../../doctor/detect.js";
+import { doctor_manifests } from "../../doctor/manifests.js";
+import { probe_version } from "../../doctor/version.js";
 import { air_home } from "../../project/layout.js";
+import { locate_project_root } from "../../project/project-store.js";
 import { load_provider_settings, no_provider_action } from "../../providers/config.js";
 import { BWRAP_ACTION, choose_sandbox } from "../../tools/shell/sandbox.js";
 import { render_error, table, type Io } from "../output.js";
@@ -24,7 +28,11 @@ export type DoctorCheck = {
   readonly detail?: Record<string, string | boolean | null>;
 };
 
-export type DoctorReport = { readonly healthy: boolean; readonly checks: readonly DoctorCheck[] };
+/**
+ * `healthy`: air itself can run here. A capability's missing required dependency is that capability's error
+ * (it cannot work), not air's: air needs none of them to run, so it leaves `healthy` and the exit code alone.
+ */
+export type DoctorReport = { readonly healthy: boolean; readonly checks: readonly DoctorCheck[]; readonly capabilities: readonly CapabilityDependencies[] };
 
 function failed(id: string, summary: string, message: string, user_action: string): DoctorCheck {
   return { id, status: "error", summary, error: make_air_error({ kind: "env_error", message, retryability: "retryable_after_change", user_action }) };
@@ -153,14 +161,58 @@ function check_provider(env: NodeJS.ProcessEnv): DoctorCheck {
   return { id: "provider", status: "ok", summary: `${settings.provider_id}, model ${settings.model_id}, ${key}`, detail };
 }
 
-export function doctor_report(env: NodeJS.ProcessEnv = process.env): DoctorReport {
+export function doctor_report(env: NodeJS.ProcessEnv = process.env, project_root = process.cwd()): DoctorReport {
   const checks = [check_node(), check_git(), check_optional("cmake"), check_optional("ctest"), check_sandbox(env), check_air_home(env), check_provider(env)];
-  return { healthy: checks.every((check) => check.status !== "error"), checks };
+  const capabilities = check_dependencies(doctor_manifests(), { env, project_root, versions: probe_version });
+  return { healthy: checks.every((check) => check.status !== "error"), checks, capabilities };
 }
 
-/** `air doctor [--json]`: what air needs from this machine; exit 1 when something required is missing. */
-export async function run_doctor(io: Io, options: { json: boolean }): Promise<number> {
-  const report = doctor_report();
+function dependency_detail(dependency: CapabilityDependencies["dependencies"][number]): string {
+  if (dependency.state === "missing") return dependency.detected_by;
+  const version = dependency.version ?? "no version";
+  if (dependency.state === "too_old") return `${version}, older than ${dependency.min_version} (${dependency.detected_by})`;
+  return dependency.version === null ? dependency.detected_by : `${version} (${dependency.detected_by})`;
+}
+
+/** Each capability's dependencies, and what to run when one is not ready. */
+function render_capabilities(io: Io, capabilities: readonly CapabilityDependencies[]): void {
+  const rows = capabilities.flatMap((capability) =>
+    capability.dependencies.map((dependency) => [
+      capability.capability_id,
+      dependency.id,
+      dependency.severity,
+      dependency.state,
+      dependency_detail(dependency),
+    ]),
+  );
+  if (rows.length === 0) return;
+  io.out(table([["CAPABILITY", "DEPENDENCY", "SEVERITY", "STATE", "DETAIL"], ...rows]));
+  for (const capability of capabilities) {
+    const unmet = capability.dependencies.filter((dependency) => dependency.state !== "found").map((dependency) => dependency.id);
+    if (capability.status === "error") io.out(`  ${capability.capability_id}: cannot work until ${unmet.join(", ")} are ready; run \`air doctor --fix\`.\n`);
+    else if (capability.status === "warning")
+      io.out(`  ${capability.capability_id}: works with less (${unmet.join(", ")} not ready); \`air doctor --fix\` installs them.\n`);
+  }
+}
+
+export type DoctorOptions = { readonly json: boolean; readonly fix?: boolean; readonly dry_run?: boolean; readonly yes?: boolean };
+
+/**
+ * `air doctor [--json] [--fix [--dry-run] [--yes]]`: what air and each capability need from this machine;
+ * exit 1 when air itself cannot run. `--fix` installs what capabilities miss (doctor-fix.ts).
+ */
+export async function run_doctor(io: Io, options: DoctorOptions): Promise<number> {
+  if (options.fix !== true && (options.dry_run === true || options.yes === true)) {
+    throw air_failure({
+      kind: "user_error",
+      message: "--dry-run and --yes go with --fix",
+      retryability: "not_retryable",
+      user_action: "Run `air doctor --fix --dry-run` to see what would be installed, or `air doctor --fix` to install it.",
+    });
+  }
+  if (options.fix === true)
+    return (await import("./doctor-fix.js")).run_doctor_fix(io, { json: options.json, dry_run: options.dry_run === true, yes: options.yes === true });
+  const report = doctor_report(process.env, locate_project_root(io.cwd) ?? io.cwd);
   if (options.json) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report.healthy ? 0 : 1;
@@ -170,6 +222,7 @@ export async function run_doctor(io: Io, options: { json: boolean }): Promise<nu
     if (check.status === "warning" && check.user_action !== undefined) io.out(`  ${check.id}: ${check.user_action}\n`);
   }
   for (const check of report.checks) if (check.error !== undefined) io.err(render_error(check.error));
+  render_capabilities(io, report.capabilities);
   io.out(report.healthy ? "air can run here.\n" : "air cannot run here until the errors are fixed.\n");
   return report.healthy ? 0 : 1;
 }

@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { air_failure, is_air_failure, type AirFailure } from "../../contracts/errors.js";
+import { doctor_manifests } from "../../doctor/manifests.js";
+import { startup_dependency_check } from "../../doctor/startup.js";
 import { locate_project_root } from "../../project/project-store.js";
 import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
@@ -68,8 +70,15 @@ function in_project_folder(io: Io, project: string | undefined): Io {
   return { ...io, cwd };
 }
 
+/** D-045: the read-only doctor of every start, cached by tool files; one line on stderr when a required tool is not ready. */
+function startup_doctor(io: Io): void {
+  const { line } = startup_dependency_check({ manifests: doctor_manifests(), project_root: locate_project_root(io.cwd) ?? io.cwd });
+  if (line !== undefined) io.err(`${line}\n`);
+}
+
 export async function run_run(io: Io, options: RunOptions): Promise<number> {
   const here = in_project_folder(io, options.project);
+  startup_doctor(here);
   if (options.print === undefined) return run_interactive_or_explain(here, options);
   if (options.print.trim() === "") {
     throw air_failure({

@@ -98,9 +98,11 @@ function unconfined_error(workspace_id: string, why: string) {
 }
 
 /** bash with the shell environment, inside bwrap when the sandbox is on (DESIGN §6). */
-function launch_of(execution: ToolExecution, command: string, cwd: string, extra_env: Readonly<Record<string, string>>): Launch & { mode: SandboxMode } {
+function launch_of(execution: ToolExecution, shell: ShellCommand): Launch & { mode: SandboxMode } {
+  const { command, cwd } = shell;
   const argv = ["bash", "--noprofile", "--norc", "-c", command] as const;
-  const env = { ...shell_env(process.env), ...extra_env };
+  const env = { ...shell_env(process.env), ...(shell.env ?? {}) };
+  if (shell.on_host === true && execution.workspace === undefined) return { argv, cwd, env, mode: "none" };
   const choice = require_sandbox();
   if (choice.mode === "none" || choice.probe?.ok !== true) {
     if (execution.workspace !== undefined && choice.setting !== "off") throw unconfined_error(execution.workspace.workspace_id, choice.reason);
@@ -131,6 +133,11 @@ export type ShellCommand = {
   readonly timeout_ms: number;
   /** Set on top of the scrubbed shell environment (a tool's deterministic locale, no colour). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Outside bwrap: only doctor's install commands, which write system folders and which the user confirmed
+   * one by one; never a task's command in a workspace.
+   */
+  readonly on_host?: boolean;
 };
 
 /** What a command produced: the recorded output, and the captured streams whole for a tool that parses them. */
@@ -143,7 +150,7 @@ export type ShellCommandResult = { readonly output: ShellRunOutput; readonly std
  */
 export async function run_shell_command(execution: ToolExecution, shell: ShellCommand): Promise<ShellCommandResult> {
   const { command, cwd, timeout_ms } = shell;
-  const launch = launch_of(execution, command, cwd, shell.env ?? {});
+  const launch = launch_of(execution, shell);
   const command_run_id = new_id("command_run");
   const links = { task_id: execution.task_id, agent_id: execution.agent_id, origin_message_id: execution.origin_message_id };
   execution.emit("command.started", { command_run_id, command, cwd, tool_run_id: execution.tool_run_id, ...links });

@@ -1,5 +1,6 @@
 import type { BuiltinCapability } from "../capabilities/builtin.js";
 import type { CapabilityManifest, DependencySpec } from "../capabilities/manifest.js";
+import { CPP_TOOLS } from "./tools/index.js";
 
 /** Debian's package for each program; `apt-get` needs root, so doctor always asks before running it. */
 function apt(packages: string): NonNullable<DependencySpec["install"]> {
@@ -134,5 +135,8 @@ const MANIFEST: CapabilityManifest = {
 
 export const toolchain_cpp: BuiltinCapability = {
   manifest: MANIFEST,
-  create_tools: () => ({ definitions: [], close: async () => undefined }),
+  create_tools: () => {
+    const definitions = [...CPP_TOOLS];
+    return { definitions, close: async () => undefined };
+  },
 };

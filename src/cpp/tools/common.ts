@@ -41,9 +41,12 @@ export function timeout_input(default_ms: number) {
   );
 }
 
+/** A word bash reads as itself; commas too (they expand only inside braces), so `--enable=a,b` stays readable. */
+const PLAIN_WORD = /^[A-Za-z0-9_./=:@%+,-]+$/;
+
 /** Joins words into the command line the PermissionEngine judges and bash runs, each quoted as needed. */
 export function command_line(words: readonly string[]): string {
-  return words.map(shell_quote).join(" ");
+  return words.map((word) => (PLAIN_WORD.test(word) ? word : shell_quote(word))).join(" ");
 }
 
 /** The first of `names` on the PATH commands run with, as an absolute path. */

@@ -20,7 +20,10 @@ const DEFAULT_DATABASE = `${DEFAULT_BUILD_DIR}/compile_commands.json`;
 const Suppression = v.pipe(v.string(), v.maxLength(1000), v.regex(/^[A-Za-z0-9_*]+(?::[^\s:]+(?::\d+)?)?$/, "expected ID, ID:FILE or ID:FILE:LINE"));
 
 const CppcheckInput = v.strictObject({
-  compile_commands: v.optional(v.pipe(PathInput, v.description(`The compilation database (default ${DEFAULT_DATABASE}, written by cpp.cmake.configure).`)), DEFAULT_DATABASE),
+  compile_commands: v.optional(
+    v.pipe(PathInput, v.description(`The compilation database (default ${DEFAULT_DATABASE}, written by cpp.cmake.configure).`)),
+    DEFAULT_DATABASE,
+  ),
   suppress: v.optional(v.pipe(v.array(Suppression), v.maxLength(64), v.description("Findings to suppress (cppcheck --suppress).")), []),
   timeout_ms: timeout_input(900_000),
 });

@@ -4,10 +4,10 @@ export const TestOutcome = v.picklist(["passed", "failed", "crashed", "timeout",
 export type TestOutcome = v.InferOutput<typeof TestOutcome>;
 
 /** One test as ctest's progress lines report it, with the output `--output-on-failure` printed after it. */
-export type CtestSection = { readonly name: string; readonly outcome: TestOutcome; readonly output: string };
+export type CtestSection = { readonly number: number; readonly name: string; readonly outcome: TestOutcome; readonly output: string };
 
 // `1/2 Test #1: name ....***Failed    0.15 sec` (ctest(1) progress lines; the status field as ctest 3.25 prints it).
-const RESULT = /^\s*\d+\/\d+ Test\s+#\d+: (\S+) \.*\s*(?:\*\*\*)?(Passed|Failed|Exception|Timeout|Not Run|Skipped|\*?Disabled)\b/;
+const RESULT = /^\s*\d+\/\d+ Test\s+#(\d+): (\S+) \.*\s*(?:\*\*\*)?(Passed|Failed|Exception|Timeout|Not Run|Skipped|\*?Disabled)\b/;
 const START = /^\s+Start\s+\d+: /;
 const SUMMARY = /^\d+% tests passed, /;
 
@@ -21,21 +21,21 @@ function outcome_of(status: string): TestOutcome {
 
 /**
  * ctest's stdout cut into one section per test: each failing test's own output (a sanitizer report, a GoogleTest
- * `[  FAILED  ]` list) stays with the test that printed it, whatever order `-j` finished them in.
+ * `[  FAILED  ]` list) stays with the test that printed it; in test-number order, whatever order `-j` finished them in.
  */
 export function ctest_sections(stdout: string): CtestSection[] {
-  const sections: { name: string; outcome: TestOutcome; lines: string[] }[] = [];
+  const sections: { number: number; name: string; outcome: TestOutcome; lines: string[] }[] = [];
   let open: { lines: string[] } | null = null;
   for (const line of stdout.split(/\r?\n/)) {
     const result = RESULT.exec(line);
-    if (result?.[1] !== undefined && result[2] !== undefined) {
-      const section = { name: result[1], outcome: outcome_of(result[2]), lines: [] };
+    if (result?.[1] !== undefined && result[2] !== undefined && result[3] !== undefined) {
+      const section = { number: Number(result[1]), name: result[2], outcome: outcome_of(result[3]), lines: [] };
       sections.push(section);
       open = section;
     } else if (SUMMARY.test(line)) open = null;
     else if (open !== null && !START.test(line)) open.lines.push(line);
   }
-  return sections.map(({ name, outcome, lines }) => ({ name, outcome, output: lines.join("\n") }));
+  return sections.sort((a, b) => a.number - b.number).map(({ number, name, outcome, lines }) => ({ number, name, outcome, output: lines.join("\n") }));
 }
 
 /** The GoogleTest test ids a section lists as failed (`[  FAILED  ] Suite.Name`), to tie JSON reports to ctest tests. */

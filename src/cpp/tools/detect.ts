@@ -36,7 +36,8 @@ type DetectOutput = v.InferOutput<typeof DetectOutput>;
 function next_step(output: Omit<DetectOutput, "next_step">): string {
   if (output.build_system === "none") return "No CMakeLists.txt, Makefile or compile_commands.json here: this is not a C++ project air can build yet.";
   if (output.build_system !== "cmake") return "Not a CMake project: build it with shell.run (make), the cpp.* build tools need CMake.";
-  if (!output.build_folders.some((folder) => folder.path === DEFAULT_BUILD_DIR)) return `Call cpp.cmake.configure (it creates ${DEFAULT_BUILD_DIR}), then cpp.build.`;
+  if (!output.build_folders.some((folder) => folder.path === DEFAULT_BUILD_DIR))
+    return `Call cpp.cmake.configure (it creates ${DEFAULT_BUILD_DIR}), then cpp.build.`;
   return "Call cpp.build, then cpp.test.";
 }
 

@@ -43,7 +43,8 @@ export function group_errors(recorded: readonly Recorded[]): ErrorGroup[] {
   for (const entry of recorded) {
     if (!is_error(entry.row.severity)) continue;
     const group = groups.get(entry.row.semantic_signature);
-    if (group === undefined) groups.set(entry.row.semantic_signature, { semantic_signature: entry.row.semantic_signature, first: entry.row, occurrences: reports(entry) });
+    if (group === undefined)
+      groups.set(entry.row.semantic_signature, { semantic_signature: entry.row.semantic_signature, first: entry.row, occurrences: reports(entry) });
     else group.occurrences += reports(entry);
   }
   return [...groups.values()];
@@ -102,5 +103,10 @@ export function digest_of(recorded: readonly Recorded[], limit = DIGEST_LIMIT_BY
   const left_out = entries.length - (kept.length - 1);
   if (left_out > 0) kept.push(`… ${left_out} more entries left out (every diagnostic is in the diagnostics table)`);
   const text = kept.join("\n");
-  return bytes(text) <= limit ? text : Buffer.from(text, "utf8").subarray(0, limit).toString("utf8").replace(/\uFFFD$/, "");
+  return bytes(text) <= limit
+    ? text
+    : Buffer.from(text, "utf8")
+        .subarray(0, limit)
+        .toString("utf8")
+        .replace(/\uFFFD$/, "");
 }

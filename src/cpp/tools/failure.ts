@@ -32,7 +32,11 @@ export function run_failure(failure: RunFailure): ToolFailure {
     metadata: {
       ...failure.metadata,
       digest: failure.digest,
-      root_causes: failure.groups.map((group) => ({ semantic_signature: group.semantic_signature, diagnostic_id: group.first.diagnostic_id, occurrences: group.occurrences })),
+      root_causes: failure.groups.map((group) => ({
+        semantic_signature: group.semantic_signature,
+        diagnostic_id: group.first.diagnostic_id,
+        occurrences: group.occurrences,
+      })),
       ...(last === undefined ? {} : { command_run_id: last.command_run_id, exit_code: last.exit_code }),
     },
   });

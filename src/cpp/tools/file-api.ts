@@ -51,7 +51,10 @@ export function read_code_model(build_dir: string): { configuration: string; tar
   } catch {
     return undefined;
   }
-  const newest = names.filter((name) => /^index-.*\.json$/.test(name)).sort().at(-1);
+  const newest = names
+    .filter((name) => /^index-.*\.json$/.test(name))
+    .sort()
+    .at(-1);
   const index = newest === undefined ? undefined : read_json(path.join(reply, newest), Index);
   const model_name = index?.objects.find((object) => object.kind === "codemodel")?.jsonFile;
   const model_file = model_name === undefined ? undefined : reply_file(reply, model_name);

@@ -72,7 +72,19 @@ export function record_diagnostics(execution: ToolExecution, diagnostics: readon
       execution.evidence({ kind: "diagnostic", ref: diagnostic_id, claim: `${place(diagnostic)}${message}`, command_run_id, diagnostic_id });
     }
     const { severity, file, line, column, code, semantic_signature, family_signature, occurrences } = diagnostic;
-    const row = { diagnostic_id, severity, file, line, column, code, message, function: diagnostic.context.function, semantic_signature, family_signature, occurrences };
+    const row = {
+      diagnostic_id,
+      severity,
+      file,
+      line,
+      column,
+      code,
+      message,
+      function: diagnostic.context.function,
+      semantic_signature,
+      family_signature,
+      occurrences,
+    };
     return { row, diagnostic };
   });
 }

@@ -42,7 +42,12 @@ function gtest_reports(execution: ToolExecution, run: TestRun): Diagnostic[] {
 }
 
 /** The best account of one failed test: its sanitizer report, its GoogleTest assertions, gdb's backtrace, else CTest's record. */
-async function account(execution: ToolExecution, run: TestRun, section: CtestSection, sources: { junit: Diagnostic[]; gtest: Diagnostic[]; crashes: CrashBacktraces | null }): Promise<Found> {
+async function account(
+  execution: ToolExecution,
+  run: TestRun,
+  section: CtestSection,
+  sources: { junit: Diagnostic[]; gtest: Diagnostic[]; crashes: CrashBacktraces | null },
+): Promise<Found> {
   const options = { root: real_root(execution), build_dirs: [run.build_dir.real] };
   const ctest_run = run.command_run_id;
   const sanitizer = parse_diagnostics(section.output, { ...options, from: "sanitizer" });
@@ -62,7 +67,10 @@ async function account(execution: ToolExecution, run: TestRun, section: CtestSec
  * Every failed test with its diagnostics recorded as rows, in ctest's order; and the extra command runs (ctest's
  * listing, gdb) it took to get crash backtraces.
  */
-export async function test_failures(execution: ToolExecution, run: TestRun): Promise<{ failures: TestFailure[]; recorded: Recorded[]; crashes: CrashBacktraces }> {
+export async function test_failures(
+  execution: ToolExecution,
+  run: TestRun,
+): Promise<{ failures: TestFailure[]; recorded: Recorded[]; crashes: CrashBacktraces }> {
   const junit = parse_diagnostics(run.junit, { from: "ctest-junit", root: real_root(execution), build_dirs: [run.build_dir.real] });
   const crashes = new CrashBacktraces(execution, run.build_dir);
   const sources = { junit, gtest: gtest_reports(execution, run), crashes: CrashBacktraces.available() ? crashes : null };

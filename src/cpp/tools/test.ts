@@ -6,7 +6,17 @@ import { CommandRunId } from "../../contracts/ids.js";
 import { ToolEffects } from "../../contracts/tool.js";
 import { define_tool, type ToolExecution } from "../../tools/define.js";
 import { run_shell_command } from "../../tools/shell/command.js";
-import { BuildDirInput, command_line, configured_build_dir, CPP_ENV, DEFAULT_BUILD_DIR, find_program, JobsInput, missing_program, timeout_input } from "./common.js";
+import {
+  BuildDirInput,
+  command_line,
+  configured_build_dir,
+  CPP_ENV,
+  DEFAULT_BUILD_DIR,
+  find_program,
+  JobsInput,
+  missing_program,
+  timeout_input,
+} from "./common.js";
 import { ctest_sections } from "./ctest-output.js";
 import { DIGEST_LIMIT_BYTES, digest_of, group_errors } from "./digest.js";
 import { run_failure } from "./failure.js";
@@ -20,7 +30,13 @@ const JUNIT = `${REPORTS}/junit.xml`;
 const TestInput = v.strictObject({
   build_dir: BuildDirInput,
   regex: v.optional(
-    v.pipe(v.string(), v.minLength(1), v.maxLength(1000), v.regex(/^[^\0\n\r]*$/, "a single line"), v.description("Run only the tests whose name matches (ctest -R).")),
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.maxLength(1000),
+      v.regex(/^[^\0\n\r]*$/, "a single line"),
+      v.description("Run only the tests whose name matches (ctest -R)."),
+    ),
   ),
   test_timeout_s: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(3600), v.description("Per-test timeout in seconds (ctest --timeout)."))),
   jobs: JobsInput,
@@ -83,7 +99,10 @@ async function run_tests(input: TestInput, execution: ToolExecution) {
   const found = await test_failures(execution, { command_run_id: run.output.command_run_id, junit, gtest_folder: reports.gtest, sections, build_dir });
   const runs = [run.output, ...found.crashes.runs.map((extra) => extra.output)];
   const head = tests_digest(found.failures, counts, "");
-  const digest = found.failures.length === 0 ? `${counts.passed} of ${counts.total} tests passed, ${counts.skipped} skipped` : tests_digest(found.failures, counts, digest_of(found.recorded, DIGEST_LIMIT_BYTES - Buffer.byteLength(head)));
+  const digest =
+    found.failures.length === 0
+      ? `${counts.passed} of ${counts.total} tests passed, ${counts.skipped} skipped`
+      : tests_digest(found.failures, counts, digest_of(found.recorded, DIGEST_LIMIT_BYTES - Buffer.byteLength(head)));
   if (run.output.exit_code !== 0 || found.failures.length > 0) {
     throw run_failure({
       kind: "test_error",
@@ -92,7 +111,11 @@ async function run_tests(input: TestInput, execution: ToolExecution) {
       digest,
       groups: group_errors(found.recorded),
       runs,
-      metadata: { build_dir: build_dir.display, counts },
+      metadata: {
+        build_dir: build_dir.display,
+        counts,
+        failures: found.failures.map(({ test, outcome, source, semantic_signature }) => ({ test, outcome, source, semantic_signature })),
+      },
     });
   }
   return {

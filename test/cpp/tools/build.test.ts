@@ -71,7 +71,9 @@ describe("cpp.build on a project that builds", () => {
   afterAll(() => h.close());
 
   it("returns ok with no root causes and a digest that says so", async () => {
-    const output = output_of<{ ok: boolean; exit_code: number; groups: Group[]; counts: { errors: number }; digest: string }>(await h.call("cpp.build", { jobs: 2 }));
+    const output = output_of<{ ok: boolean; exit_code: number; groups: Group[]; counts: { errors: number }; digest: string }>(
+      await h.call("cpp.build", { jobs: 2 }),
+    );
     expect(output).toMatchObject({ ok: true, exit_code: 0, groups: [], counts: { errors: 0 } });
     expect(output.digest).toMatch(/^0 errors \(0 root causes\)/);
   });
@@ -80,6 +82,7 @@ describe("cpp.build on a project that builds", () => {
     const error = error_of(await h.call("cpp.build", { build_dir: "build/other" }));
     expect(error.kind).toBe("build_error");
     expect(error.message).toContain("not a configured CMake build folder");
+    expect(error.user_action).toContain("cpp.cmake.configure");
   });
 
   it("refuses a build folder outside the project", async () => {

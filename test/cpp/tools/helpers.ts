@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { toolchain_cpp } from "../../../src/cpp/capability.js";
+import type { PermissionEngineOptions } from "../../../src/permissions/engine.js";
 import { rows_of, type Row } from "../../fixtures/session.js";
 import { tool_harness, type ToolHarness } from "../../tools/helpers.js";
 
@@ -18,8 +19,8 @@ export type CppHarness = ToolHarness & {
   close(): Promise<void>;
 };
 
-export function cpp_harness(project: CppProject): CppHarness {
-  const h = tool_harness();
+export function cpp_harness(project: CppProject, options: PermissionEngineOptions = {}): CppHarness {
+  const h = tool_harness(options);
   const tools = toolchain_cpp.create_tools();
   for (const definition of tools.definitions) h.registry.register(definition);
   fs.cpSync(path.join(PROJECTS, project), h.root, { recursive: true });

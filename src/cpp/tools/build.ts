@@ -36,7 +36,7 @@ const BuildOutput = v.strictObject({
   effects: ToolEffects,
 });
 
-export function build_command(input: Pick<BuildInput, "build_dir" | "targets" | "jobs">): string {
+function build_command(input: Pick<BuildInput, "build_dir" | "targets" | "jobs">): string {
   const targets = input.targets.length === 0 ? [] : ["--target", ...input.targets];
   return command_line(["cmake", "--build", input.build_dir, ...targets, "-j", String(input.jobs)]);
 }

@@ -28,7 +28,7 @@ const ConfigureInput = v.strictObject({
 });
 type ConfigureInput = v.InferOutput<typeof ConfigureInput>;
 
-export const Generator = v.picklist(["Ninja", "Unix Makefiles"]);
+const Generator = v.picklist(["Ninja", "Unix Makefiles"]);
 type Generator = v.InferOutput<typeof Generator>;
 
 const ConfigureOutput = v.strictObject({

@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
-import { air_failure } from "../../contracts/errors.js";
 import { CommandRunId } from "../../contracts/ids.js";
 import { ToolEffects } from "../../contracts/tool.js";
 import { define_tool, type ToolExecution } from "../../tools/define.js";
@@ -21,6 +20,7 @@ import { ctest_sections } from "./ctest-output.js";
 import { DIGEST_LIMIT_BYTES, digest_of, group_errors } from "./digest.js";
 import { run_failure } from "./failure.js";
 import { junit_counts, TestCounts } from "./junit-counts.js";
+import type { Recorded } from "./rows.js";
 import { TestFailure, test_failures } from "./test-failures.js";
 
 /** Inside the build folder: ctest's JUnit report and one GoogleTest JSON report per test binary. */
@@ -71,10 +71,12 @@ function fresh_reports(build_dir: string): { junit: string; gtest: string } {
   return { junit: path.join(build_dir, JUNIT), gtest: path.join(folder, "gtest") };
 }
 
-function tests_digest(failures: readonly TestFailure[], counts: TestCounts, body: string): string {
+/** The count line and the failed tests' names, then the failures' digest in what is left of the 4 KB. */
+function tests_digest(failures: readonly TestFailure[], recorded: readonly Recorded[], counts: TestCounts): string {
+  if (failures.length === 0) return `${counts.passed} of ${counts.total} tests passed, ${counts.skipped} skipped`;
   const names = failures.map((failure) => `${failure.test} (${failure.outcome})`).join(", ");
   const head = `${counts.failed} of ${counts.total} tests failed: ${names}`.slice(0, 600);
-  return `${head}\n${body}`;
+  return `${head}\n${digest_of(recorded, DIGEST_LIMIT_BYTES - Buffer.byteLength(head) - 1)}`;
 }
 
 async function run_tests(input: TestInput, execution: ToolExecution) {
@@ -85,12 +87,13 @@ async function run_tests(input: TestInput, execution: ToolExecution) {
   const env = { ...CPP_ENV, GTEST_OUTPUT: `json:${reports.gtest}/` };
   const run = await run_shell_command(execution, { command: test_command(input), cwd: execution.project_root, timeout_ms: input.timeout_ms, env });
   if (!fs.existsSync(reports.junit)) {
-    throw air_failure({
+    throw run_failure({
       kind: "test_error",
-      message: `ctest wrote no report (exit code ${run.output.exit_code}): ${run.output.stderr_tail.trim().slice(-1000) || "no output"}`,
-      retryability: "retryable_after_change",
+      summary: `ctest wrote no report (exit code ${run.output.exit_code}): ${run.output.stderr_tail.trim().slice(-1000) || "no output"}`,
       user_action: "Check that the build folder was built (cpp.build) and has tests (enable_testing() and add_test in CMakeLists.txt).",
-      metadata: { command_run_id: run.output.command_run_id },
+      digest: "",
+      groups: [],
+      runs: [run.output],
     });
   }
   const junit = fs.readFileSync(reports.junit, "utf8");
@@ -98,11 +101,7 @@ async function run_tests(input: TestInput, execution: ToolExecution) {
   const sections = ctest_sections(run.stdout.toString("utf8"));
   const found = await test_failures(execution, { command_run_id: run.output.command_run_id, junit, gtest_folder: reports.gtest, sections, build_dir });
   const runs = [run.output, ...found.crashes.runs.map((extra) => extra.output)];
-  const head = tests_digest(found.failures, counts, "");
-  const digest =
-    found.failures.length === 0
-      ? `${counts.passed} of ${counts.total} tests passed, ${counts.skipped} skipped`
-      : tests_digest(found.failures, counts, digest_of(found.recorded, DIGEST_LIMIT_BYTES - Buffer.byteLength(head)));
+  const digest = tests_digest(found.failures, found.recorded, counts);
   if (run.output.exit_code !== 0 || found.failures.length > 0) {
     throw run_failure({
       kind: "test_error",

@@ -28,7 +28,7 @@ function version_of(program: string): string | null {
   return result.stdout.split("\n")[0]?.trim() || null;
 }
 
-export function probe(name: string, aliases: readonly string[] = []): Program {
+function probe(name: string, aliases: readonly string[] = []): Program {
   const found = find_program([name, ...aliases]);
   return { name, path: found ?? null, version: found === undefined ? null : version_of(found) };
 }

@@ -118,3 +118,22 @@ describe("cpp.cmake.configure on a broken CMakeLists.txt", () => {
     expect(h.diagnostics().some((row) => row.severity === "error" && row.source_tool === "cpp.cmake.configure")).toBe(true);
   });
 });
+
+describe("cpp.detect on a project without CMake", () => {
+  let h: CppHarness;
+  beforeAll(() => {
+    h = cpp_harness("passing");
+    fs.rmSync(path.join(h.root, "CMakeLists.txt"));
+    write(h.root, "Makefile", "all:\n\tc++ -c calc.cpp\n");
+    write(h.root, "compile_commands.json", "[]\n");
+    write(h.root, "tests/catch_test.cpp", "#include <catch2/catch_test_macros.hpp>\n");
+  });
+  afterAll(() => h.close());
+
+  it("reports the Makefile, the root compilation database and Catch2 from a source's include", async () => {
+    const detected = output_of<Detected & { makefile: string | null; compile_commands: string[] }>(await h.call("cpp.detect", {}));
+    expect(detected).toMatchObject({ build_system: "make", makefile: "Makefile", compile_commands: ["compile_commands.json"], cmake: { lists: [] } });
+    expect(detected.test_frameworks).toEqual(["googletest", "catch2"]);
+    expect(detected.next_step).toContain("Not a CMake project");
+  });
+});

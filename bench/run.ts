@@ -21,11 +21,14 @@
  *      vs `git worktree add` + `git commit -a` + `git merge` of the same change
  *  14. scheduler overhead per task (worktree → worker ready → result → merge, less model and command time) of a
  *      team run of trivial tasks, from its event log — vs raw git worktree/commit/merge/remove + a bare node spawn
- *  15. the startup dependency check of `air run` (doctor, D-045), cold and warm (cached) — vs `node -e 0`
+ *  15. `cpp.build` of a small CMake+GoogleTest project from a clean build folder — vs a bare `cmake --build` of the
+ *      same folder with the same -j
+ *  16. the startup dependency check of `air run` (doctor, D-045), cold and warm (cached) — vs `node -e 0`
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
 import { bench_context_assembly } from "./context-assembly.js";
+import { bench_cpp_build } from "./cpp-build.js";
 import { bench_context_prefix, tokens_per_turn } from "./context-prefix.js";
 import { bench_doctor_startup, format_doctor_startup } from "./doctor-startup.js";
 import { bench_e2e_split } from "./e2e-split.js";
@@ -68,6 +71,7 @@ const WAVE_ROUNDS = QUICK ? 2 : 15;
 /** The wave planner's budget per plan over the 10,000-task graph (issue 12). */
 const WAVE_LIMIT_MS = 100;
 const WORKSPACE_ROUNDS = QUICK ? 1 : 7;
+const CPP_BUILD_ROUNDS = QUICK ? 1 : 5;
 const SPEEDUP_ROUNDS = QUICK ? 1 : 3;
 /** What the scripted model waits before each answer in the wave-speedup runs, as a real model takes time. */
 const SPEEDUP_DELAY_MS = 300;
@@ -266,6 +270,20 @@ async function main(): Promise<number> {
       ceiling: ms(stream.bare_cpu_ms),
       ratio: stream.tui_cpu_ms / stream.bare_cpu_ms,
       note: "user+system CPU of the process during the stream",
+    }),
+  );
+
+  log(`cpp.build: ${CPP_BUILD_ROUNDS} interleaved rounds of a clean build through cpp.build and by a bare cmake --build`);
+  const cpp_build = await bench_cpp_build(CPP_BUILD_ROUNDS);
+  log(`  cpp.build: ${took()}`);
+  printed.push(
+    format_goal_line({
+      name: "cpp.build (clean)",
+      ours: ms(cpp_build.air_ms),
+      ceiling_name: "cmake --build",
+      ceiling: ms(cpp_build.bare_ms),
+      ratio: cpp_build.ratio,
+      goal: { kind: "at_most", value: 1.1, unit: "×" },
     }),
   );
 

@@ -2,6 +2,7 @@ import type { BuiltinCapability } from "../capabilities/builtin.js";
 import type { CapabilityManifest, DependencySpec } from "../capabilities/manifest.js";
 import { ClangdPool } from "./clangd/pool.js";
 import { clangd_query_tool } from "./tools/clangd-query.js";
+import { CPP_TOOLS } from "./tools/index.js";
 
 /** Debian's package for each program; `apt-get` needs root, so doctor always asks before running it. */
 function apt(packages: string): NonNullable<DependencySpec["install"]> {
@@ -139,6 +140,6 @@ export const toolchain_cpp: BuiltinCapability = {
   create_tools: () => {
     // A fresh pool per tool set: each session runtime owns its clangd processes and stops them on close.
     const clangd = new ClangdPool();
-    return { definitions: [clangd_query_tool(clangd)], close: () => clangd.close() };
+    return { definitions: [...CPP_TOOLS, clangd_query_tool(clangd)], close: () => clangd.close() };
   },
 };

@@ -289,6 +289,7 @@ export const diagnostics = sqliteTable(
     code: text("code"),
     message: text("message").notNull(),
     semantic_signature: text("semantic_signature").notNull(),
+    family_signature: text("family_signature"),
     created_at: text("created_at").notNull(),
   },
   (t) => [

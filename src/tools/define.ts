@@ -3,7 +3,7 @@ import type { ArtifactRef } from "../contracts/artifact.js";
 import type { EvidenceKind } from "../contracts/artifact.js";
 import { AirFailure, type AirError } from "../contracts/errors.js";
 import type { EventOrigin, EventType, PayloadInputOf } from "../contracts/events/registry.js";
-import type { AgentId, ArtifactId, CommandRunId, EvidenceId, MessageId, TaskId, ToolRunId } from "../contracts/ids.js";
+import type { AgentId, ArtifactId, CommandRunId, DiagnosticId, EvidenceId, MessageId, TaskId, ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
 import type { ToolCategory, ToolEffectsInput } from "../contracts/tool.js";
 import type { WorkspaceConfinement } from "../permissions/confinement.js";
@@ -52,7 +52,14 @@ export type ToolExecution = {
   /** Creates an artifact linked to this tool run (and task/agent); its id joins `tool.completed`. */
   artifact(input: Omit<ArtifactInput, "tool_run_id" | "task_id" | "agent_id">): ArtifactRef;
   /** Records `evidence.created` linked to this tool run; its id joins `tool.completed`. */
-  evidence(input: { kind: EvidenceKind; ref: string; claim: string; artifact_id?: ArtifactId; command_run_id?: CommandRunId }): EvidenceId;
+  evidence(input: {
+    kind: EvidenceKind;
+    ref: string;
+    claim: string;
+    artifact_id?: ArtifactId;
+    command_run_id?: CommandRunId;
+    diagnostic_id?: DiagnosticId;
+  }): EvidenceId;
 };
 
 /**

@@ -338,9 +338,9 @@ export class ToolRegistry {
         products.artifact_ids.push(artifact.id);
         return artifact;
       },
-      evidence: ({ kind, ref, claim, artifact_id, command_run_id }) => {
+      evidence: ({ kind, ref, claim, artifact_id, command_run_id, diagnostic_id }) => {
         const id = new_id("evidence");
-        ingest(make_event("evidence.created", { evidence: { id, kind, ref, claim }, artifact_id, command_run_id, ...links }, origin));
+        ingest(make_event("evidence.created", { evidence: { id, kind, ref, claim }, artifact_id, command_run_id, diagnostic_id, ...links }, origin));
         products.evidence_ids.push(id);
         return id;
       },

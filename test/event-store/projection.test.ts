@@ -595,6 +595,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
         code: p.code,
         message: p.message,
         semantic_signature: p.semantic_signature,
+        family_signature: p.family_signature,
         created_at: v.at,
       });
     },

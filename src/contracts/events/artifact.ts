@@ -38,6 +38,8 @@ export const artifact_events = {
       severity: DiagnosticSeverity,
       message: NonEmpty,
       semantic_signature: NonEmpty,
+      /** The kind of failure (code and message template); absent on events written before it existed. */
+      family_signature: v.optional(NonEmpty),
       source_tool: v.optional(NonEmpty),
       file: v.optional(NonEmpty),
       line: v.optional(Line),

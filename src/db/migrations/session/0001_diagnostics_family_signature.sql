@@ -1,0 +1,1 @@
+ALTER TABLE `diagnostics` ADD `family_signature` text;

@@ -27,6 +27,13 @@ export type CapabilityProblem = {
   readonly error: AirError;
 };
 
+export type DiscoveryOptions = {
+  readonly project_root: string;
+  readonly air_home: string;
+  /** The capabilities shipped with air (default `BUILTIN_CAPABILITIES`; tests bring their own). */
+  readonly builtins?: readonly BuiltinCapability[];
+};
+
 export type Discovery = { capabilities: DiscoveredCapability[]; problems: CapabilityProblem[] };
 
 /** Tool names air registers itself; a capability's tool may neither take one nor live in one of their namespaces. */
@@ -117,9 +124,9 @@ function folder_mismatch(source: ManifestSource, folder_id: string, manifest: Ca
  * (`.air/shared/capabilities/<id>/capability.json`, at most `project_local`). A later one never replaces an earlier
  * one: the same id, or a tool name taken, is a problem.
  */
-export function discover_capabilities(options: { project_root: string; air_home: string }): Discovery {
+export function discover_capabilities(options: DiscoveryOptions): Discovery {
   const discovery: Discovery = { capabilities: [], problems: [] };
-  for (const builtin of BUILTIN_CAPABILITIES) {
+  for (const builtin of options.builtins ?? BUILTIN_CAPABILITIES) {
     const source: ManifestSource = { file: `built-in capability ${builtin.manifest.id}`, place: "built_in" };
     add_found(discovery, source, builtin.manifest.id, () => ({ manifest: validate_manifest(builtin.manifest, source), builtin }));
   }

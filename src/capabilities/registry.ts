@@ -5,7 +5,15 @@ import type { Session } from "../project/session-manager.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { CapabilityTools } from "./builtin.js";
 import { read_choices, type CapabilityChoices } from "./choices.js";
-import { discover_capabilities, place_trust, type CapabilityProblem, type CapabilitySource, type DiscoveredCapability, type Discovery } from "./discover.js";
+import {
+  discover_capabilities,
+  place_trust,
+  type CapabilityProblem,
+  type CapabilitySource,
+  type DiscoveredCapability,
+  type Discovery,
+  type DiscoveryOptions,
+} from "./discover.js";
 import { CapabilityLifecycle } from "./lifecycle.js";
 import type { CapabilityManifest } from "./manifest.js";
 import { make_tools, verdict_of } from "./plan.js";
@@ -24,9 +32,7 @@ export type CapabilityEntry = {
   readonly error?: AirError;
 };
 
-export type CapabilityRegistryOptions = {
-  readonly project_root: string;
-  readonly air_home: string;
+export type CapabilityRegistryOptions = DiscoveryOptions & {
   /** The doctor's read-only check of a capability's dependencies (default: no issues). */
   readonly check_dependencies?: (manifest: CapabilityManifest) => { issues: number };
 };

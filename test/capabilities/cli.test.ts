@@ -15,7 +15,10 @@ afterEach(() => workspace.cleanup());
 
 const air = (...args: string[]) => run_air(args, { cwd: workspace.root, env: workspace.env });
 
-type Listed = { capabilities: { id: string; trust: string; status: string; source: unknown; tools: string[] }[]; problems: { id: string; error: { message: string } }[] };
+type Listed = {
+  capabilities: { id: string; trust: string; status: string; source: unknown; tools: string[] }[];
+  problems: { id: string; error: { message: string } }[];
+};
 
 describe("air capability list", () => {
   it("lists built-in, user and project capabilities with trust, source, status and tools, and a problems section", () => {

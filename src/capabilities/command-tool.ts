@@ -1,7 +1,6 @@
 import fs from "node:fs";
 import * as v from "valibot";
-import type { CapabilityTrust } from "../contracts/events/capability.js";
-import { define_tool, type AnyToolDefinition } from "../tools/define.js";
+import { define_tool, type AnyToolDefinition, type ToolCapability } from "../tools/define.js";
 import { shell_quote } from "../tools/git/output.js";
 import { run_shell_command, ShellRunOutput } from "../tools/shell/command.js";
 import type { ToolDeclaration, ToolImplementation } from "./manifest.js";
@@ -62,11 +61,7 @@ export function command_line(argv: readonly string[], input: CommandInput): stri
  * `permissions.executes` so the PermissionEngine judges exactly what runs, and run like `shell.run` (sandbox,
  * `command.*` events, output artifacts, evidence) in the caller's project or workspace.
  */
-export function command_tool(
-  declaration: ToolDeclaration,
-  implementation: CommandImplementation,
-  capability: { id: string; trust: CapabilityTrust },
-): AnyToolDefinition {
+export function command_tool(declaration: ToolDeclaration, implementation: CommandImplementation, capability: ToolCapability): AnyToolDefinition {
   const command_of = (input: CommandInput) => command_line(implementation.argv, input);
   return define_tool({
     name: declaration.name,

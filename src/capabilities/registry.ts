@@ -18,7 +18,7 @@ import { CapabilityLifecycle } from "./lifecycle.js";
 import type { CapabilityManifest } from "./manifest.js";
 import { make_tools, verdict_of } from "./plan.js";
 
-export type CapabilityStatus = "enabled" | "disabled" | "failed" | "does_not_apply";
+type CapabilityStatus = "enabled" | "disabled" | "failed" | "does_not_apply";
 
 /** One capability as `air capability list` shows it and a session ended up with it. */
 export type CapabilityEntry = {

@@ -23,7 +23,7 @@ const TRUST_RANK: Readonly<Record<CapabilityTrust, number>> = {
 export type ManifestSource = { readonly file: string; readonly place: ManifestPlace };
 
 /** `tools[1].category`: the field an issue is about, as a person finds it in the file. */
-export function field_path(keys: readonly unknown[]): string {
+function field_path(keys: readonly unknown[]): string {
   let path = "";
   for (const key of keys) path += typeof key === "number" ? `[${key}]` : path === "" ? String(key) : `.${String(key)}`;
   return path === "" ? "(top level)" : path;
@@ -49,7 +49,7 @@ function schema_issue(issue: v.BaseIssue<unknown>): { field: string; why: string
 }
 
 /** Every `{name}` in an argv element. */
-export function placeholders_of(element: string): string[] {
+function placeholders_of(element: string): string[] {
   return [...element.matchAll(/\{([^{}]*)\}/g)].map((match) => match[1] ?? "");
 }
 

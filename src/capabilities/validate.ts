@@ -35,7 +35,10 @@ export function manifest_error(source: ManifestSource, field: string, why: strin
     kind: "user_error",
     message: `${source.file}: ${field}: ${why}`,
     retryability: "retryable_after_change",
-    user_action: `Fix ${field} in ${source.file} (air capability validate ${source.file} checks it again), or remove the capability's folder.`,
+    user_action:
+      source.place === "built_in"
+        ? "This built-in capability does not match its code: report it as a bug in air; `air capability disable ID` turns it off meanwhile."
+        : `Fix ${field} in ${source.file} (air capability validate ${source.file} checks it again), or remove the capability's folder.`,
     metadata: { file: source.file, field },
   });
 }

@@ -371,7 +371,13 @@ function session_tools(session: Session, options: RuntimeOptions): { registry: T
     air_home: air_home(),
     ...(options.check_dependencies === undefined ? {} : { check_dependencies: options.check_dependencies }),
   });
-  capabilities.activate(session, registry);
+  try {
+    capabilities.activate(session, registry);
+  } catch (error) {
+    // A runtime that does not start must not leave a capability's processes behind.
+    capabilities.close().catch(() => undefined);
+    throw error;
+  }
   return { registry, capabilities };
 }
 

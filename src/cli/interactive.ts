@@ -218,7 +218,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
     // After a failure while the TUI is up, it must go, or ink would keep the process alive.
     tui?.unmount();
     projection?.close();
-    runtime?.stop();
+    await runtime?.stop();
     await swept;
     session.close();
     write_metrics(metrics);

@@ -174,6 +174,39 @@ const COMMANDS: Record<string, Command> = {
         ...strings(values, { from: "from", root: "root" }),
       }),
   },
+  "capability list": {
+    summary: "The capabilities air sees for this project (built-in, ~/.air, .air/shared): trust, status, tools, problems",
+    usage: "air capability list [--json]",
+    options: { json: { type: "boolean" } },
+    run: async (values, _, io) => (await import("./commands/capability.js")).run_capability_list(io, { json: values.json === true }),
+  },
+  "capability validate": {
+    summary: "Check a capability manifest (a capability.json or its folder), or every discovered one with --all",
+    usage: "air capability validate [--all] [PATH]",
+    options: { all: { type: "boolean" } },
+    positionals: true,
+    run: async (values, positionals, io) => {
+      if (positionals.length > 1) return usage_error(io, `air capability validate takes one PATH, not "${positionals.join(" ")}"`);
+      return (await import("./commands/capability.js")).run_capability_validate(io, {
+        all: values.all === true,
+        ...(positionals[0] === undefined ? {} : { path: positionals[0] }),
+      });
+    },
+  },
+  "capability enable": {
+    summary: "Turn a capability on for this project (an untrusted one, or one disabled before)",
+    usage: "air capability enable ID",
+    options: {},
+    positionals: true,
+    run: async (_, positionals, io) => (await import("./commands/capability.js")).run_capability_choice(io, { id: positionals[0], choice: "enabled" }),
+  },
+  "capability disable": {
+    summary: "Turn a capability off for this project: its tools are not offered",
+    usage: "air capability disable ID",
+    options: {},
+    positionals: true,
+    run: async (_, positionals, io) => (await import("./commands/capability.js")).run_capability_choice(io, { id: positionals[0], choice: "disabled" }),
+  },
   history: {
     summary: "Show a session as the TUI does, or its event log (default: the latest session; piped: the log)",
     usage: "air history [--session ID] [--view tui|events] [--json]",

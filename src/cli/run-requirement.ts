@@ -134,7 +134,7 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
     plan.stop();
     unfollow();
     prompts.close();
-    runtime.stop();
+    await runtime.stop();
     session.close();
   }
 }

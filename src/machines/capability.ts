@@ -34,9 +34,11 @@ export const capability_machine = setup({
         "capability.failed": { target: "failed" },
       },
     },
+    // Trust policy or the user can leave a checked capability off (or it does not apply): it never was enabled.
     doctor_checked: {
       on: {
         "capability.enabled": { target: "enabled" },
+        "capability.disabled": { target: "disabled" },
         "capability.failed": { target: "failed" },
       },
     },

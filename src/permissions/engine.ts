@@ -75,6 +75,7 @@ function clip(text: string, max = 4000): string {
 function describe_subject(subject: PermissionSubject): string {
   if (subject.kind === "path") return `${subject.op} ${subject.path}`;
   if (subject.kind === "network") return `network for ${subject.tool_name}`;
+  if (subject.kind === "capability_tool") return `${subject.tool_name} of ${subject.capability_id}`;
   return subject.command;
 }
 

@@ -41,6 +41,8 @@ function same_subject(a: PermissionSubject, b: PermissionSubject): boolean {
       return a.op === (b as typeof a).op && a.path === (b as typeof a).path;
     case "network":
       return a.tool_name === (b as typeof a).tool_name;
+    case "capability_tool":
+      return a.capability_id === (b as typeof a).capability_id && a.tool_name === (b as typeof a).tool_name;
   }
 }
 

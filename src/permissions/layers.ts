@@ -1,3 +1,4 @@
+import type { CapabilityTrust } from "../contracts/events/capability.js";
 import type { PermissionAction, PermissionLayer, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
 import { is_air_failure } from "../contracts/errors.js";
 import type { AgentId, TaskId, ToolRunId } from "../contracts/ids.js";
@@ -21,6 +22,8 @@ export type PermissionRequest = {
   readonly writes: readonly string[];
   /** The command this call runs and its working folder (relative to the root or absolute). */
   readonly command?: { readonly command: string; readonly cwd: string };
+  /** The capability the tool comes from, for the trust posture of its tools (seeds 003 §6). */
+  readonly capability?: { readonly id: string; readonly trust: CapabilityTrust };
   /** The project; a confined request's paths are judged from its `workspace.root` instead. */
   readonly project_root: string;
   /** Set for a task working in a workspace: nothing outside `workspace.root` is written, in any mode. */
@@ -308,6 +311,22 @@ function profile_layer(layers: Layers): void {
   }
 }
 
+/** Trust levels whose tools air runs without asking: shipped with air, installed by the user, or vouched for. */
+const VOUCHED = new Set<CapabilityTrust>(["built_in", "user_installed", "verified_publisher"]);
+
+/**
+ * Layer 2's trust posture: a tool of a capability nobody vouched for (a project's own, an untrusted one) asks before
+ * its first use; the answer is a grant for that tool, so "this session" or "this project" is not asked again.
+ */
+function trust_layer(layers: Layers): void {
+  const { capability, tool_name } = layers.request;
+  if (capability === undefined || VOUCHED.has(capability.trust)) return;
+  layers.add("profile", "ask_user", "medium", `${tool_name} is a tool of the ${capability.trust} capability ${capability.id}, not yet used here`, {
+    subjects: [{ kind: "capability_tool", capability_id: capability.id, tool_name }],
+    approval: "grant",
+  });
+}
+
 /** Layers 2–4 for the paths a tool declares: the mode for writes, the task scope, then where each path really is. */
 function path_layers(layers: Layers, reads: readonly PathClassification[], writes: readonly PathClassification[]): void {
   for (const c of reads) layers.subjects.push(path_subject(c, "read"));
@@ -368,6 +387,7 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
   const layers = new Layers(request, mode, home);
   declaration_layer(layers);
   profile_layer(layers);
+  trust_layer(layers);
   let real_root: string;
   try {
     real_root = real_root_of(layers.root);

@@ -274,8 +274,13 @@ function inside_category(relative: string): PathCategory {
   if (folded.some(is_git_segment)) return "project_git_internal";
   if (folded[0] === ".air") return folded[1] === "shared" ? "project_air_shared" : "project_air_local";
   const first = folded[0];
-  if (first !== undefined && (BUILD_OUTPUT.has(first) || first.startsWith("cmake-build-"))) return "project_build_output";
+  if (first !== undefined && is_build_output_name(first)) return "project_build_output";
   return "project_source";
+}
+
+/** A top-level folder name that holds build output or dependencies (`build`, `node_modules`, `cmake-build-debug` …). */
+export function is_build_output_name(name: string): boolean {
+  return BUILD_OUTPUT.has(name) || name.startsWith("cmake-build-");
 }
 
 export function real_root_of(project_root: string): string {

@@ -38,7 +38,10 @@ const SCOPE_KEY: Record<PermissionGrantScope, string> = { once: "[y] once", sess
 function render_prompt(prompt: PermissionPrompt): string {
   const lines = [`\nPermission needed (${prompt.risk_level} risk): ${prompt.tool_name}`];
   for (const command of prompt.commands) lines.push(`  $ ${command}`);
-  for (const subject of prompt.subjects) if (subject.kind === "path") lines.push(`  ${subject.op} ${subject.path}`);
+  for (const subject of prompt.subjects) {
+    if (subject.kind === "path") lines.push(`  ${subject.op} ${subject.path}`);
+    if (subject.kind === "capability_tool") lines.push(`  first use of ${subject.tool_name} (capability ${subject.capability_id})`);
+  }
   if (prompt.categories.length > 0) lines.push(`  categories: ${prompt.categories.join(", ")}`);
   lines.push(`  why: ${prompt.reason}`);
   lines.push(`Allow? ${prompt.offered_scopes.map((scope) => SCOPE_KEY[scope]).join("  ")}  [n] deny: `);

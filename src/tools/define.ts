@@ -2,6 +2,7 @@ import type * as v from "valibot";
 import type { ArtifactRef } from "../contracts/artifact.js";
 import type { EvidenceKind } from "../contracts/artifact.js";
 import { AirFailure, type AirError } from "../contracts/errors.js";
+import type { CapabilityTrust } from "../contracts/events/capability.js";
 import type { EventOrigin, EventType, PayloadInputOf } from "../contracts/events/registry.js";
 import type { AgentId, ArtifactId, CommandRunId, DiagnosticId, EvidenceId, MessageId, TaskId, ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
@@ -23,6 +24,9 @@ type ToolPermissions<I> = {
   executes?(input: I): { command: string; cwd: string };
   network?: boolean;
 };
+
+/** The capability a tool belongs to (its manifest id) and the trust it was given. */
+export type ToolCapability = { readonly id: string; readonly trust: CapabilityTrust };
 
 /** Everything a running tool may use; every side effect it records goes through here. */
 export type ToolExecution = {
@@ -89,6 +93,8 @@ export type ToolDefinition<I extends v.GenericSchema = v.GenericSchema, O extend
   readonly input: I;
   readonly output: O;
   readonly permissions: ToolPermissions<v.InferOutput<I>>;
+  /** Set for a capability's tool: the PermissionEngine asks before the first use of one the user has not vouched for. */
+  readonly capability?: ToolCapability;
   /** Runs the tool. Throw an `AirFailure` for a tool-level failure; the registry records it. */
   execute(input: v.InferOutput<I>, execution: ToolExecution): Promise<v.InferInput<O>>;
 };

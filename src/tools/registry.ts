@@ -419,6 +419,7 @@ export class ToolRegistry {
       reads: permissions.reads?.(input) ?? [],
       writes: permissions.writes?.(input) ?? [],
       command: permissions.executes?.(input),
+      ...(definition.capability === undefined ? {} : { capability: definition.capability }),
       project_root: caller.session.project.layout.root,
       ...(caller.workspace === undefined ? {} : { workspace: caller.workspace }),
       scope: caller.scope,

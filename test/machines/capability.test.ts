@@ -25,6 +25,7 @@ const spec: LifecycleSpec<typeof capability_machine> = {
     ["validated", e("capability.doctor_checked"), "doctor_checked"],
     ["validated", e("capability.failed"), "failed"],
     ["doctor_checked", e("capability.enabled"), "enabled"],
+    ["doctor_checked", e("capability.disabled"), "disabled"],
     ["doctor_checked", e("capability.failed"), "failed"],
     ["enabled", e("capability.tools_registered"), "registered"],
     ["enabled", e("capability.disabled"), "disabled"],

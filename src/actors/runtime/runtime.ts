@@ -1,5 +1,7 @@
 import * as v from "valibot";
 import { createActor, fromPromise, toPromise, waitFor, type Actor, type InspectionEvent, type Observer, type SnapshotFrom } from "xstate";
+import type { CapabilityManifest } from "../../capabilities/manifest.js";
+import { CapabilityRegistry } from "../../capabilities/registry.js";
 import { load_compaction_rules } from "../../context/compaction/rules.js";
 import { SessionPrompts } from "../../context/session-prompts.js";
 import { make_event } from "../../contracts/events/registry.js";
@@ -52,6 +54,8 @@ export type RuntimeOptions = {
   readonly inspect?: Observer<InspectionEvent>;
   /** A person is there to approve plans (the TUI); headless runs (`air run -p`, `air resume`) are not. */
   readonly interactive?: boolean;
+  /** The doctor's read-only dependency check of each capability, recorded as `capability.doctor_checked`. */
+  readonly check_dependencies?: (manifest: CapabilityManifest) => { issues: number };
 };
 
 /** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
@@ -169,7 +173,8 @@ export type Runtime = {
   reject_plan(reason: string): void;
   /** Interrupts the running turn (or resumed run): its model call is aborted, its tasks are cancelled; a no-op when idle. */
   cancel(reason: string): void;
-  stop(): void;
+  /** Stops the Main Agent and closes the capabilities' tools (their processes end); before the session closes. */
+  stop(): Promise<void>;
 };
 
 /** `/done` or a direct message outside direct mode. */
@@ -224,11 +229,13 @@ class SessionRuntime implements Runtime {
   readonly #run_worker: RunWorkerLogic;
   readonly #scheduler: SchedulerOptions;
   readonly #inspect: Observer<InspectionEvent> | undefined;
+  readonly #capabilities: CapabilityRegistry;
   #turn: AbortController | undefined;
   #resumed: Actor<ReturnType<typeof provide_scheduler>> | undefined;
 
-  constructor(session: Session, options: RuntimeOptions, registry: ToolRegistry, prompts: SessionPrompts) {
+  constructor(session: Session, options: RuntimeOptions, registry: ToolRegistry, prompts: SessionPrompts, capabilities: CapabilityRegistry) {
     this.#session = session;
+    this.#capabilities = capabilities;
     this.registry = registry;
     this.#inspect = options.inspect;
     this.#run_worker = run_worker_logic(session, registry, prompts, options);
@@ -327,8 +334,9 @@ class SessionRuntime implements Runtime {
     this.main_agent.send({ type: "user.cancel", reason });
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.main_agent.stop();
+    await this.#capabilities.close();
   }
 
   /** Runs one turn with its own abort, so that `busy()` holds and `cancel` reaches its model call until it ends. */
@@ -350,16 +358,32 @@ class SessionRuntime implements Runtime {
   }
 }
 
-/** The session's tools: the built-in ones, judged by its permission engine, and its model's. */
-function session_tools(options: RuntimeOptions): ToolRegistry {
+/**
+ * The session's tools: the built-in ones, judged by its permission engine, its model's, and those of every enabled
+ * capability that applies to the project (their lifecycle recorded in the session).
+ */
+function session_tools(session: Session, options: RuntimeOptions): { registry: ToolRegistry; capabilities: CapabilityRegistry } {
   const registry = create_tool_registry({ permissions: options.permissions });
   registry.register(model_complete_tool(options.provider, options.run_budget === undefined ? {} : { run_budget: options.run_budget }));
   registry.register(context_compact_tool(options.provider));
-  return registry;
+  const capabilities = new CapabilityRegistry({
+    project_root: session.project.layout.root,
+    air_home: air_home(),
+    ...(options.check_dependencies === undefined ? {} : { check_dependencies: options.check_dependencies }),
+  });
+  try {
+    capabilities.activate(session, registry);
+  } catch (error) {
+    // A runtime that does not start must not leave a capability's processes behind.
+    capabilities.close().catch(() => undefined);
+    throw error;
+  }
+  return { registry, capabilities };
 }
 
 /** The runtime of one open session: tool registry, permission engine, Main Agent with its Scheduler. */
 export function start_runtime(session: Session, options: RuntimeOptions): Runtime {
   const prompts = new SessionPrompts({ session, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window });
-  return new SessionRuntime(session, options, session_tools(options), prompts);
+  const { registry, capabilities } = session_tools(session, options);
+  return new SessionRuntime(session, options, registry, prompts, capabilities);
 }

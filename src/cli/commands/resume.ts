@@ -65,7 +65,7 @@ export async function run_resume(io: Io, options: { session?: string; permission
   } finally {
     unfollow();
     prompts.close();
-    runtime.stop();
+    await runtime.stop();
     session.close();
   }
 }

@@ -46,14 +46,16 @@ export type PermissionMode = v.InferOutput<typeof PermissionMode>;
 
 /**
  * What an `ask_user` finding is about, so an answer or a rule can cover it exactly: one command the shell
- * would run (argv joined by spaces), a whole command line the analyzer could not see through, a path, or a
- * tool's network access.
+ * would run (argv joined by spaces), a whole command line the analyzer could not see through, a path, a
+ * tool's network access, or the first use of a capability's tool.
  */
 export const PermissionSubject = v.variant("kind", [
   v.strictObject({ kind: v.literal("command"), command: NonEmpty }),
   v.strictObject({ kind: v.literal("command_line"), command: NonEmpty }),
   v.strictObject({ kind: v.literal("path"), op: v.picklist(["read", "write"]), path: NonEmpty }),
   v.strictObject({ kind: v.literal("network"), tool_name: NonEmpty }),
+  /** The first use of a tool from a capability nobody vouched for (a project's own). */
+  v.strictObject({ kind: v.literal("capability_tool"), capability_id: NonEmpty, tool_name: NonEmpty }),
 ]);
 export type PermissionSubject = v.InferOutput<typeof PermissionSubject>;
 

@@ -27,6 +27,8 @@ function subject_line(subject: PermissionPromptView["subjects"][number]): string
       return `$ ${clean_line(subject.command)}`;
     case "path":
       return `${subject.op} ${clean_line(subject.path)}`;
+    case "capability_tool":
+      return `first use of ${clean_line(subject.tool_name)} (${clean_line(subject.capability_id)})`;
     default:
       return `network (${clean_line(subject.tool_name)})`;
   }

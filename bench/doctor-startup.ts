@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import { DIST } from "./dist.js";
 import { format_info_line } from "./report-info.js";
 import { format_limit_line } from "./report-limit.js";
@@ -40,7 +41,9 @@ export async function bench_doctor_startup(runs: number): Promise<DoctorStartupR
   const { version_cache_file } = (await import(new URL("doctor/cache.js", DIST).href)) as Cache;
   const air_home = temp_dir("doctor-home");
   const project_root = temp_dir("doctor-project");
-  const options = { manifests: doctor_manifests(), project_root, air_home };
+  // A C++ project, so toolchain-cpp applies and its dependencies are checked.
+  fs.writeFileSync(path.join(project_root, "CMakeLists.txt"), "project(bench CXX)\n");
+  const options = { manifests: doctor_manifests(project_root, air_home), project_root, air_home };
   const cold: number[] = [];
   const warm: number[] = [];
   const node: number[] = [];

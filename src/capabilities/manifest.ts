@@ -37,12 +37,11 @@ export const DependencyDetect = v.variant("by", [
 export type DependencyDetect = v.InferOutput<typeof DependencyDetect>;
 
 /** One command doctor may run to install a dependency: a bash command line judged by the PermissionEngine. */
-export const InstallCommand = v.strictObject({
+const InstallCommand = v.strictObject({
   command: v.pipe(v.string(), v.minLength(1), v.maxLength(4000)),
   /** Where it applies; doctor skips commands for other systems. */
   platform: v.optional(v.picklist(["debian", "any"]), "any"),
 });
-export type InstallCommand = v.InferOutput<typeof InstallCommand>;
 
 const LowPermissionInstall = v.picklist(["never", "prompt", "safe_cache"]);
 const HighPermissionInstall = v.picklist(["never", "announce_then_run", "safe_cache", "prompt"]);

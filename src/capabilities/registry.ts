@@ -2,6 +2,7 @@ import path from "node:path";
 import { air_failure, to_air_error, type AirError } from "../contracts/errors.js";
 import type { CapabilityTrust } from "../contracts/events/capability.js";
 import type { Session } from "../project/session-manager.js";
+import { dependency_issues } from "../doctor/startup.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { CapabilityTools } from "./builtin.js";
 import { read_choices, type CapabilityChoices } from "./choices.js";
@@ -33,11 +34,9 @@ export type CapabilityEntry = {
 };
 
 export type CapabilityRegistryOptions = DiscoveryOptions & {
-  /** The doctor's read-only check of a capability's dependencies (default: no issues). */
+  /** The doctor's read-only check of a capability's dependencies (default: doctor's, cached by the tools' files). */
   readonly check_dependencies?: (manifest: CapabilityManifest) => { issues: number };
 };
-
-const NO_ISSUES = () => ({ issues: 0 });
 
 function entry_of(capability: DiscoveredCapability, status: CapabilityStatus, more: Partial<CapabilityEntry> = {}): CapabilityEntry {
   const { manifest } = capability;
@@ -79,7 +78,8 @@ export class CapabilityRegistry {
   /** Discovers now; a broken `.air/shared/capabilities.yaml` is an AirError naming it. */
   constructor(options: CapabilityRegistryOptions) {
     this.#project_root = options.project_root;
-    this.#check_dependencies = options.check_dependencies ?? NO_ISSUES;
+    this.#check_dependencies =
+      options.check_dependencies ?? ((manifest) => dependency_issues(manifest, { project_root: options.project_root, air_home: options.air_home }));
     this.choices = read_choices(options.project_root);
     this.discovery = discover_capabilities(options);
   }
@@ -101,6 +101,13 @@ export class CapabilityRegistry {
       }
     }
     return [...entries, ...this.discovery.problems.map(problem_entry)];
+  }
+
+  /** The manifests of the capabilities a session would enable here: what doctor checks and fixes. */
+  enabled_manifests(): CapabilityManifest[] {
+    return this.discovery.capabilities
+      .filter((capability) => verdict_of(capability, this.#project_root, this.choices).on)
+      .map((capability) => capability.manifest);
   }
 
   /**

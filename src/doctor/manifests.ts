@@ -1,7 +1,8 @@
-import { BUILTIN_CAPABILITIES } from "../capabilities/builtin.js";
+import { CapabilityRegistry } from "../capabilities/registry.js";
 import type { CapabilityManifest } from "../capabilities/manifest.js";
+import { air_home as default_air_home } from "../project/layout.js";
 
-/** The capabilities doctor checks and fixes: the built-ins, until discovery (`discover_capabilities`) lands here. */
-export function doctor_manifests(): CapabilityManifest[] {
-  return BUILTIN_CAPABILITIES.map((capability) => capability.manifest);
+/** The capabilities doctor checks and fixes: those a session in this project would enable. */
+export function doctor_manifests(project_root: string, air_home: string = default_air_home()): CapabilityManifest[] {
+  return new CapabilityRegistry({ project_root, air_home }).enabled_manifests();
 }

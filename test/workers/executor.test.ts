@@ -143,7 +143,9 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
   });
 
   it("a verification tool passes when its call succeeds and fails the task when its call fails", async () => {
-    const reads = (file: string) => ({ verification: { tools: [{ tool_name: "file.check", input: { path: file } }], required: true, fallback_allowed: false } });
+    const reads = (file: string) => ({
+      verification: { tools: [{ tool_name: "file.check", input: { path: file } }], required: true, fallback_allowed: false },
+    });
     const passed = await h.run({ task: reads("a.txt"), script: writes });
     expect(passed.output.result).toMatchObject({ status: "completed", verification: [{ command: 'file.check {"path":"a.txt"}', passed: true }] });
     expect(passed.output.result!.evidence_refs).toContainEqual(expect.objectContaining({ kind: "tool_run", claim: 'file.check {"path":"a.txt"} passed' }));
@@ -262,7 +264,7 @@ describe("an fs.patch task through the runtime (real tools, scripted model serve
       expect(result.evidence_refs[0]!.claim).toBe("fs.patch changed src/greet.txt, src/count.txt");
       expect(result.verification).toEqual([expect.objectContaining({ exit_code: 0, passed: true, artifact_id: expect.stringMatching(/^art_/) })]);
     } finally {
-      runtime.stop();
+      await runtime.stop();
       await server.close();
     }
   });

@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import { createActor, fromPromise, toPromise, waitFor, type Actor, type InspectionEvent, type Observer, type SnapshotFrom } from "xstate";
-import type { CapabilityManifest } from "../../capabilities/manifest.js";
 import { CapabilityRegistry } from "../../capabilities/registry.js";
 import { load_compaction_rules } from "../../context/compaction/rules.js";
 import { SessionPrompts } from "../../context/session-prompts.js";
@@ -54,8 +53,6 @@ export type RuntimeOptions = {
   readonly inspect?: Observer<InspectionEvent>;
   /** A person is there to approve plans (the TUI); headless runs (`air run -p`, `air resume`) are not. */
   readonly interactive?: boolean;
-  /** The doctor's read-only dependency check of each capability, recorded as `capability.doctor_checked`. */
-  readonly check_dependencies?: (manifest: CapabilityManifest) => { issues: number };
 };
 
 /** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
@@ -369,7 +366,6 @@ function session_tools(session: Session, options: RuntimeOptions): { registry: T
   const capabilities = new CapabilityRegistry({
     project_root: session.project.layout.root,
     air_home: air_home(),
-    ...(options.check_dependencies === undefined ? {} : { check_dependencies: options.check_dependencies }),
   });
   try {
     capabilities.activate(session, registry);

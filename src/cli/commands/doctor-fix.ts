@@ -70,7 +70,7 @@ async function apply(io: Io, manifests: readonly CapabilityManifest[], plan: Fix
 export async function run_doctor_fix(io: Io, options: DoctorFixOptions): Promise<number> {
   const home = air_home();
   const project_root = locate_project_root(io.cwd) ?? io.cwd;
-  const manifests = doctor_manifests();
+  const manifests = doctor_manifests(project_root, home);
   const context: DetectContext = { env: process.env, project_root, versions: probe_version };
   const before = check_dependencies(manifests, context);
   const posture = permissions_for_project(project_layout(project_root), {}).mode === "bypass" ? "high" : "low";

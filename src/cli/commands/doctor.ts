@@ -163,7 +163,7 @@ function check_provider(env: NodeJS.ProcessEnv): DoctorCheck {
 
 export function doctor_report(env: NodeJS.ProcessEnv = process.env, project_root = process.cwd()): DoctorReport {
   const checks = [check_node(), check_git(), check_optional("cmake"), check_optional("ctest"), check_sandbox(env), check_air_home(env), check_provider(env)];
-  const capabilities = check_dependencies(doctor_manifests(), { env, project_root, versions: probe_version });
+  const capabilities = check_dependencies(doctor_manifests(project_root, air_home(env)), { env, project_root, versions: probe_version });
   return { healthy: checks.every((check) => check.status !== "error"), checks, capabilities };
 }
 

@@ -72,7 +72,8 @@ function in_project_folder(io: Io, project: string | undefined): Io {
 
 /** D-045: the read-only doctor of every start, cached by tool files; one line on stderr when a required tool is not ready. */
 function startup_doctor(io: Io): void {
-  const { line } = startup_dependency_check({ manifests: doctor_manifests(), project_root: locate_project_root(io.cwd) ?? io.cwd });
+  const project_root = locate_project_root(io.cwd) ?? io.cwd;
+  const { line } = startup_dependency_check({ manifests: doctor_manifests(project_root), project_root });
   if (line !== undefined) io.err(`${line}\n`);
 }
 

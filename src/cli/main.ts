@@ -94,7 +94,7 @@ const COMMANDS: Record<string, Command> = {
   },
   e2e: {
     summary: "Run a shipped fixture end to end against the scripted model server (no API key needed)",
-    usage: "air e2e <worker-fixture|cpp-fix-fixture|parallel-fixture> [--keep]",
+    usage: "air e2e <worker-fixture|cpp-fix-fixture|cpp-build-test-fixture|parallel-fixture> [--keep]",
     options: { keep: { type: "boolean" } },
     positionals: true,
     run: async (values, positionals, io) => (await import("./commands/e2e.js")).run_e2e(io, positionals[0], { keep: values.keep === true }),

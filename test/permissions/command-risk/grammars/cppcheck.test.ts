@@ -82,7 +82,7 @@ describe("cppcheck grammar", () => {
 
   it("asks for options that run code: addons, their python, clang, a GUI project", () => {
     for (const args of [["--addon=misra"], ["--addon-python=python3"], ["--clang"], ["--clang=clang-17"], ["--project=x.cppcheck"]])
-      expect(asks(match(...args, "src")), args.join(" ")).toEqual([expect.any(String)]);
+      expect(asks(match(...args, "src")).length, args.join(" ")).toBeGreaterThan(0);
   });
 
   it("takes a platform or library by name, and reads it as a file otherwise", () => {
@@ -96,9 +96,10 @@ describe("cppcheck grammar", () => {
     expect(asks(match("-q", "-v", "-j2", "-j", "2", "-DX=1", "-D", "Y", "-UZ", "-x", "c++", "src"))).toEqual([]);
   });
 
-  it("asks for a word only known at run time anywhere in its arguments", () => {
-    const matched = rule_of("cppcheck")?.match([literal_word("--"), { ...literal_word("$SRC"), literal: false }]);
-    expect(matched === undefined ? [] : asks(matched)).toEqual([expect.stringMatching(/only known at run time/)]);
+  it("asks for a word only known at run time anywhere in its arguments, and for --, which ends nothing", () => {
+    const dynamic = rule_of("cppcheck")?.match([literal_word("src"), { ...literal_word("$SRC"), literal: false }]);
+    expect(dynamic === undefined ? [] : asks(dynamic)).toContainEqual(expect.stringMatching(/\$SRC is only known at run time/));
+    expect(asks(match("--", "--addon=misra.py"))).toContainEqual(expect.stringMatching(/does not end its options at --/));
   });
 });
 

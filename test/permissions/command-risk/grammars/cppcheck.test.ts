@@ -128,7 +128,8 @@ describe("the command cpp.static.cppcheck runs", () => {
     }
   });
 
-  it("runs without a prompt in default and accept-edits modes", () => {
-    for (const mode of ["default", "accept-edits"] as const) expect(ALLOWED, mode).toContain(action_in(mode, TOOL_COMMAND, "cpp.static.cppcheck"));
+  it("runs without a prompt, announced, in default and accept-edits modes", () => {
+    expect(action_in("default", TOOL_COMMAND, "cpp.static.cppcheck")).toBe("announce_then_run");
+    expect(action_in("accept-edits", TOOL_COMMAND, "cpp.static.cppcheck")).toBe("announce_then_run");
   });
 });

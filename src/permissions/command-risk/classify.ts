@@ -3,7 +3,7 @@ import type { CommandCategory } from "./types.js";
 /** Categories of a command by its name and leading arguments (after wrappers are stripped). */
 const BUILD = new Set(["javac", "mvn", "gradle", "meson", "bazel"]);
 const TEST = new Set(["tox", "phpunit", "rspec"]);
-const STATIC = new Set(["shellcheck", "clang-tidy", "cppcheck", "tsc-noemit", "clang-format", "golangci-lint"]);
+const STATIC = new Set(["shellcheck", "clang-tidy", "tsc-noemit", "clang-format", "golangci-lint"]);
 const DESTRUCTIVE = new Set(["wipefs"]);
 const NETWORK = new Set(["aria2c"]);
 const SYSTEM = new Set([

@@ -7,6 +7,7 @@ import { ARCHIVE_RULES } from "./archives.js";
 import { ask_dynamic, INSTALL_TARGET, plain_value, script_file, under_folders, type VariableJudge, written_path } from "./build-common.js";
 import { CMAKE_RULES } from "./cmake.js";
 import { COMPILER_RULES, judge_compiler_flags } from "./compilers.js";
+import { CPPCHECK_RULES } from "./cppcheck.js";
 
 const MAKE_MANUAL = "make(1), GNU make 4.3";
 
@@ -264,4 +265,4 @@ const NINJA: ProgramRule = {
 };
 
 /** Build systems, compilers, linkers and archivers. */
-export const BUILD_RULES: readonly ProgramRule[] = [MAKE, NINJA, ...CMAKE_RULES, ...COMPILER_RULES, ...ARCHIVE_RULES];
+export const BUILD_RULES: readonly ProgramRule[] = [MAKE, NINJA, ...CMAKE_RULES, ...COMPILER_RULES, ...CPPCHECK_RULES, ...ARCHIVE_RULES];

@@ -19,12 +19,15 @@
  *      (longest chain of hard dependencies) printed as the lower bound
  *  12. one task's workspace round trip (snapshot, worktree, commit as air, journaled merge into the checkout) —
  *      vs `git worktree add` + `git commit -a` + `git merge` of the same change
+ *  15. DiagnosticParser throughput over 10 MB of real compiler/linker/CMake/sanitizer output — vs a bare
+ *      `split("\n")` of the same text
  *  14. scheduler overhead per task (worktree → worker ready → result → merge, less model and command time) of a
  *      team run of trivial tasks, from its event log — vs raw git worktree/commit/merge/remove + a bare node spawn
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
 import { bench_context_assembly } from "./context-assembly.js";
+import { bench_cpp_parser, cpp_parser_line } from "./cpp-parser.js";
 import { bench_context_prefix, tokens_per_turn } from "./context-prefix.js";
 import { bench_e2e_split } from "./e2e-split.js";
 import { bench_ingest, type IngestMode } from "./ingest.js";
@@ -65,6 +68,7 @@ const TUI_STREAMS = QUICK ? 1 : 3;
 const WAVE_ROUNDS = QUICK ? 2 : 15;
 /** The wave planner's budget per plan over the 10,000-task graph (issue 12). */
 const WAVE_LIMIT_MS = 100;
+const CPP_PARSER_ROUNDS = QUICK ? 1 : 5;
 const WORKSPACE_ROUNDS = QUICK ? 1 : 7;
 const SPEEDUP_ROUNDS = QUICK ? 1 : 3;
 /** What the scripted model waits before each answer in the wave-speedup runs, as a real model takes time. */
@@ -221,6 +225,11 @@ async function main(): Promise<number> {
       limit_ms: WAVE_LIMIT_MS,
     }),
   );
+
+  log(`cpp parse: ${CPP_PARSER_ROUNDS} rounds of parse_diagnostics over 10 MB of corpus output, each beside split("\\n") of the same text`);
+  const parser = cpp_parser_line(bench_cpp_parser(CPP_PARSER_ROUNDS));
+  log(`  cpp parse: ${took()} (${parser.note})`);
+  printed.push(format_limit_line(parser));
 
   log(`tui start: ${TUI_STARTS} runs of air run in a tmux pane (first frame, Main Agent ready), each beside node -e 0`);
   const start = await bench_tui_startup(TUI_STARTS, air_home);

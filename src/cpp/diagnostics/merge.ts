@@ -1,7 +1,7 @@
 import path from "node:path";
 import { type PathContext, normalise_path } from "./paths.js";
 import type { Diagnostic, ParsedDiagnostic, SourceLocation } from "./record.js";
-import { signatures } from "./signature.js";
+import { signer } from "./signature.js";
 
 /** `normalise_path` remembered per run: a log names the same few files thousands of times. */
 export function path_normaliser(paths: PathContext): (printed: string) => string {
@@ -55,10 +55,15 @@ function compare_text(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+function include_key(diagnostic: ParsedDiagnostic): string {
+  return diagnostic.context.include_chain.length === 0 ? "" : JSON.stringify(diagnostic.context.include_chain);
+}
+
 /** Within a group only the job, its target and the include chain differ, so they alone order its members. */
 function before(a: ParsedDiagnostic, b: ParsedDiagnostic): boolean {
-  const rest = (d: ParsedDiagnostic): string => JSON.stringify([d.context.target, d.context.include_chain]);
-  return (compare_text(a.job ?? "", b.job ?? "") || compare_text(rest(a), rest(b))) < 0;
+  return (
+    (compare_text(a.job ?? "", b.job ?? "") || compare_text(a.context.target ?? "", b.context.target ?? "") || compare_text(include_key(a), include_key(b))) < 0
+  );
 }
 
 /** Identical records merge; the one kept is the first by job name, so job order in the log never shows. */
@@ -70,11 +75,12 @@ export function merge(parsed: readonly ParsedDiagnostic[]): Diagnostic[] {
     if (group === undefined) groups.set(key, [diagnostic]);
     else group.push(diagnostic);
   }
+  const sign = signer();
   return [...groups.values()].map((group) => {
     const kept = group.reduce((best, candidate) => (before(candidate, best) ? candidate : best));
     const occurrences = [...new Set(group.flatMap((d) => (d.job === null ? [] : [d.job])))].sort(compare_text);
     const { job: _job, ...record } = kept;
-    return { ...record, occurrences, ...signatures(kept) };
+    return { ...record, occurrences, ...sign(kept) };
   });
 }
 

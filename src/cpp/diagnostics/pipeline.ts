@@ -35,6 +35,10 @@ const ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)|\x1b
 const SANITIZER_LINE = /^==\d+==ERROR: \w+Sanitizer|^\S+:\d+:\d+: runtime error: |^SUMMARY: \w+Sanitizer/;
 const GDB_LINE = /^#\d+\s+(?:0x[0-9a-f]+ in )?\S+ \(/;
 
+function is_sanitizer_line(line: string): boolean {
+  return (line.includes("Sanitizer") || line.includes(": runtime error: ")) && SANITIZER_LINE.test(line);
+}
+
 /** The text as lines, colour and hyperlinks gone, each line what a terminal would show after its last CR. */
 function clean_lines(text: string): string[] {
   const lines = (text.includes("\x1b") ? text.replace(ESCAPES, "") : text).split("\n");
@@ -54,31 +58,29 @@ function detect(text: string): From {
   return "auto";
 }
 
-/** Compiler text with the linker's, CMake's, make's and GCC JSON's lines blanked, so each grammar reads only its own. */
-function compiler_part(adapters: Adapters, lines: readonly string[], kept_out: readonly boolean[], from: From): ParsedDiagnostic[] {
-  const parsed = adapters.compiler_text(lines.map((line, index) => (kept_out[index] === true ? "" : line)));
+/** The lines with the flagged ones blanked, so a grammar reads only its own; the same array when none is flagged. */
+function blanked(lines: readonly string[], flagged: readonly boolean[]): readonly string[] {
+  return flagged.includes(true) ? lines.map((line, index) => (flagged[index] === true ? "" : line)) : lines;
+}
+
+/** Compiler text (the linker's, CMake's, make's and GCC JSON's lines blanked), enriched by GCC JSON where printed. */
+function compiler_part(adapters: Adapters, lines: readonly string[], link_lines: readonly boolean[], from: From): ParsedDiagnostic[] {
+  const json_lines = lines.some(is_gcc_json_line) ? lines.map(is_gcc_json_line) : null;
+  const kept_out = json_lines === null ? link_lines : link_lines.map((link, index) => link || json_lines[index] === true);
+  const text = adapters.compiler_text(blanked(lines, kept_out));
+  const parsed = json_lines === null ? text : enrich_with_gcc_json(text, gcc_json_records(lines.filter((_line, index) => json_lines[index] === true)));
   return from === "clang" ? parsed.map((diagnostic) => (diagnostic.source === "gcc" ? { ...diagnostic, source: "clang" } : diagnostic)) : parsed;
 }
 
 /** One framed job's lines through every text grammar it calls for; the job's target fills what the grammars left open. */
 function parse_job(adapters: Adapters, lines: readonly string[], target: string | null, from: From): ParsedDiagnostic[] {
-  const compiler = from === "auto" || from === "gcc" || from === "clang";
-  const link_lines = lines.map((line) => is_link_build_line(line));
-  const json_lines = lines.map((line) => compiler && is_gcc_json_line(line));
-  let parsed: ParsedDiagnostic[] = [];
-  if (compiler) {
-    const text_records = compiler_part(
-      adapters,
-      lines,
-      link_lines.map((link, index) => link || json_lines[index] === true),
-      from,
-    );
-    parsed = enrich_with_gcc_json(text_records, gcc_json_records(lines.filter((_line, index) => json_lines[index] === true)));
-  }
-  if (from === "auto" || from === "ld" || from === "cmake") parsed.push(...parse_link_build_lines(lines, link_lines));
-  if (from === "sanitizer" || (from === "auto" && lines.some((line) => SANITIZER_LINE.test(line)))) parsed.push(...adapters.sanitizer(lines));
+  const link_lines = lines.map(is_link_build_line);
+  const parsed = from === "auto" || from === "gcc" || from === "clang" ? compiler_part(adapters, lines, link_lines, from) : [];
+  if ((from === "auto" || from === "ld" || from === "cmake") && link_lines.includes(true)) parsed.push(...parse_link_build_lines(lines, link_lines));
+  if (from === "sanitizer" || (from === "auto" && lines.some(is_sanitizer_line))) parsed.push(...adapters.sanitizer(lines));
   if (from === "auto" && lines.some((line) => line.startsWith("#") && GDB_LINE.test(line))) parsed.push(...adapters.gdb_backtrace(lines));
   if (from === "auto" && has_gtest_failure(lines)) parsed.push(...parse_gtest_text(lines));
+  if (target === null) return parsed;
   return parsed.map((diagnostic) => ({
     ...diagnostic,
     job: diagnostic.job ?? target,

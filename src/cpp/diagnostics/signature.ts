@@ -142,9 +142,25 @@ export function semantic_signature(diagnostic: ParsedDiagnostic): string {
   return signatures(diagnostic).semantic_signature;
 }
 
+export type Signatures = { semantic_signature: string; family_signature: string };
+
 /** Both signatures from one reading of the message. */
-export function signatures(diagnostic: ParsedDiagnostic): { semantic_signature: string; family_signature: string } {
-  const { template, symbols } = message_template(diagnostic.message);
+export function signatures(diagnostic: ParsedDiagnostic, template_of: (message: string) => MessageTemplate = message_template): Signatures {
+  const { template, symbols } = template_of(diagnostic.message);
   const family = family_of(diagnostic, template);
   return { semantic_signature: semantic_of(diagnostic, family, symbols), family_signature: family };
+}
+
+/** `signatures` for one run: a log repeats the same messages in many files, so each is templated once. */
+export function signer(): (diagnostic: ParsedDiagnostic) => Signatures {
+  const templates = new Map<string, MessageTemplate>();
+  const template_of = (message: string): MessageTemplate => {
+    let template = templates.get(message);
+    if (template === undefined) {
+      template = message_template(message);
+      templates.set(message, template);
+    }
+    return template;
+  };
+  return (diagnostic) => signatures(diagnostic, template_of);
 }

@@ -9,6 +9,9 @@ export const WORK = "/tmp/air-cpp-corpus";
 /** A stable, uncoloured, non-TTY environment; colour variants ask for it with a flag, as CI logs do. */
 const ENV: NodeJS.ProcessEnv = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: "/tmp", LC_ALL: "C.UTF-8", TERM: "dumb" };
 
+export const COMPILERS = { gcc: "/usr/bin/g++", clang: "/usr/bin/clang++" } as const;
+export type Compiler = keyof typeof COMPILERS;
+
 export interface Layout {
   /** Blank and comment lines inserted at the top of the bug file. */
   readonly shift: number;

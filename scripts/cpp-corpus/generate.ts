@@ -2,43 +2,17 @@
  * Builds the parser corpus (test/fixtures/cpp-diagnostics/corpus/): seeded-bug mini projects run through gcc 12,
  * clang 14, ld/gold/lld, cmake, ctest, GoogleTest, the sanitizers, gdb and cppcheck, each output checked in as
  * printed, with the diagnostics the seeded bug must produce (from its marker line) in manifest.json.
- *   npx tsx scripts/cpp-corpus/generate.ts
+ *   npx tsx scripts/cpp-corpus/generate.ts [PART]
+ * PART (compile, link, cmake, run, cppcheck, test, gcc-json, relative) rebuilds that part alone and keeps the rest.
  * Sequential and at most -j2, so it can share a small machine; it takes some minutes.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { relative_corpus } from "./relative.js";
 import { COMPILE_CASES } from "./cases/compile.js";
 import { CMAKE_CASES, LINK_CASES } from "./cases/link.js";
 import { CPPCHECK_CASES, GDB_CASES, SANITIZER_CASES, TEST_CASES } from "./cases/run.js";
-import { BASE, type Expected, LAYOUTS, type Layout, WORK, cmake_configure, expected, project_root, run, write_project } from "./capture.js";
-
-const CORPUS = fileURLToPath(new URL("../../test/fixtures/cpp-diagnostics/corpus/", import.meta.url));
-
-export interface Entry {
-  readonly output: string;
-  readonly root: string;
-  readonly build_dirs: readonly string[];
-  /** Variants of one bug under one tool: their signatures must be equal. */
-  readonly stability: string;
-  /** The root cause: different causes must have different signatures. */
-  readonly cause: string;
-  /** How the build framed its jobs, for the job-order shuffle. */
-  readonly framing: "ninja" | "make" | null;
-  readonly expected: readonly Expected[];
-}
-
-const entries: Entry[] = [];
-
-function record(output: string, text: string, entry: Omit<Entry, "output">): void {
-  mkdirSync(path.dirname(path.join(CORPUS, output)), { recursive: true });
-  writeFileSync(path.join(CORPUS, output), text);
-  entries.push({ output, ...entry });
-  process.stdout.write(`${output}\n`);
-}
-
-const COMPILERS = { gcc: "/usr/bin/g++", clang: "/usr/bin/clang++" } as const;
-type Compiler = keyof typeof COMPILERS;
+import { BASE, COMPILERS, type Compiler, LAYOUTS, type Layout, cmake_configure, expected, project_root, run, write_project } from "./capture.js";
+import { record, write_corpus } from "./corpus.js";
 
 function cmake_lists(sources: readonly string[], extra: string): string {
   return `cmake_minimum_required(VERSION 3.20)\nproject(seeded CXX)\nadd_executable(app ${sources.join(" ")})\ntarget_include_directories(app PRIVATE include)\n${extra}`;
@@ -90,6 +64,25 @@ function compile_corpus(): void {
           expected: expected(files, project.expect, compiler),
         });
       }
+    }
+  }
+}
+
+/** GCC's JSON format alone (-fdiagnostics-format=json), for the adapter that reads it when no text is printed. */
+function gcc_json_corpus(): void {
+  for (const project of COMPILE_CASES) {
+    for (const [name, layout] of LAYOUTS) {
+      const variant: BuildVariant = { name, layout, generator: "Ninja", flags: "-Wall -Wextra -fdiagnostics-format=json" };
+      const root = project_root(project.id, layout);
+      const files = write_project(root, project, layout, { "CMakeLists.txt": cmake_lists(project.sources, "") });
+      record(`gcc-json/${project.id}/${name}.txt`, build(root, variant, "gcc", ""), {
+        root,
+        build_dirs: [path.join(root, layout.build)],
+        stability: `gcc-json/${project.id}`,
+        cause: `compile/${project.id}`,
+        framing: "ninja",
+        expected: expected(files, project.expect, "gcc"),
+      });
     }
   }
 }
@@ -211,17 +204,13 @@ function test_corpus(): void {
   }
 }
 
-rmSync(CORPUS, { recursive: true, force: true });
-rmSync(WORK, { recursive: true, force: true });
-const only = process.argv[2];
-const parts: Record<string, () => void> = {
-  compile: compile_corpus,
-  link: link_corpus,
-  cmake: cmake_corpus,
-  run: run_corpus,
-  cppcheck: cppcheck_corpus,
-  test: test_corpus,
-};
-for (const [name, part] of Object.entries(parts)) if (only === undefined || only === name) part();
-entries.sort((a, b) => (a.output < b.output ? -1 : a.output > b.output ? 1 : 0));
-writeFileSync(path.join(CORPUS, "manifest.json"), `${JSON.stringify({ generator: "scripts/cpp-corpus/generate.ts", work: WORK, entries }, null, 1)}\n`);
+write_corpus(process.argv[2], [
+  { name: "compile", outputs: ["compile"], build: compile_corpus },
+  { name: "link", outputs: ["link"], build: link_corpus },
+  { name: "cmake", outputs: ["cmake"], build: cmake_corpus },
+  { name: "run", outputs: ["sanitizer", "gdb"], build: run_corpus },
+  { name: "cppcheck", outputs: ["cppcheck"], build: cppcheck_corpus },
+  { name: "test", outputs: ["test"], build: test_corpus },
+  { name: "gcc-json", outputs: ["gcc-json"], build: gcc_json_corpus },
+  { name: "relative", outputs: ["relative"], build: relative_corpus },
+]);

@@ -85,26 +85,28 @@ export function gcc_json_records(lines: readonly string[]): ParsedDiagnostic[] {
   });
 }
 
-function same_place(text: ParsedDiagnostic, json: ParsedDiagnostic): boolean {
-  return text.file === json.file && text.line === json.line && text.column === json.column && text.severity === json.severity;
+function place_key(diagnostic: ParsedDiagnostic): string {
+  return [diagnostic.file ?? "", diagnostic.line ?? 0, diagnostic.column ?? 0, diagnostic.severity].join("\u0000");
 }
 
 /**
- * Text records with what only the JSON says (the option code, fix-its) merged in where both name the same
- * place and severity; JSON records no text record matches are added as they are.
+ * Text records with what only the JSON says (the option code, fix-its) merged in wherever both name the same
+ * place and severity — every such text record, so records of one header in many jobs still merge — and the
+ * JSON records no text record matches, as they are.
  */
 export function enrich_with_gcc_json(text: readonly ParsedDiagnostic[], json: readonly ParsedDiagnostic[]): ParsedDiagnostic[] {
-  const out = [...text];
-  const enriched = new Set<ParsedDiagnostic>();
+  const by_place = new Map<string, ParsedDiagnostic>();
   for (const from_json of json) {
-    const match = out.find((candidate) => !enriched.has(candidate) && candidate.source !== "clang" && same_place(candidate, from_json));
-    if (match === undefined) {
-      out.push(from_json);
-      continue;
-    }
-    const merged = { ...match, code: match.code ?? from_json.code, fixits: match.fixits.length > 0 ? match.fixits : from_json.fixits };
-    out[out.indexOf(match)] = merged;
-    enriched.add(merged);
+    const key = place_key(from_json);
+    if (!by_place.has(key)) by_place.set(key, from_json);
   }
-  return out;
+  const matched = new Set<string>();
+  const enriched = text.map((record) => {
+    const key = place_key(record);
+    const from_json = record.source === "gcc" ? by_place.get(key) : undefined;
+    if (from_json === undefined) return record;
+    matched.add(key);
+    return { ...record, code: record.code ?? from_json.code, fixits: record.fixits.length > 0 ? record.fixits : from_json.fixits };
+  });
+  return [...enriched, ...json.filter((record) => !matched.has(place_key(record)))];
 }

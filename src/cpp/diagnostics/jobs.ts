@@ -76,7 +76,9 @@ function read_ninja(state: Framing, line: string): boolean {
   if (!NINJA_PROGRESS.test(line)) return false;
   flush(state, state.target);
   state.target = null;
-  state.command_dir = null;
+  // Without a description, ninja's status line is the command itself: `[1/2] cd src && g++ -c a.cpp`.
+  const cd = line.startsWith("[") ? COMMAND_CD.exec(line.slice(line.indexOf("] ") + 2)) : null;
+  state.command_dir = cd === null ? null : joined(state.ninja_dir, cd[1] ?? cd[2] ?? cd[3] ?? "");
   const entering = NINJA_ENTERING.exec(line);
   if (entering?.[1] !== undefined) state.ninja_dir = entering[1];
   return true;

@@ -22,6 +22,13 @@ function normalise_location<T extends SourceLocation>(location: T, normal: Norma
   return location.file === null ? location : { ...location, file: normal(location.file) };
 }
 
+/** A job named by a path (an absolute one, or the translation unit the compiler printed), not by a build target. */
+function job_is_place(diagnostic: ParsedDiagnostic): boolean {
+  const { job } = diagnostic;
+  if (job === null) return false;
+  return path.isAbsolute(job) || job === diagnostic.file || job === diagnostic.context.include_chain.at(-1)?.file;
+}
+
 /** Every place in a record made repo-relative (or `<sys>`/`<build>`), before signing. */
 export function normalise(diagnostic: ParsedDiagnostic, normal: Normaliser): ParsedDiagnostic {
   const { context } = diagnostic;
@@ -35,8 +42,8 @@ export function normalise(diagnostic: ParsedDiagnostic, normal: Normaliser): Par
     },
     fixits: diagnostic.fixits.map((fixit) => ({ ...fixit, file: normal(fixit.file) })),
     frames: diagnostic.frames.map((frame) => normalise_location(frame, normal)),
-    // A job named by an absolute path (a translation unit) is a place too: moved, the project lists the same occurrences.
-    job: diagnostic.job !== null && path.isAbsolute(diagnostic.job) ? normal(diagnostic.job) : diagnostic.job,
+    // A job named by a path is a place too: moved, the project lists the same occurrences.
+    job: job_is_place(diagnostic) && diagnostic.job !== null ? normal(diagnostic.job) : diagnostic.job,
   };
 }
 

@@ -63,29 +63,37 @@ function blanked(lines: readonly string[], flagged: readonly boolean[]): readonl
   return flagged.includes(true) ? lines.map((line, index) => (flagged[index] === true ? "" : line)) : lines;
 }
 
-/** Compiler text (the linker's, CMake's, make's and GCC JSON's lines blanked), enriched by GCC JSON where printed. */
-function compiler_part(adapters: Adapters, lines: readonly string[], link_lines: readonly boolean[], from: From): ParsedDiagnostic[] {
+type JobRecords = { records: ParsedDiagnostic[]; json: ParsedDiagnostic[] };
+
+/** Compiler text (the linker's, CMake's, make's and GCC JSON's lines blanked), and GCC JSON's records apart. */
+function compiler_part(adapters: Adapters, lines: readonly string[], link_lines: readonly boolean[], from: From): JobRecords {
   const json_lines = lines.some(is_gcc_json_line) ? lines.map(is_gcc_json_line) : null;
   const kept_out = json_lines === null ? link_lines : link_lines.map((link, index) => link || json_lines[index] === true);
   const text = adapters.compiler_text(blanked(lines, kept_out));
-  const parsed = json_lines === null ? text : enrich_with_gcc_json(text, gcc_json_records(lines.filter((_line, index) => json_lines[index] === true)));
-  return from === "clang" ? parsed.map((diagnostic) => (diagnostic.source === "gcc" ? { ...diagnostic, source: "clang" } : diagnostic)) : parsed;
+  const json = json_lines === null ? [] : gcc_json_records(lines.filter((_line, index) => json_lines[index] === true));
+  const records = from === "clang" ? text.map((diagnostic) => (diagnostic.source === "gcc" ? { ...diagnostic, source: "clang" as const } : diagnostic)) : text;
+  return { records, json };
 }
 
-/** One framed job's lines through every text grammar it calls for; the job's target fills what the grammars left open. */
-function parse_job(adapters: Adapters, lines: readonly string[], target: string | null, from: From): ParsedDiagnostic[] {
-  const link_lines = lines.map(is_link_build_line);
-  const parsed = from === "auto" || from === "gcc" || from === "clang" ? compiler_part(adapters, lines, link_lines, from) : [];
-  if ((from === "auto" || from === "ld" || from === "cmake") && link_lines.includes(true)) parsed.push(...parse_link_build_lines(lines, link_lines));
-  if (from === "sanitizer" || (from === "auto" && lines.some(is_sanitizer_line))) parsed.push(...adapters.sanitizer(lines));
-  if (from === "auto" && lines.some((line) => line.startsWith("#") && GDB_LINE.test(line))) parsed.push(...adapters.gdb_backtrace(lines));
-  if (from === "auto" && has_gtest_failure(lines)) parsed.push(...parse_gtest_text(lines));
+function with_target(parsed: ParsedDiagnostic[], target: string | null): ParsedDiagnostic[] {
   if (target === null) return parsed;
   return parsed.map((diagnostic) => ({
     ...diagnostic,
     job: diagnostic.job ?? target,
     context: { ...diagnostic.context, target: diagnostic.context.target ?? target },
   }));
+}
+
+/** One framed job's lines through every text grammar it calls for; the job's target fills what the grammars left open. */
+function parse_job(adapters: Adapters, lines: readonly string[], target: string | null, from: From): JobRecords {
+  const link_lines = lines.map(is_link_build_line);
+  const { records, json } =
+    from === "auto" || from === "gcc" || from === "clang" ? compiler_part(adapters, lines, link_lines, from) : { records: [], json: [] };
+  if ((from === "auto" || from === "ld" || from === "cmake") && link_lines.includes(true)) records.push(...parse_link_build_lines(lines, link_lines));
+  if (from === "sanitizer" || (from === "auto" && lines.some(is_sanitizer_line))) records.push(...adapters.sanitizer(lines));
+  if (from === "auto" && lines.some((line) => line.startsWith("#") && GDB_LINE.test(line))) records.push(...adapters.gdb_backtrace(lines));
+  if (from === "auto" && has_gtest_failure(lines)) records.push(...parse_gtest_text(lines));
+  return { records: with_target(records, target), json: with_target(json, target) };
 }
 
 function structured(adapters: Adapters, kind: From, input: string): ParsedDiagnostic[] | null {
@@ -119,10 +127,16 @@ function read(adapters: Adapters, input: string, from: From, paths: PathContext)
     if (from !== "auto" || !is_air_failure(error)) throw error;
   }
   const grammar = from === "auto" ? "auto" : kind;
-  return split_jobs(clean_lines(input)).flatMap((job) => {
+  const records: ParsedDiagnostic[] = [];
+  const json: ParsedDiagnostic[] = [];
+  for (const job of split_jobs(clean_lines(input))) {
     const job_normal = normal(job.cwd);
-    return parse_job(adapters, job.lines, job.target, grammar).map((diagnostic) => normalise(diagnostic, job_normal));
-  });
+    const parsed = parse_job(adapters, job.lines, job.target, grammar);
+    for (const diagnostic of parsed.records) records.push(normalise(diagnostic, job_normal));
+    for (const diagnostic of parsed.json) json.push(normalise(diagnostic, job_normal));
+  }
+  // After normalising, so a JSON record and a text record of one place compare equal whichever folder each job ran in.
+  return json.length === 0 ? records : enrich_with_gcc_json(records, json);
 }
 
 /**

@@ -218,16 +218,17 @@ function continue_open(line: string, state: State): boolean {
 
 /** Substrings one of which every linker, CMake or make line holds: most lines of a log are ruled out without a regex. */
 function may_be_link_build_line(line: string): boolean {
+  if (line.startsWith("CMake ") || line.startsWith(">>> ")) return true;
+  // Every other linker or make line has a tool or place followed by ": ".
   return (
-    line.includes("ld: ") ||
-    line.includes("ld.bfd: ") ||
-    line.includes("collect2: ") ||
-    line.includes(" reference to ") ||
-    line.includes("multiple definition of ") ||
-    line.startsWith("CMake ") ||
-    line.includes("No rule to make target") ||
-    line.includes("linker command failed") ||
-    line.startsWith(">>> ")
+    line.includes(": ") &&
+    (line.includes("ld: ") ||
+      line.includes("ld.bfd: ") ||
+      line.includes("collect2: ") ||
+      line.includes(" reference to ") ||
+      line.includes("multiple definition of ") ||
+      line.includes("No rule to make target") ||
+      line.includes("linker command failed"))
   );
 }
 

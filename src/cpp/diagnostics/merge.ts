@@ -86,8 +86,24 @@ export function merge(parsed: readonly ParsedDiagnostic[]): Diagnostic[] {
   return [...groups.values()].map((group) => {
     const kept = group.reduce((best, candidate) => (before(candidate, best) ? candidate : best));
     const occurrences = [...new Set(group.flatMap((d) => (d.job === null ? [] : [d.job])))].sort(compare_text);
-    const { job: _job, ...record } = kept;
-    return { ...record, occurrences, ...sign(kept) };
+    const { semantic_signature, family_signature } = sign(kept);
+    // One literal in the record's field order: no rest-and-spread copies of every record.
+    return {
+      severity: kept.severity,
+      file: kept.file,
+      line: kept.line,
+      column: kept.column,
+      code: kept.code,
+      message: kept.message,
+      source: kept.source,
+      children: kept.children,
+      context: kept.context,
+      fixits: kept.fixits,
+      frames: kept.frames,
+      occurrences,
+      semantic_signature,
+      family_signature,
+    };
   });
 }
 

@@ -41,11 +41,14 @@ function is_sanitizer_line(line: string): boolean {
 
 /** The text as lines, colour and hyperlinks gone, each line what a terminal would show after its last CR. */
 function clean_lines(text: string): string[] {
-  const lines = (text.includes("\x1b") ? text.replace(ESCAPES, "") : text).split("\n");
+  const lines = text.split("\n");
   for (let index = 0; index < lines.length; index += 1) {
-    const line = lines[index] ?? "";
+    let line = lines[index] ?? "";
+    // Most lines have neither: a substring search each beats one regex over the whole log.
+    if (line.includes("\x1b")) line = line.replace(ESCAPES, "");
     const cr = line.lastIndexOf("\r");
-    if (cr >= 0) lines[index] = cr === line.length - 1 ? line.slice(line.lastIndexOf("\r", cr - 1) + 1, cr) : line.slice(cr + 1);
+    if (cr >= 0) line = cr === line.length - 1 ? line.slice(line.lastIndexOf("\r", cr - 1) + 1, cr) : line.slice(cr + 1);
+    lines[index] = line;
   }
   return lines;
 }

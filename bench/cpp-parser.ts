@@ -18,7 +18,7 @@ export type CppParserBench = {
   readonly ratio: number;
 };
 
-export const CPP_PARSER_BYTES = 10 * 1024 * 1024;
+const CPP_PARSER_BYTES = 10 * 1024 * 1024;
 
 export function bench_cpp_parser(rounds: number, bytes: number = CPP_PARSER_BYTES): CppParserBench {
   const text = mixed_log(bytes);
@@ -50,12 +50,12 @@ export function bench_cpp_parser(rounds: number, bytes: number = CPP_PARSER_BYTE
 }
 
 /** Megabytes (2^20 bytes) per second. */
-export function mb_per_s(bytes: number, milliseconds: number): string {
+function mb_per_s(bytes: number, milliseconds: number): string {
   return `${(bytes / 1024 / 1024 / (milliseconds / 1000)).toFixed(1)} MB/s`;
 }
 
 /** The parser's budget for 10 MB of build output (issue 13). */
-export const CPP_PARSER_LIMIT_MS = 1_000;
+const CPP_PARSER_LIMIT_MS = 1_000;
 
 /** The printed line: time for the whole input against the budget, the split beside it, both as MB/s in the note. */
 export function cpp_parser_line(result: CppParserBench): LimitLine & { readonly note: string } {

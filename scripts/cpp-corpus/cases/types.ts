@@ -3,7 +3,7 @@
  * line the generator planted it on, so the expected line comes from the project, never from the parser.
  */
 
-export type Severity = "fatal" | "error" | "warning" | "note";
+type Severity = "fatal" | "error" | "warning" | "note";
 
 /** One diagnostic the tool must report: the file (repo-relative), the marker of its line, or null where the tool prints none. */
 export interface Expect {

@@ -145,7 +145,7 @@ export function semantic_signature(diagnostic: ParsedDiagnostic): string {
 export type Signatures = { semantic_signature: string; family_signature: string };
 
 /** Both signatures from one reading of the message. */
-export function signatures(diagnostic: ParsedDiagnostic, template_of: (message: string) => MessageTemplate = message_template): Signatures {
+function signatures(diagnostic: ParsedDiagnostic, template_of: (message: string) => MessageTemplate = message_template): Signatures {
   const { template, symbols } = template_of(diagnostic.message);
   const family = family_of(diagnostic, template);
   return { semantic_signature: semantic_of(diagnostic, family, symbols), family_signature: family };

@@ -53,5 +53,7 @@ export function write_corpus(only: string | undefined, parts: readonly Part[]): 
   rmSync(WORK, { recursive: true, force: true });
   for (const part of chosen) part.build();
   const all = [...kept, ...entries].sort((a, b) => (a.output < b.output ? -1 : a.output > b.output ? 1 : 0));
-  writeFileSync(MANIFEST, `${JSON.stringify({ generator: "scripts/cpp-corpus/generate.ts", work: WORK, entries: all }, null, 1)}\n`);
+  // One entry a line: small to check in, and a regenerated part shows as its own lines in a diff.
+  const head = JSON.stringify({ generator: "scripts/cpp-corpus/generate.ts", work: WORK }).slice(0, -1);
+  writeFileSync(MANIFEST, `${head},"entries":[\n${all.map((entry) => JSON.stringify(entry)).join(",\n")}\n]}\n`);
 }

@@ -24,11 +24,14 @@
  *  15. `cpp.build` of a small CMake+GoogleTest project from a clean build folder — vs a bare `cmake --build` of the
  *      same folder with the same -j
  *  16. the startup dependency check of `air run` (doctor, D-045), cold and warm (cached) — vs `node -e 0`
+ *  17. DiagnosticParser throughput over 10 MB of real compiler/linker/CMake/sanitizer output — vs a bare
+ *      `split("\n")` of the same text
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
 import { bench_context_assembly } from "./context-assembly.js";
 import { bench_cpp_build } from "./cpp-build.js";
+import { bench_cpp_parser, cpp_parser_line } from "./cpp-parser.js";
 import { bench_context_prefix, tokens_per_turn } from "./context-prefix.js";
 import { bench_doctor_startup, format_doctor_startup } from "./doctor-startup.js";
 import { bench_e2e_split } from "./e2e-split.js";
@@ -70,6 +73,7 @@ const TUI_STREAMS = QUICK ? 1 : 3;
 const WAVE_ROUNDS = QUICK ? 2 : 15;
 /** The wave planner's budget per plan over the 10,000-task graph (issue 12). */
 const WAVE_LIMIT_MS = 100;
+const CPP_PARSER_ROUNDS = QUICK ? 1 : 5;
 const WORKSPACE_ROUNDS = QUICK ? 1 : 7;
 const CPP_BUILD_ROUNDS = QUICK ? 1 : 5;
 const SPEEDUP_ROUNDS = QUICK ? 1 : 3;
@@ -228,6 +232,11 @@ async function main(): Promise<number> {
       limit_ms: WAVE_LIMIT_MS,
     }),
   );
+
+  log(`cpp parse: ${CPP_PARSER_ROUNDS} rounds of parse_diagnostics over 10 MB of corpus output, each beside split("\\n") of the same text`);
+  const parser = cpp_parser_line(bench_cpp_parser(CPP_PARSER_ROUNDS));
+  log(`  cpp parse: ${took()} (${parser.note})`);
+  printed.push(format_limit_line(parser));
 
   log(`tui start: ${TUI_STARTS} runs of air run in a tmux pane (first frame, Main Agent ready), each beside node -e 0`);
   const start = await bench_tui_startup(TUI_STARTS, air_home);

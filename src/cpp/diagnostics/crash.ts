@@ -81,7 +81,9 @@ function close_report(report: OpenReport): ParsedDiagnostic {
 function open_report(line: string, in_leaks: boolean): OpenReport | null {
   const header = SANITIZER_HEADER.exec(line);
   if (header?.[1] !== undefined && header[2] !== undefined) {
-    const bug = header[2].split(" ")[0] ?? header[2];
+    // "attempting double-free on 0x…", "attempting free on address which was not malloc()-ed": the bug is the next word.
+    const words = header[2].split(" ");
+    const bug = (words[0] === "attempting" ? words[1] : words[0]) ?? header[2];
     return {
       code: `${TOOL_CODE[header[1]] ?? header[1].toLowerCase()}.${bug}`,
       message: header[2],
@@ -122,6 +124,11 @@ function read_report_line(report: OpenReport, line: string): void {
  * in the program's own code.
  */
 export function parse_sanitizer(text: string): ParsedDiagnostic[] {
+  return parse_sanitizer_lines(report_lines(text));
+}
+
+/** `parse_sanitizer` over lines already free of colour. */
+export function parse_sanitizer_lines(lines: readonly string[]): ParsedDiagnostic[] {
   const diagnostics: ParsedDiagnostic[] = [];
   let report: OpenReport | null = null;
   let in_leaks = false;
@@ -129,7 +136,7 @@ export function parse_sanitizer(text: string): ParsedDiagnostic[] {
     if (report !== null) diagnostics.push(close_report(report));
     report = null;
   };
-  for (const line of report_lines(text)) {
+  for (const line of lines) {
     if (LEAKS_HEADER.test(line)) {
       flush();
       in_leaks = true;
@@ -205,7 +212,11 @@ function gdb_backtraces(lines: readonly string[]): Frame[][] {
  * without a signal.
  */
 export function parse_gdb_backtrace(text: string): ParsedDiagnostic[] {
-  const lines = report_lines(text);
+  return parse_gdb_lines(report_lines(text));
+}
+
+/** `parse_gdb_backtrace` over lines already free of colour. */
+export function parse_gdb_lines(lines: readonly string[]): ParsedDiagnostic[] {
   const backtraces = gdb_backtraces(lines);
   const signal_at = lines.findIndex((line) => GDB_SIGNAL.test(line));
   const signal = signal_at < 0 ? null : GDB_SIGNAL.exec(lines[signal_at] ?? "");

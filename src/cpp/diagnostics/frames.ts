@@ -3,10 +3,10 @@ import type { Frame } from "./record.js";
 
 /** Sanitizer runtime, C/C++ runtime and startup functions: where a crash surfaces, never its cause. */
 const RUNTIME_FUNCTION =
-  /^(__interceptor_|__asan|__lsan|__ubsan|__sanitizer|__libc_|__GI_|__pthread_|__cxa_|__gnu_cxx::|_start$|_init$|operator new|operator delete|std::terminate|raise$|abort$|__restore_rt$)/;
+  /^(__interceptor_|__asan|__lsan|__ubsan|__sanitizer|__libc_|__GI_|__pthread_|__assert|__cxa_|__gnu_cxx::|_start$|_init$|operator new|operator delete|std::terminate|raise$|abort$|__restore_rt$)/;
 
 /** glibc's sources as its debug info names them, the sanitizer runtime, and installed headers or libraries. */
-const RUNTIME_FILE = /(^|\/)(libsanitizer|sysdeps|csu|nptl|stdlib|signal|libio|malloc|elf|posix)\/|^\/usr\/(include|lib|src)\//;
+const RUNTIME_FILE = /(^|\/)(libsanitizer|sysdeps|csu|nptl|stdlib|signal|libio|malloc|elf|posix|assert)\/|^\/usr\/(include|lib|src)\//;
 
 const RUNTIME_MODULE = /^\/(usr\/)?lib(32|64|x32)?\/|\/lib(c|stdc\+\+|asan|ubsan|lsan|tsan|gcc_s|m|pthread)[.-]/;
 

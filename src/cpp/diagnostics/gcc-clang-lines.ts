@@ -30,12 +30,13 @@ const LOCATED = /^(.+?):(\d+)(?::(\d+))?:(?:(?:\{\d+:\d+-\d+:\d+\})+:)?\s(fatal 
 const DRIVER =
   /^(?:(?:(?:cc1plus|cc1|cc1obj|gcc|g\+\+|c\+\+|cc|clang|clang\+\+)(?:-\d+(?:\.\d+)*)?|<command-line>|<built-in>):\s)?(fatal error|error|warning|note|remark):\s?(.*)$/;
 const INCLUDE = /^(In file included from|\s+from) (.+?):(\d+)(?::(\d+))?[:,]$/;
-const INSTANTIATION_SCOPE = /^(.+?): In (?:instantiation|substitution) of '(.*)':$/;
+// GCC quotes with ‘…’ under a UTF-8 locale and with '…' under LC_ALL=C.
+const INSTANTIATION_SCOPE = /^(.+?): In (?:instantiation|substitution) of ['‘](.*)['’]:$/;
 const SCOPE_KIND = "(?:static |copy |move )?(?:member function|function|constructor|destructor|lambda function)";
-const FUNCTION_SCOPE = new RegExp(`^(.+?): In (${SCOPE_KIND})(?: '(.*)')?:$`);
+const FUNCTION_SCOPE = new RegExp(`^(.+?): In (${SCOPE_KIND})(?: ['‘](.*)['’])?:$`);
 // An inlining stack (GCC's -O2 warnings) names the function without a file, then `    inlined from 'f' at F:L:C,` lines.
-const INLINED_SCOPE = new RegExp(`^In (${SCOPE_KIND})(?: '(.*)')?,$`);
-const INLINED_STEP = /^\s+(inlined from '.*') at (.+?):(\d+)(?::(\d+))?[:,]$/;
+const INLINED_SCOPE = new RegExp(`^In (${SCOPE_KIND})(?: ['‘](.*)['’])?,$`);
+const INLINED_STEP = /^\s+(inlined from ['‘].*['’]) at (.+?):(\d+)(?::(\d+))?[:,]$/;
 const GLOBAL_SCOPE = /^(.+?): At global scope:$/;
 // GCC's instantiation context: a place, then three spaces instead of a severity (`required from here`).
 const INSTANTIATION_STEP = /^(.+?):(\d+)(?::(\d+))?:\s{3}(\S.*)$/;
@@ -117,7 +118,18 @@ function context_line(text: string): CompilerLine | null {
   return null;
 }
 
+const OTHER: CompilerLine = { kind: "other" };
+
+/** GCC's source echo (`  12 |   code`) and caret lines (`     |   ^~~`): half of a compiler's output, never a record. */
+function is_source_echo(text: string): boolean {
+  if (text.charCodeAt(0) !== 32) return false;
+  const trimmed = text.trimStart();
+  return trimmed.startsWith("|") || /^\d+ \|/.test(trimmed);
+}
+
 export function classify_compiler_line(text: string): CompilerLine {
+  // Every line the grammar reads names a place or a tool followed by a colon, but an inlining stack's head.
+  if ((!text.includes(":") && !text.startsWith("In ")) || is_source_echo(text)) return OTHER;
   const located = LOCATED.exec(text);
   if (located?.[1] !== undefined && located[4] !== undefined) {
     return diagnostic_line(located[1], Number(located[2]), number_or_null(located[3]), located[4], located[5] ?? "");
@@ -134,7 +146,7 @@ export function classify_compiler_line(text: string): CompilerLine {
   }
   const fixit = FIXIT.exec(text);
   if (fixit !== null) return fixit_line(fixit);
-  return { kind: "other" };
+  return OTHER;
 }
 
 /** Whether the text came from Clang: its driver's name, its fix-it lines, its "N errors generated." summary. */

@@ -30,7 +30,11 @@ const CLANG_INSTANTIATION_NOTE = /^in instantiation of .* requested here$/;
  * translation unit: the outermost includer, or the file itself. Paths stay as printed.
  */
 export function parse_compiler_text(text: string): ParsedDiagnostic[] {
-  const lines = compiler_text_lines(text);
+  return parse_compiler_lines(compiler_text_lines(text));
+}
+
+/** `parse_compiler_text` over lines already free of colour and CRs (the pipeline's). */
+export function parse_compiler_lines(lines: readonly string[]): ParsedDiagnostic[] {
   const state: TextState = {
     source: looks_like_clang(lines) ? "clang" : "gcc",
     records: [],

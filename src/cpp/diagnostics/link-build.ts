@@ -37,6 +37,8 @@ const LD_IN_FUNCTION = new RegExp(String.raw`^${LD_TOOL}: (.+?): in function [\`
 const LD_AT = /^([^\s:][^:]*):(?:\((\.[^)]*)\)|(\d+)): (undefined reference to|multiple definition of) (.+)$/;
 const LD_LINE = new RegExp(String.raw`^${LD_TOOL}: (?:(error|warning): )?(.+)$`);
 const GOLD_AT = /^([^:\s]+):([^:]+):function (.+): (error|warning): (undefined reference to|multiple definition of) (.+)$/;
+// gold with debug info names the source line itself: `/src/main.cpp:3: error: undefined reference to 'f()'`.
+const GOLD_LINE_AT = /^([^\s:][^:]*):(\d+): (error|warning): (undefined reference to|multiple definition of) (.+)$/;
 const LLD_LINE = /^(?:\S*\/)?(?:ld\.lld|lld|ld64\.lld): (error|warning): (.+)$/;
 const LLD_DETAIL = /^>>> (?:referenced by|defined at) ([^\s:]+):(\d+)(?: \(([^:]+):\d+\))?$/;
 const CMAKE_HEAD = /^CMake (Error|Warning)(?: \(dev\))? (?:at (.+?):(\d+) \((\w+)\)|in (.+)):$/;
@@ -107,6 +109,15 @@ function read_ld(line: string, state: State): boolean {
     );
     return true;
   }
+  const gold_line = GOLD_LINE_AT.exec(line);
+  if (gold_line !== null) {
+    const kind = gold_line[4] ?? "";
+    const severity = gold_line[3] === "warning" ? "warning" : "error";
+    state.out.push(
+      record({ source: "ld", severity, file: gold_line[1] ?? null, line: Number(gold_line[2]), code: code_of(kind), message: `${kind} ${gold_line[5] ?? ""}` }),
+    );
+    return true;
+  }
   if (LD_SUMMARY.test(line)) return true;
   const plain = LD_LINE.exec(line);
   if (plain === null) return false;
@@ -123,11 +134,17 @@ function read_ld(line: string, state: State): boolean {
   return true;
 }
 
+const LLD_CODES: readonly (readonly [string, string])[] = [
+  ["undefined symbol", "ld.undefined-reference"],
+  ["duplicate symbol", "ld.multiple-definition"],
+  ["unable to find library", "ld.cannot-find"],
+];
+
 function open_lld(line: string, state: State): boolean {
   const head = LLD_LINE.exec(line);
   if (head === null) return false;
   const message = head[2] ?? "";
-  const code = message.startsWith("undefined symbol") ? "ld.undefined-reference" : message.startsWith("duplicate symbol") ? "ld.multiple-definition" : null;
+  const code = LLD_CODES.find(([prefix]) => message.startsWith(prefix))?.[1] ?? null;
   const diagnostic = record({ source: "ld", severity: head[1] === "warning" ? "warning" : "error", code, message });
   state.out.push(diagnostic);
   state.open = { kind: "lld", diagnostic, body: [] };
@@ -199,26 +216,50 @@ function continue_open(line: string, state: State): boolean {
   return false;
 }
 
+/** Substrings one of which every linker, CMake or make line holds: most lines of a log are ruled out without a regex. */
+function may_be_link_build_line(line: string): boolean {
+  if (line.startsWith("CMake ") || line.startsWith(">>> ")) return true;
+  // Every other linker or make line has a tool or place followed by ": ".
+  return (
+    line.includes(": ") &&
+    (line.includes("ld: ") ||
+      line.includes("ld.bfd: ") ||
+      line.includes("collect2: ") ||
+      line.includes(" reference to ") ||
+      line.includes("multiple definition of ") ||
+      line.includes("No rule to make target") ||
+      line.includes("linker command failed"))
+  );
+}
+
+const LINK_BUILD_LINES = [LD_IN_FUNCTION, LD_AT, LD_LINE, GOLD_AT, GOLD_LINE_AT, LLD_LINE, CMAKE_HEAD, CMAKE_LINE, MAKE_NO_RULE, LD_SUMMARY];
+
 /**
  * Whether a line belongs to the linker, CMake or make grammar, so the pipeline keeps it from the compiler
  * grammar (`collect2: error: …` would otherwise read as a driver error).
  */
 export function is_link_build_line(line: string): boolean {
-  return (
-    [LD_IN_FUNCTION, LD_AT, LD_LINE, GOLD_AT, LLD_LINE, CMAKE_HEAD, CMAKE_LINE, MAKE_NO_RULE, LD_SUMMARY].some((pattern) => pattern.test(line)) ||
-    line.startsWith(">>> ")
-  );
+  return may_be_link_build_line(line) && (line.startsWith(">>> ") || LINK_BUILD_LINES.some((pattern) => pattern.test(line)));
 }
 
-/** ld/gold/lld errors, CMake configure blocks and make's `No rule to make target`, as printed (paths not normalised). */
-export function parse_link_build_text(text: string): ParsedDiagnostic[] {
+/**
+ * ld/gold/lld errors, CMake configure blocks and make's `No rule to make target`, as printed (paths not
+ * normalised). `link_lines`, when given, says which lines `is_link_build_line` already accepted.
+ */
+export function parse_link_build_lines(lines: readonly string[], link_lines?: readonly boolean[]): ParsedDiagnostic[] {
   const state: State = { out: [], object: null, function: null, open: null };
-  for (const line of text.split(/\r?\n/)) {
-    if (continue_open(line, state)) continue;
-    if (open_lld(line, state) || open_cmake(line, state) || read_ld(line, state)) continue;
+  lines.forEach((line, index) => {
+    if (continue_open(line, state)) return;
+    if (!(link_lines?.[index] ?? is_link_build_line(line))) return;
+    if (open_lld(line, state) || open_cmake(line, state) || read_ld(line, state)) return;
     const no_rule = MAKE_NO_RULE.exec(line);
     if (no_rule !== null) state.out.push(record({ source: "make", severity: "error", code: "make.no-rule", message: no_rule[1] ?? "" }));
-  }
+  });
   if (state.open?.kind === "cmake") close_cmake(state.open.diagnostic, state.open.body);
   return state.out;
+}
+
+/** `parse_link_build_lines` over a whole text. */
+export function parse_link_build_text(text: string): ParsedDiagnostic[] {
+  return parse_link_build_lines(text.split(/\r?\n/));
 }

@@ -1,10 +1,12 @@
-import path from "node:path";
 import * as v from "valibot";
+import { is_air_failure } from "../../contracts/errors.js";
+import { enrich_with_gcc_json, gcc_json_records, is_gcc_json_line } from "./gcc-json.js";
+import { has_gtest_failure, parse_gtest_text } from "./gtest-text.js";
 import { split_jobs } from "./jobs.js";
-import { is_link_build_line, parse_link_build_text } from "./link-build.js";
-import { type PathContext, normalise_path } from "./paths.js";
-import type { Diagnostic, ParsedDiagnostic, SourceLocation } from "./record.js";
-import { family_signature, semantic_signature } from "./signature.js";
+import { is_link_build_line, parse_link_build_lines } from "./link-build.js";
+import { merge, normalise, order, path_normaliser } from "./merge.js";
+import type { PathContext } from "./paths.js";
+import type { Diagnostic, ParsedDiagnostic } from "./record.js";
 
 export const From = v.picklist(["auto", "gcc", "clang", "ld", "cmake", "ctest-junit", "gtest-json", "sanitizer", "cppcheck-xml"]);
 export type From = v.InferOutput<typeof From>;
@@ -16,28 +18,39 @@ export interface ParseOptions {
 }
 
 type Grammar = (input: string) => ParsedDiagnostic[];
+type LineGrammar = (lines: readonly string[]) => ParsedDiagnostic[];
 
-/** The other zones' grammars, passed in so the pipeline is specified apart from them. */
+/** The other zones' grammars, passed in so the pipeline is specified apart from them. Text grammars get clean lines. */
 export interface Adapters {
-  readonly compiler_text: Grammar;
+  readonly compiler_text: LineGrammar;
   readonly junit: Grammar;
   readonly gtest_json: Grammar;
   readonly cppcheck_xml: Grammar;
-  readonly sanitizer: Grammar;
-  readonly gdb_backtrace: Grammar;
+  readonly sanitizer: LineGrammar;
+  readonly gdb_backtrace: LineGrammar;
 }
 
 // SGR and erase-line (GCC colour), OSC-8 hyperlinks (-fdiagnostics-urls), and CR progress overwrites.
 const ESCAPES = /\x1b\[[0-9;?]*[A-Za-z]|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)|\x1b\][^\x07]*\x07/g;
-const SANITIZER_MARK = /^==\d+==ERROR: \w+Sanitizer|^\S+:\d+:\d+: runtime error: |^SUMMARY: \w+Sanitizer/m;
-const GDB_MARK = /^#\d+\s+(?:0x[0-9a-f]+ in )?\S+ \(/m;
+const SANITIZER_LINE = /^==\d+==ERROR: \w+Sanitizer|^\S+:\d+:\d+: runtime error: |^SUMMARY: \w+Sanitizer/;
+const GDB_LINE = /^#\d+\s+(?:0x[0-9a-f]+ in )?\S+ \(/;
 
-function clean_text(text: string): string {
-  return text
-    .replace(ESCAPES, "")
-    .split(/\r?\n/)
-    .map((line) => line.slice(line.lastIndexOf("\r") + 1))
-    .join("\n");
+function is_sanitizer_line(line: string): boolean {
+  return (line.includes("Sanitizer") || line.includes(": runtime error: ")) && SANITIZER_LINE.test(line);
+}
+
+/** The text as lines, colour and hyperlinks gone, each line what a terminal would show after its last CR. */
+function clean_lines(text: string): string[] {
+  const lines = text.split("\n");
+  for (let index = 0; index < lines.length; index += 1) {
+    let line = lines[index] ?? "";
+    // Most lines have neither: a substring search each beats one regex over the whole log.
+    if (line.includes("\x1b")) line = line.replace(ESCAPES, "");
+    const cr = line.lastIndexOf("\r");
+    if (cr >= 0) line = cr === line.length - 1 ? line.slice(line.lastIndexOf("\r", cr - 1) + 1, cr) : line.slice(cr + 1);
+    lines[index] = line;
+  }
+  return lines;
 }
 
 function detect(text: string): From {
@@ -48,22 +61,25 @@ function detect(text: string): From {
   return "auto";
 }
 
-function compiler_part(adapters: Adapters, text: string, from: From): ParsedDiagnostic[] {
-  const kept = text
-    .split("\n")
-    .map((line) => (is_link_build_line(line) ? "" : line))
-    .join("\n");
-  const parsed = adapters.compiler_text(kept);
-  return from === "clang" ? parsed.map((diagnostic) => (diagnostic.source === "gcc" ? { ...diagnostic, source: "clang" } : diagnostic)) : parsed;
+/** The lines with the flagged ones blanked, so a grammar reads only its own; the same array when none is flagged. */
+function blanked(lines: readonly string[], flagged: readonly boolean[]): readonly string[] {
+  return flagged.includes(true) ? lines.map((line, index) => (flagged[index] === true ? "" : line)) : lines;
 }
 
-/** One framed job's text through every text grammar it calls for; the job's target fills what the grammars left open. */
-function parse_job(adapters: Adapters, text: string, target: string | null, from: From): ParsedDiagnostic[] {
-  const parsed: ParsedDiagnostic[] = [];
-  if (from === "auto" || from === "gcc" || from === "clang") parsed.push(...compiler_part(adapters, text, from));
-  if (from === "auto" || from === "ld" || from === "cmake") parsed.push(...parse_link_build_text(text));
-  if (from === "sanitizer" || (from === "auto" && SANITIZER_MARK.test(text))) parsed.push(...adapters.sanitizer(text));
-  if (from === "auto" && GDB_MARK.test(text)) parsed.push(...adapters.gdb_backtrace(text));
+type JobRecords = { records: ParsedDiagnostic[]; json: ParsedDiagnostic[] };
+
+/** Compiler text (the linker's, CMake's, make's and GCC JSON's lines blanked), and GCC JSON's records apart. */
+function compiler_part(adapters: Adapters, lines: readonly string[], link_lines: readonly boolean[], from: From): JobRecords {
+  const json_lines = lines.some(is_gcc_json_line) ? lines.map(is_gcc_json_line) : null;
+  const kept_out = json_lines === null ? link_lines : link_lines.map((link, index) => link || json_lines[index] === true);
+  const text = adapters.compiler_text(blanked(lines, kept_out));
+  const json = json_lines === null ? [] : gcc_json_records(lines.filter((_line, index) => json_lines[index] === true));
+  const records = from === "clang" ? text.map((diagnostic) => (diagnostic.source === "gcc" ? { ...diagnostic, source: "clang" as const } : diagnostic)) : text;
+  return { records, json };
+}
+
+function with_target(parsed: ParsedDiagnostic[], target: string | null): ParsedDiagnostic[] {
+  if (target === null) return parsed;
   return parsed.map((diagnostic) => ({
     ...diagnostic,
     job: diagnostic.job ?? target,
@@ -71,85 +87,67 @@ function parse_job(adapters: Adapters, text: string, target: string | null, from
   }));
 }
 
-function read(adapters: Adapters, input: string, from: From): ParsedDiagnostic[] {
-  const kind = from === "auto" ? detect(input) : from;
+/** One framed job's lines through every text grammar it calls for; the job's target fills what the grammars left open. */
+function parse_job(adapters: Adapters, lines: readonly string[], target: string | null, from: From): JobRecords {
+  const link_lines = lines.map(is_link_build_line);
+  const { records, json } =
+    from === "auto" || from === "gcc" || from === "clang" ? compiler_part(adapters, lines, link_lines, from) : { records: [], json: [] };
+  if ((from === "auto" || from === "ld" || from === "cmake") && link_lines.includes(true)) records.push(...parse_link_build_lines(lines, link_lines));
+  if (from === "sanitizer" || (from === "auto" && lines.some(is_sanitizer_line))) records.push(...adapters.sanitizer(lines));
+  if (from === "auto" && lines.some((line) => line.startsWith("#") && GDB_LINE.test(line))) records.push(...adapters.gdb_backtrace(lines));
+  if (from === "auto" && has_gtest_failure(lines)) records.push(...parse_gtest_text(lines));
+  return { records: with_target(records, target), json: with_target(json, target) };
+}
+
+function structured(adapters: Adapters, kind: From, input: string): ParsedDiagnostic[] | null {
   if (kind === "ctest-junit") return adapters.junit(input);
   if (kind === "gtest-json") return adapters.gtest_json(input);
   if (kind === "cppcheck-xml") return adapters.cppcheck_xml(input);
-  return split_jobs(clean_text(input)).flatMap((job) => parse_job(adapters, job.text, job.target, kind));
+  return null;
 }
 
-function normalise_location<T extends SourceLocation>(location: T, paths: PathContext): T {
-  return location.file === null ? location : { ...location, file: normalise_path(location.file, paths) };
-}
-
-function normalise(diagnostic: ParsedDiagnostic, paths: PathContext): ParsedDiagnostic {
-  const { context } = diagnostic;
-  return {
-    ...normalise_location(diagnostic, paths),
-    children: diagnostic.children.map((child) => normalise_location(child, paths)),
-    context: {
-      ...context,
-      include_chain: context.include_chain.map((step) => normalise_location(step, paths)),
-      instantiation: context.instantiation.map((step) => normalise_location(step, paths)),
-    },
-    fixits: diagnostic.fixits.map((fixit) => ({ ...fixit, file: normalise_path(fixit.file, paths) })),
-    frames: diagnostic.frames.map((frame) => normalise_location(frame, paths)),
-    // A job named by an absolute path (a translation unit) is a place too: moved, the project lists the same occurrences.
-    job: diagnostic.job !== null && path.isAbsolute(diagnostic.job) ? normalise_path(diagnostic.job, paths) : diagnostic.job,
+/** One path normaliser per working folder, kept for the whole run. */
+function normalisers(paths: PathContext): (cwd: string | null) => ReturnType<typeof path_normaliser> {
+  const by_cwd = new Map<string | null, ReturnType<typeof path_normaliser>>();
+  return (cwd) => {
+    let normal = by_cwd.get(cwd);
+    if (normal === undefined) {
+      normal = path_normaliser(cwd === null ? paths : { ...paths, cwd });
+      by_cwd.set(cwd, normal);
+    }
+    return normal;
   };
 }
 
-/** What makes two records the same across jobs: everything but the job, its target and how the job reached the file. */
-function identity(diagnostic: ParsedDiagnostic): string {
-  const { job: _job, context, ...rest } = diagnostic;
-  return JSON.stringify([rest, context.function, context.instantiation]);
-}
-
-function compare_text(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Within a group only the job, its target and the include chain differ, so they alone order its members. */
-function before(a: ParsedDiagnostic, b: ParsedDiagnostic): boolean {
-  const rest = (d: ParsedDiagnostic): string => JSON.stringify([d.context.target, d.context.include_chain]);
-  return (compare_text(a.job ?? "", b.job ?? "") || compare_text(rest(a), rest(b))) < 0;
-}
-
-/** Identical records merge; the one kept is the first by job name, so job order in the log never shows. */
-function merge(parsed: readonly ParsedDiagnostic[]): Diagnostic[] {
-  const groups = new Map<string, ParsedDiagnostic[]>();
-  for (const diagnostic of parsed) {
-    const key = identity(diagnostic);
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [diagnostic]);
-    else group.push(diagnostic);
+/** A structured report when the input is one (detected, it may be cut short: then it is read as text), else the text grammars per job. */
+function read(adapters: Adapters, input: string, from: From, paths: PathContext): ParsedDiagnostic[] {
+  const kind = from === "auto" ? detect(input) : from;
+  const normal = normalisers(paths);
+  try {
+    const report = structured(adapters, kind, input);
+    if (report !== null) return report.map((diagnostic) => normalise(diagnostic, normal(null)));
+  } catch (error) {
+    if (from !== "auto" || !is_air_failure(error)) throw error;
   }
-  return [...groups.values()].map((group) => {
-    const kept = group.reduce((best, candidate) => (before(candidate, best) ? candidate : best));
-    const occurrences = [...new Set(group.flatMap((d) => (d.job === null ? [] : [d.job])))].sort(compare_text);
-    const { job: _job, ...record } = kept;
-    return { ...record, occurrences, semantic_signature: semantic_signature(kept), family_signature: family_signature(kept) };
-  });
-}
-
-function order(a: Diagnostic, b: Diagnostic): number {
-  return (
-    compare_text(a.file ?? "", b.file ?? "") ||
-    (a.line ?? 0) - (b.line ?? 0) ||
-    (a.column ?? 0) - (b.column ?? 0) ||
-    compare_text(a.code ?? "", b.code ?? "") ||
-    compare_text(a.message, b.message) ||
-    compare_text(JSON.stringify(a), JSON.stringify(b))
-  );
+  const grammar = from === "auto" ? "auto" : kind;
+  const records: ParsedDiagnostic[] = [];
+  const json: ParsedDiagnostic[] = [];
+  for (const job of split_jobs(clean_lines(input))) {
+    const job_normal = normal(job.cwd);
+    const parsed = parse_job(adapters, job.lines, job.target, grammar);
+    for (const diagnostic of parsed.records) records.push(normalise(diagnostic, job_normal));
+    for (const diagnostic of parsed.json) json.push(normalise(diagnostic, job_normal));
+  }
+  // After normalising, so a JSON record and a text record of one place compare equal whichever folder each job ran in.
+  return json.length === 0 ? records : enrich_with_gcc_json(records, json);
 }
 
 /**
  * Any tool's output → signed, de-duplicated records sorted by (file, line, column, code, message): paths
- * normalised against `root` and the build folders before signing, so signatures never see a machine's layout.
+ * normalised against `root`, the build folders and the folder each job ran in before signing, so signatures
+ * never see a machine's layout.
  */
 export function run_pipeline(adapters: Adapters, input: string, options: ParseOptions): Diagnostic[] {
   const paths: PathContext = { root: options.root, build_dirs: options.build_dirs ?? [] };
-  const parsed = read(adapters, input, options.from).map((diagnostic) => normalise(diagnostic, paths));
-  return merge(parsed).sort(order);
+  return merge(read(adapters, input, options.from, paths)).sort(order);
 }

@@ -11,7 +11,20 @@ export const Severity = v.picklist(["fatal", "error", "warning", "note", "remark
 export type Severity = v.InferOutput<typeof Severity>;
 
 /** Which grammar or adapter read the record. */
-export const DiagnosticSource = v.picklist(["gcc", "clang", "ld", "cmake", "make", "ninja", "ctest-junit", "gtest-json", "sanitizer", "gdb", "cppcheck-xml"]);
+export const DiagnosticSource = v.picklist([
+  "gcc",
+  "clang",
+  "ld",
+  "cmake",
+  "make",
+  "ninja",
+  "ctest-junit",
+  "gtest-json",
+  "gtest",
+  "sanitizer",
+  "gdb",
+  "cppcheck-xml",
+]);
 export type DiagnosticSource = v.InferOutput<typeof DiagnosticSource>;
 
 const Line = v.pipe(v.number(), v.integer(), v.minValue(1));

@@ -75,6 +75,7 @@ function tool_family(source: DiagnosticSource): string {
       return "build";
     case "ctest-junit":
     case "gtest-json":
+    case "gtest":
       return "test";
     case "sanitizer":
     case "gdb":
@@ -116,10 +117,20 @@ function frame_anchor(frames: readonly Frame[]): string[] {
     .map((frame) => `${trim_function_name(frame.function ?? "?")}@${basename(frame.file)}`);
 }
 
+function family_of(diagnostic: ParsedDiagnostic, template: string): string {
+  return hash(["family", tool_family(diagnostic.source), severity_class(diagnostic.severity), diagnostic.code ?? "", template]);
+}
+
+function semantic_of(diagnostic: ParsedDiagnostic, family: string, symbols: readonly string[]): string {
+  const frames = frame_anchor(diagnostic.frames);
+  const anchor = frames.length > 0 ? frames : symbols;
+  const enclosing = diagnostic.context.function === null ? "" : trim_function_name(diagnostic.context.function);
+  return hash(["semantic", family, diagnostic.file ?? "", enclosing, ...anchor]);
+}
+
 /** What kind of failure: the tool family, the severity class, the code and the message template. */
 export function family_signature(diagnostic: ParsedDiagnostic): string {
-  const { template } = message_template(diagnostic.message);
-  return hash(["family", tool_family(diagnostic.source), severity_class(diagnostic.severity), diagnostic.code ?? "", template]);
+  return family_of(diagnostic, message_template(diagnostic.message).template);
 }
 
 /**
@@ -128,9 +139,28 @@ export function family_signature(diagnostic: ParsedDiagnostic): string {
  * folders keep it.
  */
 export function semantic_signature(diagnostic: ParsedDiagnostic): string {
-  const { symbols } = message_template(diagnostic.message);
-  const frames = frame_anchor(diagnostic.frames);
-  const anchor = frames.length > 0 ? frames : symbols;
-  const enclosing = diagnostic.context.function === null ? "" : trim_function_name(diagnostic.context.function);
-  return hash(["semantic", family_signature(diagnostic), diagnostic.file ?? "", enclosing, ...anchor]);
+  return signatures(diagnostic).semantic_signature;
+}
+
+export type Signatures = { semantic_signature: string; family_signature: string };
+
+/** Both signatures from one reading of the message. */
+function signatures(diagnostic: ParsedDiagnostic, template_of: (message: string) => MessageTemplate = message_template): Signatures {
+  const { template, symbols } = template_of(diagnostic.message);
+  const family = family_of(diagnostic, template);
+  return { semantic_signature: semantic_of(diagnostic, family, symbols), family_signature: family };
+}
+
+/** `signatures` for one run: a log repeats the same messages in many files, so each is templated once. */
+export function signer(): (diagnostic: ParsedDiagnostic) => Signatures {
+  const templates = new Map<string, MessageTemplate>();
+  const template_of = (message: string): MessageTemplate => {
+    let template = templates.get(message);
+    if (template === undefined) {
+      template = message_template(message);
+      templates.set(message, template);
+    }
+    return template;
+  };
+  return (diagnostic) => signatures(diagnostic, template_of);
 }

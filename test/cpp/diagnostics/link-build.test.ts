@@ -10,6 +10,10 @@ function fixture(name: string): string {
   return readFileSync(new URL(name, fixtures), "utf8");
 }
 
+function lines_of(name: string): string[] {
+  return fixture(name).split("\n");
+}
+
 describe("parse_link_build_text", () => {
   for (const name of ["ninja-link", "make-link", "gxx-ld", "gold", "cmake-error", "cmake-callstack", "lld"]) {
     it(`reads ${name}.txt as ${name}.expected.json`, () => {
@@ -68,20 +72,20 @@ describe("parse_link_build_text", () => {
 
 describe("split_jobs", () => {
   it("gives each ninja FAILED block its target and drops the command line", () => {
-    const jobs = split_jobs(fixture("ninja-compile.txt"));
+    const jobs = split_jobs(lines_of("ninja-compile.txt"));
     expect(jobs.map((job) => job.target)).toEqual(["CMakeFiles/c.dir/src/a.cpp.o", "CMakeFiles/c.dir/src/b.cpp.o"]);
-    expect(jobs[0]?.text).not.toContain("/usr/bin/c++");
-    expect(jobs[0]?.text).toContain("'undeclared' was not declared");
+    expect(jobs[0]?.lines.join("\n")).not.toContain("/usr/bin/c++");
+    expect(jobs[0]?.lines.join("\n")).toContain("'undeclared' was not declared");
   });
 
   it("gives make's output the target of the Error line after it, and outer Error lines no job", () => {
-    const jobs = split_jobs(fixture("make-compile.txt"));
+    const jobs = split_jobs(lines_of("make-compile.txt"));
     expect(jobs.map((job) => job.target)).toEqual(["CMakeFiles/c.dir/src/a.cpp.o", "CMakeFiles/c.dir/src/b.cpp.o"]);
-    expect(jobs[1]?.text).toContain("expected ';' before '}' token");
+    expect(jobs[1]?.lines.join("\n")).toContain("expected ';' before '}' token");
   });
 
   it("frames a ninja link job and make's link job the same", () => {
-    expect(split_jobs(fixture("ninja-link.txt")).map((job) => job.target)).toEqual(["demo"]);
-    expect(split_jobs(fixture("make-link.txt")).map((job) => job.target)).toEqual(["demo"]);
+    expect(split_jobs(lines_of("ninja-link.txt")).map((job) => job.target)).toEqual(["demo"]);
+    expect(split_jobs(lines_of("make-link.txt")).map((job) => job.target)).toEqual(["demo"]);
   });
 });

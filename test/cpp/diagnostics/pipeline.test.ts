@@ -31,10 +31,10 @@ function error_at(file: string, line: number, column: number, message: string, e
   };
 }
 
-function compiler_stand_in(text: string): ParsedDiagnostic[] {
+function compiler_stand_in(lines: readonly string[]): ParsedDiagnostic[] {
   const out: ParsedDiagnostic[] = [];
   let enclosing: string | null = null;
-  for (const line of text.split("\n")) {
+  for (const line of lines) {
     const in_function = /^.+: In function '(.+)':$/.exec(line);
     if (in_function !== null) enclosing = in_function[1] ?? null;
     const primary = /^(.+?):(\d+):(\d+): error: (.+)$/.exec(line);
@@ -105,8 +105,8 @@ describe("run_pipeline", () => {
 
   it("keeps linker summary lines from the compiler grammar", () => {
     const seen: string[] = [];
-    const recording = (text: string): ParsedDiagnostic[] => {
-      seen.push(text);
+    const recording = (lines: readonly string[]): ParsedDiagnostic[] => {
+      seen.push(...lines);
       return [];
     };
     run_pipeline({ ...adapters, compiler_text: recording }, fixture("gxx-ld.txt"), { from: "auto", root: "/" });

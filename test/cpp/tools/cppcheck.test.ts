@@ -1,10 +1,9 @@
 /**
- * cpp.static.cppcheck on real cppcheck over the compilation database cpp.cmake.configure wrote. The command-risk
- * analyzer has no cppcheck grammar yet, so its command asks: the user here allows it once per call.
+ * cpp.static.cppcheck on real cppcheck over the compilation database cpp.cmake.configure wrote. Nobody answers
+ * prompts here: the analyzer's cppcheck grammar judges the tool's command routine static analysis, asked of no one.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { effects_of } from "../../../src/contracts/tool.js";
-import { ALLOW_ONCE } from "../../fixtures/permissions.js";
 import { error_of, output_of } from "../../tools/helpers.js";
 import { configured, cpp_harness, type CppHarness } from "./helpers.js";
 
@@ -18,7 +17,7 @@ type Findings = {
 describe("cpp.static.cppcheck", () => {
   let h: CppHarness;
   beforeAll(async () => {
-    h = cpp_harness("passing", { answerer: ALLOW_ONCE });
+    h = cpp_harness("passing");
     await configured(h);
   });
   afterAll(() => h.close());

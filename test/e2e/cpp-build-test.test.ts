@@ -61,7 +61,9 @@ describe.skipIf(missing_tools.length > 0)("air e2e cpp-build-test-fixture --keep
       "capability.tools_registered",
       "capability.activated",
     ]);
-    expect(row!.tool_names_json).toEqual(expect.arrayContaining(["cpp.detect", "cpp.cmake.configure", "cpp.build", "cpp.test", "cpp.static.cppcheck", "cpp.clangd.query"]));
+    expect(row!.tool_names_json).toEqual(
+      expect.arrayContaining(["cpp.detect", "cpp.cmake.configure", "cpp.build", "cpp.test", "cpp.static.cppcheck", "cpp.clangd.query"]),
+    );
   });
 
   it("recorded the compile error as one diagnostics row, signed, with its evidence", () => {

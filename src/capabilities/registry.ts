@@ -141,6 +141,11 @@ export class CapabilityRegistry {
       return entry_of(capability, "failed", { error: air_error });
     };
     lifecycle.step("capability.validated", {});
+    const verdict = verdict_of(capability, this.#project_root, this.choices);
+    if (!verdict.on) {
+      lifecycle.step("capability.disabled", { reason: verdict.reason });
+      return entry_of(capability, verdict.status, { reason: verdict.reason });
+    }
     let issues: number;
     try {
       issues = this.#check_dependencies(manifest).issues;
@@ -148,11 +153,6 @@ export class CapabilityRegistry {
       return failed(error);
     }
     lifecycle.step("capability.doctor_checked", { issues });
-    const verdict = verdict_of(capability, this.#project_root, this.choices);
-    if (!verdict.on) {
-      lifecycle.step("capability.disabled", { reason: verdict.reason });
-      return entry_of(capability, verdict.status, { reason: verdict.reason });
-    }
     let made: CapabilityTools;
     try {
       made = make_tools(capability);

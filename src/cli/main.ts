@@ -93,8 +93,8 @@ const COMMANDS: Record<string, Command> = {
       }),
   },
   e2e: {
-    summary: "Run a shipped fixture end to end against the scripted model server (no API key needed)",
-    usage: "air e2e <worker-fixture|cpp-fix-fixture|cpp-build-test-fixture|parallel-fixture> [--keep]",
+    summary: "Run a shipped fixture (worker, cpp-fix, cpp-build-test, parallel) end to end against the scripted model server (no API key needed)",
+    usage: "air e2e <NAME-fixture> [--keep]",
     options: { keep: { type: "boolean" } },
     positionals: true,
     run: async (values, positionals, io) => (await import("./commands/e2e.js")).run_e2e(io, positionals[0], { keep: values.keep === true }),

@@ -28,17 +28,18 @@ export const capability_machine = setup({
         "capability.failed": { target: "failed" },
       },
     },
+    // Trust policy or the user can leave a valid capability off, or it does not apply: its dependencies are never
+    // probed (doctor's check spawns every program's --version the first time), and it never was enabled.
     validated: {
       on: {
         "capability.doctor_checked": { target: "doctor_checked" },
+        "capability.disabled": { target: "disabled" },
         "capability.failed": { target: "failed" },
       },
     },
-    // Trust policy or the user can leave a checked capability off (or it does not apply): it never was enabled.
     doctor_checked: {
       on: {
         "capability.enabled": { target: "enabled" },
-        "capability.disabled": { target: "disabled" },
         "capability.failed": { target: "failed" },
       },
     },

@@ -73,8 +73,8 @@ describe("the capability lifecycle in a session", () => {
   it("records a capability that does not apply to the project as disabled with the reason, and offers none of its tools", () => {
     activate();
     const events = lifecycle_of("toolchain-cpp");
-    expect(types(events)).toEqual(["capability.discovered", "capability.validated", "capability.doctor_checked", "capability.disabled"]);
-    expect(String(events[3]?.payload.reason)).toContain("does not apply to this project");
+    expect(types(events)).toEqual(["capability.discovered", "capability.validated", "capability.disabled"]);
+    expect(String(events[2]?.payload.reason)).toContain("does not apply to this project");
     expect(tools.schemas().some((schema) => schema.name.startsWith("cpp."))).toBe(false);
     expect(row_of("toolchain-cpp")).toMatchObject({ status: "disabled" });
   });

@@ -24,6 +24,8 @@ let temp: string;
 let saved: Record<string, string | undefined>;
 beforeEach(() => {
   temp = fs.mkdtempSync(path.join(os.tmpdir(), "air-doctor-cli-"));
+  // A C++ project: toolchain-cpp applies, so doctor checks its dependencies.
+  fs.writeFileSync(path.join(temp, "CMakeLists.txt"), "project(doctor CXX)\n");
   saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
   const bin = path.join(temp, "bin");
   fs.mkdirSync(bin);
@@ -98,7 +100,7 @@ describe("air doctor --fix --dry-run", () => {
     if (current_platform() === "debian") expect(printed.plan.steps.map((step) => step.command)).toContain("apt-get install -y cmake");
     for (const step of printed.plan.steps) expect(step.consent).toBe("ask");
     expect(fs.existsSync(first_fix_marker(path.join(temp, "air-home")))).toBe(false);
-    expect(fs.readdirSync(temp).sort()).toEqual(["bin"]);
+    expect(fs.readdirSync(temp).sort()).toEqual(["CMakeLists.txt", "bin"]);
   });
 
   it("says so in text", async () => {

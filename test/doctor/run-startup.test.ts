@@ -27,6 +27,8 @@ let bin: string;
 let saved: Record<string, string | undefined>;
 beforeEach(() => {
   temp = fs.mkdtempSync(path.join(os.tmpdir(), "air-doctor-run-"));
+  // A C++ project: toolchain-cpp applies, so its dependencies are checked at startup.
+  fs.writeFileSync(path.join(temp, "CMakeLists.txt"), "project(doctor CXX)\n");
   saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
   bin = path.join(temp, "bin");
   fs.mkdirSync(bin);
@@ -54,6 +56,11 @@ describe("air run's startup dependency check", () => {
     expect(err.split("\n").filter((line) => line !== "")).toEqual([
       "air: required tools are not ready (toolchain-cpp: cmake missing, toolchain-cpp: ctest missing, toolchain-cpp: cxx-compiler missing); run `air doctor --fix` to install them.",
     ]);
+  });
+
+  it("prints nothing in a project toolchain-cpp does not apply to, however much of the toolchain is missing", async () => {
+    fs.rmSync(path.join(temp, "CMakeLists.txt"));
+    expect(await stderr_of_empty_run()).toBe("");
   });
 
   it.skipIf(INSTALLED.some(({ at }) => at === undefined))("prints nothing when every required tool is there", async () => {

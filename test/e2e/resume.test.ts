@@ -197,9 +197,10 @@ describe("a runtime SIGKILLed mid-task, then air resume", () => {
     for (const event of events) count.set(event.id, (count.get(event.id) ?? 0) + 1);
     for (const event of committed) expect(count.get(event.id), event.type).toBe(1);
 
-    // What resume added: recovery first, then the second attempt to completion.
+    // What resume added: the resumed runtime's capabilities (none applies here), recovery, then the second attempt.
     const added = events.slice(committed.length).map((event) => event.type);
-    expect(added.slice(0, 5)).toEqual(["command.failed", "tool.cancelled", "agent.lost", "task.interrupted", "task.resumed"]);
+    expect(added.slice(0, 3)).toEqual(["capability.discovered", "capability.validated", "capability.disabled"]);
+    expect(added.slice(3, 8)).toEqual(["command.failed", "tool.cancelled", "agent.lost", "task.interrupted", "task.resumed"]);
     expect(added).toContain("task.started");
     expect(added.at(-1)).toBe("task.completed");
     expect(events.filter((event) => event.type === "task.started")).toHaveLength(2);

@@ -123,7 +123,7 @@ describe.skipIf(!HAS_CLANGD)("cpp.clangd.query", () => {
   });
 
   it("declares the file it reads and nothing else", () => {
-    const [tool] = tools.definitions;
+    const tool = tools.definitions.find((definition) => definition.name === "cpp.clangd.query");
     expect(tool?.name).toBe("cpp.clangd.query");
     expect(tool?.category).toBe("project");
     expect(tool?.permissions.reads?.({ file: "src/main.cpp", action: "document_symbols" })).toEqual(["src/main.cpp"]);

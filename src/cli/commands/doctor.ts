@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { air_failure, make_air_error, to_air_error, type AirError } from "../../contracts/errors.js";
@@ -13,7 +12,6 @@ import { render_error, table, type Io } from "../output.js";
 
 /** The oldest Node air runs on (package.json `engines`). */
 const MIN_NODE: readonly [number, number] = [20, 12];
-const VERSION_TIMEOUT_MS = 5_000;
 
 export type CheckStatus = "ok" | "warning" | "error";
 
@@ -40,9 +38,7 @@ function failed(id: string, summary: string, message: string, user_action: strin
 
 /** The first line `program --version` prints, or undefined when it cannot run. */
 function version_of(program: string): string | undefined {
-  const result = spawnSync(program, ["--version"], { encoding: "utf8", timeout: VERSION_TIMEOUT_MS, stdio: ["ignore", "pipe", "ignore"] });
-  if (result.error !== undefined || result.status !== 0) return undefined;
-  return result.stdout.split("\n")[0]?.trim() || undefined;
+  return probe_version(program, ["--version"]);
 }
 
 function check_node(): DoctorCheck {

@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // vitest's default on 2 cores is one worker; most tests wait on child processes, so two halve the wall time.
+    maxWorkers: 2,
+    minWorkers: 1,
   },
 });

@@ -5,7 +5,7 @@ import { AirError, make_air_error } from "./errors.js";
 import { AgentId, SessionId, Timestamp } from "./ids.js";
 import { TaskSpec, type TaskType } from "./task.js";
 import { ToolCall, ToolOutcome, ToolSchema } from "./tool.js";
-import { WorkerResult, type AgentType } from "./worker-result.js";
+import { AgentType, WorkerResult } from "./worker-result.js";
 
 /**
  * The parent ↔ worker protocol (seeds 000 §8, 001 D-039, 003 §11; DESIGN.md §5): one JSON envelope per
@@ -110,7 +110,8 @@ export const DEFAULT_HEARTBEAT_INTERVAL_MS = 5_000;
 const Reason = v.pipe(v.string(), v.minLength(1), v.maxLength(4000));
 
 const ControlPayload = v.variant("command", [
-  v.strictObject({ command: v.literal("agent.start"), task: TaskSpec, brief: AgentBrief }),
+  /** `agent_type`: the role to run when it is not the one the task's type names (a debug attempt, a review). */
+  v.strictObject({ command: v.literal("agent.start"), task: TaskSpec, brief: AgentBrief, agent_type: v.optional(AgentType) }),
   v.strictObject({ command: v.literal("cancel"), reason: Reason }),
   /** The soft timeout passed: finish the turn in progress and report what there is. */
   v.strictObject({ command: v.literal("wrap_up"), reason: Reason }),

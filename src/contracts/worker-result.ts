@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { ArtifactRef, EvidenceRef } from "./artifact.js";
-import { AgentId, ArtifactId, EvidenceId, SummaryId, TaskId, MessageId } from "./ids.js";
+import { MemoryType } from "./events/memory.js";
+import { AgentId, ArtifactId, DebugRecordId, EvidenceId, SummaryId, TaskId, MessageId } from "./ids.js";
 import { TaskType } from "./task.js";
 
 export const AgentType = v.picklist(["executor", "reviewer", "debugger", "compactor", "experience_miner"]);
@@ -38,24 +39,63 @@ const ExecutorResult = v.strictObject({
   notes: v.optional(v.string()),
 });
 
-const ReviewFinding = v.strictObject({
-  severity: v.picklist(["info", "minor", "major", "critical"]),
-  message: v.pipe(v.string(), v.minLength(1)),
-  file: v.optional(v.string()),
-  line: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-});
+/** How much a finding matters: P0 stops the merge outright, P3 is a nit. */
+export const FindingSeverity = v.picklist(["P0", "P1", "P2", "P3"]);
+export type FindingSeverity = v.InferOutput<typeof FindingSeverity>;
 
-const ReviewerResult = v.strictObject({
-  verdict: v.picklist(["approve", "request_changes", "block"]),
+export const FindingCategory = v.picklist(["correctness", "security", "scope", "tests", "architecture", "style"]);
+export type FindingCategory = v.InferOutput<typeof FindingCategory>;
+
+const LineNumber = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+/** One thing a reviewer found in a diff, located and weighed; `confidence` decides whether it gates or advises. */
+export const ReviewFinding = v.pipe(
+  v.strictObject({
+    severity: FindingSeverity,
+    confidence: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+    category: FindingCategory,
+    file: v.optional(v.pipe(v.string(), v.minLength(1))),
+    line_start: v.optional(LineNumber),
+    line_end: v.optional(LineNumber),
+    message: v.pipe(v.string(), v.minLength(1)),
+    suggestion: v.optional(v.pipe(v.string(), v.minLength(1))),
+    evidence_refs: v.optional(v.array(EvidenceRef), []),
+  }),
+  v.check((f) => f.line_end === undefined || (f.line_start !== undefined && f.line_end >= f.line_start), "line_end needs a line_start at or before it"),
+);
+export type ReviewFinding = v.InferOutput<typeof ReviewFinding>;
+
+export const ReviewVerdict = v.picklist(["approved", "changes_requested", "rejected"]);
+export type ReviewVerdict = v.InferOutput<typeof ReviewVerdict>;
+
+export const ReviewerResult = v.strictObject({
+  verdict: ReviewVerdict,
   findings: v.array(ReviewFinding),
 });
+export type ReviewerResult = v.InferOutput<typeof ReviewerResult>;
 
-const DebuggerResult = v.strictObject({
+/**
+ * Why a worker stopped instead of improvising (seeds 000 §8.3): what it needs, and from whom. A worker that
+ * returns `blocked` says this much, so the user or the Main Agent can decide.
+ */
+export const BlockerReport = v.strictObject({
+  category: v.picklist(["missing_decision", "out_of_scope", "environment", "dependency", "architecture", "unknown"]),
+  summary: v.pipe(v.string(), v.minLength(1)),
+  needed: v.pipe(v.string(), v.minLength(1)),
+  evidence_refs: v.optional(v.array(EvidenceRef), []),
+});
+export type BlockerReport = v.InferOutput<typeof BlockerReport>;
+
+export const DebuggerResult = v.strictObject({
   root_cause: v.string(),
   failure_signature: v.pipe(v.string(), v.minLength(1)),
   fix_applied: v.boolean(),
   reproduction: v.optional(v.string()),
+  /** The debug record the debugger was given as a known fix, when its signature (or family) had one. */
+  known_fix_id: v.optional(DebugRecordId),
+  blocker: v.optional(BlockerReport),
 });
+export type DebuggerResult = v.InferOutput<typeof DebuggerResult>;
 
 const CompactorResult = v.strictObject({
   summary_id: SummaryId,
@@ -64,13 +104,19 @@ const CompactorResult = v.strictObject({
   tokens_after: v.pipe(v.number(), v.integer(), v.minValue(0)),
 });
 
-const MemoryCandidateDraft = v.strictObject({
-  memory_type: v.picklist(["rule", "skill", "fact", "pitfall"]),
+/**
+ * What the miner proposes: a rule for `.air/shared/rules/`, a skill (a `SKILL.md` folder, seeds 001 D-058), or
+ * debug knowledge; `title` names the file or the skill, `evidence_ref_ids` the verified evidence it rests on.
+ */
+export const MemoryCandidateDraft = v.strictObject({
+  memory_type: MemoryType,
+  title: v.pipe(v.string(), v.minLength(1), v.maxLength(80)),
   content: v.pipe(v.string(), v.minLength(1)),
   evidence_ref_ids: v.array(EvidenceId),
 });
+export type MemoryCandidateDraft = v.InferOutput<typeof MemoryCandidateDraft>;
 
-const ExperienceMinerResult = v.strictObject({
+export const ExperienceMinerResult = v.strictObject({
   candidates: v.array(MemoryCandidateDraft),
 });
 

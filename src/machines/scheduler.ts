@@ -21,10 +21,21 @@ export type WaveDecision = { readonly dispatch: readonly string[]; readonly held
 export type Dispatched = { readonly task_id: string; readonly agent_id: string };
 
 /**
- * What collecting a finished run found: whether the task's work waits in a workspace for the merge queue. Such
- * a task is settled by its merge, not before: work that did not land is not complete.
+ * What collecting a finished run found. `gate`: the run completed code-changing work, which the review gate and
+ * the architecture gate see before it lands; `merge`: its work waits in a workspace for the merge queue. Such a
+ * task is settled by its merge (or its gates), not before: work that did not land is not complete.
  */
-export type Collected = { readonly merge: boolean };
+export type Collected = { readonly gate: boolean; readonly merge: boolean };
+
+/** The affected tasks the Architecture Designer (or a requirement change) sent back to be planned again. */
+export type ReplanRequest = { readonly task_ids: readonly string[]; readonly reason: string };
+
+/**
+ * How a gate ended. Passed: the work goes on to the next gate, then the merge (or, in the main checkout, its
+ * completion). Not passed: the gate has settled the task itself (failed for a repair, blocked for the user,
+ * interrupted for a replan), and `replan` says what to plan again.
+ */
+export type GateOutcome = { readonly passed: boolean; readonly replan?: ReplanRequest };
 
 /** How a merge through the queue ended; anything but `merged` left the main checkout as it was. */
 export type MergeOutcome = { readonly kind: "merged" | "conflicted" | "verification_failed" };
@@ -33,6 +44,8 @@ export type SchedulerRunResult = {
   readonly status: "completed" | "blocked" | "cancelled";
   readonly counts: Readonly<Record<TaskStatus, number>> | undefined;
   readonly error: AirError | undefined;
+  /** Blocked because a gate sent tasks back to be planned again: the Main Agent revises and replans them. */
+  readonly replan?: ReplanRequest;
 };
 
 export type Finished = { readonly task_id: string; readonly run: WorkerRunOutcome };
@@ -50,7 +63,9 @@ type SchedulerContext = {
   /** Runs that ended while the Scheduler was busy with another, collected one at a time in arrival order. */
   finished: readonly Finished[];
   in_hand: Finished | undefined;
+  collected: Collected | undefined;
   merge: MergeOutcome | undefined;
+  replan: ReplanRequest | undefined;
   /** A cancel that arrived while a run was being collected, merged or retried: honoured once that step ends. */
   cancel_reason: string | undefined;
   error: AirError | undefined;
@@ -103,6 +118,12 @@ export const scheduler_machine = setup({
     dispatch: unprovided<readonly Dispatched[], { task_ids: readonly string[] }>("dispatch"),
     run_worker,
     collect: unprovided<Collected, Finished>("collect"),
+    // The review gate (seeds 000 §8.3 ReviewerRole): the review policy decides whether a reviewer runs at all.
+    review: unprovided<GateOutcome, Finished>("review"),
+    // The Architecture Designer's gate (seeds 000 §19.4): passes at once when nothing in the change triggers it.
+    assess_architecture: unprovided<GateOutcome, Finished>("assess_architecture"),
+    // A run that passed its gates in the main checkout (no workspace to merge): its task is completed.
+    settle: unprovided<void, Finished>("settle"),
     merge: unprovided<MergeOutcome, Finished>("merge"),
     repair: unprovided<void, { task_id: string; merge: MergeOutcome | undefined }>("repair"),
     cancel_tasks: unprovided<void, { task_ids: readonly string[]; reason: string }>("cancel_tasks"),
@@ -113,13 +134,19 @@ export const scheduler_machine = setup({
     has_finished: ({ context }) => context.finished.length > 0,
     quiet_held_back: ({ context }) => context.running.length === 0 && context.wave?.held_back !== undefined,
     quiet_done: ({ context }) => context.running.length === 0 && all_done(context.graph),
+    quiet_replan: ({ context }) => context.running.length === 0 && context.replan !== undefined,
     quiet: ({ context }) => context.running.length === 0,
     has_runs_to_cancel: ({ context }) => context.running.length > 0 || context.finished.length > 0 || context.in_hand !== undefined,
     cancel_requested: ({ context }) => context.cancel_reason !== undefined,
   },
   actions: {
     remember_error: assign({ error: (_, params: { error: unknown }) => to_air_error(params.error, "scheduler_error") }),
-    take_next_finished: assign(({ context }) => ({ in_hand: context.finished[0], finished: context.finished.slice(1), merge: undefined })),
+    take_next_finished: assign(({ context }) => ({
+      in_hand: context.finished[0],
+      finished: context.finished.slice(1),
+      collected: undefined,
+      merge: undefined,
+    })),
     settle: assign({ status: (_, status: SchedulerRunResult["status"]) => status }),
     /** One child per dispatched agent, named by its agent id, so its end comes back as `xstate.done.actor.<agent id>`. */
     start_agents: enqueueActions(({ enqueue, context }, dispatched: readonly Dispatched[]) => {
@@ -152,7 +179,9 @@ export const scheduler_machine = setup({
     running: [],
     finished: [],
     in_hand: undefined,
+    collected: undefined,
     merge: undefined,
+    replan: undefined,
     cancel_reason: undefined,
     error: undefined,
   }),
@@ -220,6 +249,7 @@ export const scheduler_machine = setup({
       always: [
         { guard: "has_finished", target: "collecting_results", actions: "take_next_finished" },
         { guard: "quiet_held_back", target: "blocked" },
+        { guard: "quiet_replan", target: "blocked" },
         { guard: "quiet_done", target: "completed" },
         { guard: "quiet", target: "blocked" },
       ],
@@ -230,7 +260,45 @@ export const scheduler_machine = setup({
         id: "collect",
         src: "collect",
         input: ({ context }) => in_hand(context),
-        onDone: [{ guard: ({ event }) => event.output.merge, target: "merging" }, { target: "repairing_or_continuing" }],
+        onDone: [
+          { guard: ({ event }) => event.output.gate, target: "reviewing", actions: assign({ collected: ({ event }) => event.output }) },
+          { guard: ({ event }) => event.output.merge, target: "merging", actions: assign({ collected: ({ event }) => event.output }) },
+          { target: "repairing_or_continuing" },
+        ],
+        onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
+      },
+    },
+    // Seeds 000 §20.2 REVIEWING_WAVE: a reviewer reads the work before it lands; a cancel stops the reviewer.
+    reviewing: {
+      invoke: {
+        id: "review",
+        src: "review",
+        input: ({ context }) => in_hand(context),
+        onDone: [{ guard: ({ event }) => event.output.passed, target: "gating_architecture" }, { target: "repairing_or_continuing" }],
+        onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
+      },
+      on: { "scheduler.cancel": "cancelling" },
+    },
+    gating_architecture: {
+      invoke: {
+        id: "assess_architecture",
+        src: "assess_architecture",
+        input: ({ context }) => in_hand(context),
+        onDone: [
+          { guard: ({ context, event }) => event.output.passed && context.collected?.merge === true, target: "merging" },
+          { guard: ({ event }) => event.output.passed, target: "settling" },
+          { target: "repairing_or_continuing", actions: assign({ replan: ({ context, event }) => event.output.replan ?? context.replan }) },
+        ],
+        onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
+      },
+      on: { "scheduler.cancel": "cancelling" },
+    },
+    settling: {
+      invoke: {
+        id: "settle",
+        src: "settle",
+        input: ({ context }) => in_hand(context),
+        onDone: "repairing_or_continuing",
         onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
       },
     },
@@ -251,7 +319,7 @@ export const scheduler_machine = setup({
         input: ({ context }) => ({ task_id: in_hand(context).task_id, merge: context.merge }),
         onDone: [
           { guard: "cancel_requested", target: "cancelling" },
-          { target: "loading_graph", actions: assign({ in_hand: undefined, merge: undefined }) },
+          { target: "loading_graph", actions: assign({ in_hand: undefined, collected: undefined, merge: undefined }) },
         ],
         onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
       },
@@ -283,5 +351,10 @@ export const scheduler_machine = setup({
     blocked: { type: "final", entry: { type: "settle", params: "blocked" } },
     cancelled: { type: "final", entry: { type: "settle", params: "cancelled" } },
   },
-  output: ({ context }) => ({ status: context.status ?? "blocked", counts: context.graph?.counts, error: context.error }),
+  output: ({ context }) => ({
+    status: context.status ?? "blocked",
+    counts: context.graph?.counts,
+    error: context.error,
+    ...(context.replan === undefined ? {} : { replan: context.replan }),
+  }),
 });

@@ -63,6 +63,11 @@ export type WorkerRunInput = {
    * then ends `resumable`, for the task to be interrupted rather than failed. A worker's checkpoint makes it so too.
    */
   readonly resumable?: boolean;
+  /**
+   * The role that runs the task when it is not the one its type names: the Debugger on a task's debug attempt,
+   * the Reviewer reading an executor's work. Default `AGENT_TYPE_OF_TASK[task.type]`.
+   */
+  readonly agent_type?: AgentType;
 };
 
 type WorkerSignal = "SIGTERM" | "SIGKILL";
@@ -254,7 +259,7 @@ export const worker_run_machine = setup({
     agent_id: input.agent_id,
     task: input.task,
     brief: input.brief,
-    agent_type: AGENT_TYPE_OF_TASK[input.task.type],
+    agent_type: input.agent_type ?? AGENT_TYPE_OF_TASK[input.task.type],
     delays: {
       ...DEFAULT_DELAYS,
       heartbeat_timeout_ms: HEARTBEATS_PER_TIMEOUT * (input.brief.heartbeat_interval_ms ?? DEFAULT_HEARTBEAT_INTERVAL_MS),
@@ -378,7 +383,10 @@ export const worker_run_machine = setup({
             handshaking: {
               entry: {
                 type: "command",
-                params: ({ context }) => ({ type: "process.control", payload: { command: "agent.start", task: context.task, brief: context.brief } }),
+                params: ({ context }) => ({
+                  type: "process.control",
+                  payload: { command: "agent.start", task: context.task, brief: context.brief, agent_type: context.agent_type },
+                }),
               },
               after: {
                 handshake_timeout: {

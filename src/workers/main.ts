@@ -112,7 +112,7 @@ function start(message: IpcMessageOf<"control">): void {
   }
   const { task, brief } = payload;
   const address = { session_id: message.session_id, agent_id: message.agent_id };
-  const agent_type = AGENT_TYPE_OF_TASK[task.type];
+  const agent_type = payload.agent_type ?? AGENT_TYPE_OF_TASK[task.type];
   const load_role = role_loader(agent_type);
   if (load_role === undefined) {
     protocol_fail(`this worker has no ${agent_type} role (task type "${task.type}")`, address);

@@ -121,6 +121,8 @@ describe("readers beside a live writer", () => {
   it("lists and shows history while a session appends, without errors or stalling the writer", async () => {
     air("init", "--yes");
     const writer = spawn_fixture("steady-writer.ts", ["4000"], { cwd: workspace.root, env: workspace.env });
+    // Listened for at once: under load the writer can finish and close before the readers' rounds do.
+    const closed = new Promise((resolve) => writer.on("close", resolve));
     const lines = readline.createInterface({ input: writer.stdout });
     const iterator = lines[Symbol.asyncIterator]();
     const ready = (await iterator.next()).value as string;
@@ -139,7 +141,7 @@ describe("readers beside a live writer", () => {
       seen_counts.push(JSON.parse(history.stdout).events.length);
     }
     const report = JSON.parse((await iterator.next()).value as string) as { appended: number; slowest_ms: number };
-    await new Promise((resolve) => writer.on("close", resolve));
+    await closed;
 
     expect(seen_counts.at(-1)!).toBeGreaterThan(seen_counts[0]!);
     expect(report.appended).toBeGreaterThan(0);

@@ -96,7 +96,7 @@ describe("WorkerResult", () => {
   };
 
   it("types the result by agent type", () => {
-    expect(v.safeParse(WorkerResult, { ...common, agent_type: "reviewer", result: { verdict: "approve", findings: [] } }).success).toBe(true);
+    expect(v.safeParse(WorkerResult, { ...common, agent_type: "reviewer", result: { verdict: "approved", findings: [] } }).success).toBe(true);
   });
 
   it("rejects an executor result claimed by a reviewer", () => {

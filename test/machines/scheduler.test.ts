@@ -68,8 +68,17 @@ function scripted(script: Script) {
       }),
       collect: fromPromise(async ({ input }) => {
         calls.push(`collect ${input.task_id} ${input.run.status}`);
-        return { merge: (script.merge ?? []).includes(input.task_id) };
+        return { gate: false, merge: (script.merge ?? []).includes(input.task_id) };
       }),
+      review: fromPromise(async ({ input }) => {
+        calls.push(`review ${input.task_id}`);
+        return { passed: true };
+      }),
+      assess_architecture: fromPromise(async ({ input }) => {
+        calls.push(`assess ${input.task_id}`);
+        return { passed: true };
+      }),
+      settle: fromPromise(async ({ input }) => void calls.push(`settle ${input.task_id}`)),
       merge: fromPromise(async ({ input }) => {
         calls.push(`merge ${input.task_id}`);
         const merge = deferred<MergeOutcome>();
@@ -233,8 +242,15 @@ describe("scheduler machine", () => {
       done("dispatch", [{ task_id: "tsk_a", agent_id: "agt_1" }]),
       done("agt_1", lost_run),
       failed("agt_1"),
-      done("collect", { merge: true }),
-      done("collect", { merge: false }),
+      done("collect", { gate: false, merge: true }),
+      done("collect", { gate: false, merge: false }),
+      done("collect", { gate: true, merge: true }),
+      done("collect", { gate: true, merge: false }),
+      done("review", { passed: true }),
+      done("review", { passed: false }),
+      done("assess_architecture", { passed: true }),
+      done("assess_architecture", { passed: false, replan: { task_ids: ["tsk_a"], reason: "the interface changed" } }),
+      done("settle"),
       done("merge", { kind: "merged" }),
       failed("merge"),
       done("repair"),
@@ -245,7 +261,15 @@ describe("scheduler machine", () => {
         input,
         events,
         serializeState: (state) =>
-          JSON.stringify([state.value, state.context.graph, state.context.running.length, state.context.finished.length, state.context.cancel_reason]),
+          JSON.stringify([
+            state.value,
+            state.context.graph,
+            state.context.running.length,
+            state.context.finished.length,
+            state.context.collected,
+            state.context.replan,
+            state.context.cancel_reason,
+          ]),
       });
       const reached = new Set(paths.map((path) => String(path.state.value)));
       expect([...reached].sort()).toEqual(
@@ -256,12 +280,15 @@ describe("scheduler machine", () => {
           "collecting_results",
           "completed",
           "dispatching",
+          "gating_architecture",
           "idle",
           "loading_graph",
           "merging",
           "monitoring",
           "planning_wave",
           "repairing_or_continuing",
+          "reviewing",
+          "settling",
           ...(input.recovering === true ? ["recovering"] : []),
         ]
           .filter((state) => input.recovering !== true || state !== "idle")

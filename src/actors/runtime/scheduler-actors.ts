@@ -1,9 +1,18 @@
 import { fromPromise } from "xstate";
 import { make_air_error } from "../../contracts/errors.js";
 import { new_id } from "../../contracts/ids.js";
-import { scheduler_machine, type Finished, type MergeOutcome, type RunWorkerLogic, type WaveDecision } from "../../machines/scheduler.js";
+import {
+  scheduler_machine,
+  type Collected,
+  type Finished,
+  type GateOutcome,
+  type MergeOutcome,
+  type RunWorkerLogic,
+  type WaveDecision,
+} from "../../machines/scheduler.js";
 import { plan_wave } from "../../orchestration/waves/plan-wave.js";
 import type { RunBudget } from "../../contracts/budget.js";
+import { writes_code } from "../../contracts/task.js";
 import { run_budget_left } from "../../orchestration/budget/enforce.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
@@ -142,13 +151,18 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
         return agents;
       }),
       run_worker,
-      collect: fromPromise(async ({ input }) => {
-        if (input.run.status === "completed" && input.run.result.status === "completed" && workspaces.ref_of(input.task_id) !== undefined) {
-          return { merge: true };
+      collect: fromPromise(async ({ input }): Promise<Collected> => {
+        const merge = workspaces.ref_of(input.task_id) !== undefined;
+        if (input.run.status === "completed" && input.run.result.status === "completed") {
+          const gate = writes_code(read_task_spec(session.connection, input.task_id).type);
+          if (gate || merge) return { gate, merge };
         }
         settle_task(session, input.task_id, input.run);
-        return { merge: false };
+        return { gate: false, merge: false };
       }),
+      review: fromPromise(async (): Promise<GateOutcome> => ({ passed: true })),
+      assess_architecture: fromPromise(async (): Promise<GateOutcome> => ({ passed: true })),
+      settle: fromPromise(async ({ input }) => settle_task(session, input.task_id, input.run)),
       merge: fromPromise(async ({ input }) => merge_task(session, workspaces, input)),
       repair: fromPromise(async ({ input }) => repair_task(session, workspaces, input.task_id, input.merge)),
       cancel_tasks: fromPromise(async ({ input }) => {

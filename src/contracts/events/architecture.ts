@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { ImpactResultClass, ImpactTrigger } from "../architecture.js";
 import { ArtifactId, RequirementId, TaskId } from "../ids.js";
 import { durable } from "./define.js";
 import { NonEmpty, Reason } from "./common.js";
@@ -25,6 +26,8 @@ export const architecture_events = {
     v.strictObject({
       requirement_id: v.optional(RequirementId),
       impact: v.picklist(["none", "execution_only", "design"]),
+      result_class: ImpactResultClass,
+      triggers: v.optional(v.array(ImpactTrigger), []),
       impacted_task_ids: v.array(TaskId),
       summary: Reason,
     }),

@@ -16,6 +16,8 @@ export const learned_memories = sqliteTable(
   {
     id: text("id").primaryKey(),
     memory_type: enum_column("memory_type", MemoryType.options).notNull(),
+    /** Names the rule file or the skill folder once promoted. */
+    title: text("title").notNull().default(""),
     content: text("content").notNull(),
     status: enum_column("status", LearnedMemoryStatus.options).notNull(),
     evidence_ref_ids_json: text("evidence_ref_ids_json").notNull(),
@@ -25,6 +27,8 @@ export const learned_memories = sqliteTable(
     created_at: text("created_at").notNull(),
     updated_at: text("updated_at").notNull(),
     last_used_at: text("last_used_at"),
+    /** Why the entry was rejected or archived. */
+    status_reason: text("status_reason"),
   },
   (t) => [
     index("learned_memories_status_idx").on(t.status),

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { CapabilityTrust } from "../contracts/events/capability.js";
 import type { PermissionAction, PermissionLayer, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
 import { is_air_failure } from "../contracts/errors.js";
@@ -29,6 +30,11 @@ export type PermissionRequest = {
   /** Set for a task working in a workspace: nothing outside `workspace.root` is written, in any mode. */
   readonly workspace?: WorkspaceConfinement;
   readonly scope?: TaskScope;
+  /**
+   * Folders of `.air/shared` (relative to the root) that the calling store owns and writes, e.g. the learned
+   * memory's `.air/shared/rules` on a promotion. Honoured only for a call of the runtime itself (no agent).
+   */
+  readonly owned_paths?: readonly string[];
   readonly tool_run_id?: ToolRunId;
   readonly task_id?: TaskId;
   readonly agent_id?: AgentId;
@@ -328,7 +334,15 @@ function trust_layer(layers: Layers): void {
 }
 
 /** Layers 2–4 for the paths a tool declares: the mode for writes, the task scope, then where each path really is. */
-function path_layers(layers: Layers, reads: readonly PathClassification[], writes: readonly PathClassification[]): void {
+/** A write into a folder of `.air/shared` that the runtime's own caller owns (see `PermissionRequest.owned_paths`). */
+function owned_write(layers: Layers, c: PathClassification, real_root: string): boolean {
+  const { owned_paths, agent_id } = layers.request;
+  if (agent_id !== undefined || owned_paths === undefined || c.category !== "project_air_shared") return false;
+  const relative = path.relative(real_root, c.real).split(path.sep).join("/");
+  return owned_paths.some((owned) => relative !== owned && within(relative, owned));
+}
+
+function path_layers(layers: Layers, reads: readonly PathClassification[], writes: readonly PathClassification[], real_root: string): void {
   for (const c of reads) layers.subjects.push(path_subject(c, "read"));
   for (const c of writes) layers.subjects.push(path_subject(c, "write"));
   for (const c of writes) layers.mode_write(c, "writing ");
@@ -349,6 +363,7 @@ function path_layers(layers: Layers, reads: readonly PathClassification[], write
     // git and .air internals first: a hard link into .git is refused, not merely asked about.
     if (c.category === "project_git_internal")
       layers.add("path_command_risk", "refuse", "high", `${where} is inside git internals; git operations go through the git tools`);
+    else if (owned_write(layers, c, real_root)) layers.add("path_command_risk", "allow", "low", `writing ${where}, which its owning store keeps`);
     else if (c.category === "project_air_shared" || c.category === "project_air_local")
       layers.add("path_command_risk", "refuse", "high", `${where} is inside air's own .air folder`);
     else if (!c.inside_project)
@@ -398,7 +413,7 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
   if (request.workspace !== undefined) layers.refuse(workspace_refusal(request.workspace, real_root, real_or_undefined(request.workspace.project_root)));
   const reads = request.reads.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
   const writes = request.writes.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
-  path_layers(layers, reads, writes);
+  path_layers(layers, reads, writes, real_root);
   const override: PermissionFinding[] = [];
   const analysis = command_layer(layers, real_root, override);
   credential_layer(layers, reads, writes);

@@ -31,6 +31,8 @@ export type ToolCaller = {
   scope?: TaskScope;
   /** Set for a task dispatched into a workspace: its calls work there, and write nowhere else. */
   workspace?: WorkspaceConfinement;
+  /** The `.air/shared` folders the runtime's own caller (an owning store) writes; see `PermissionRequest.owned_paths`. */
+  owned_paths?: readonly string[];
   signal?: AbortSignal;
 };
 
@@ -423,6 +425,7 @@ export class ToolRegistry {
       project_root: caller.session.project.layout.root,
       ...(caller.workspace === undefined ? {} : { workspace: caller.workspace }),
       scope: caller.scope,
+      ...(caller.owned_paths === undefined ? {} : { owned_paths: caller.owned_paths }),
       tool_run_id,
       task_id: caller.task_id,
       agent_id: caller.agent_id,

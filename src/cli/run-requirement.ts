@@ -20,7 +20,8 @@ import { note_project_opened } from "./note-project.js";
 import type { RunBudget } from "../contracts/budget.js";
 import { air_home } from "../project/layout.js";
 import { sweep_project_workspaces } from "../workspaces/sweep.js";
-import { read_air_config } from "./wizard/air-config.js";
+import { read_air_config, type AirConfigFile } from "./wizard/air-config.js";
+import { DEFAULT_MINER_SETTINGS, type MinerSettings } from "../memory/experience-miner.js";
 
 export { note_project_opened };
 
@@ -53,6 +54,14 @@ function exit_code_of(outcome: RequestOutcome): number {
   return outcome.kind === "executed" && outcome.run.status === "completed" ? 0 : 1;
 }
 
+/** The config's `experience_miner` over the defaults (on, every 10 tool calls). */
+function miner_settings(config: AirConfigFile["experience_miner"]): MinerSettings {
+  return {
+    enabled: config?.enabled ?? DEFAULT_MINER_SETTINGS.enabled,
+    every_n_tool_calls: config?.every_n_tool_calls ?? DEFAULT_MINER_SETTINGS.every_n_tool_calls,
+  };
+}
+
 /** What a runtime needs beyond the session: the session's model and headless prompt answers. */
 export function runtime_for(
   session: Session,
@@ -75,6 +84,7 @@ export function runtime_for(
     run_budget: { ...budget.run, ...request.run_budget },
     ...(max_parallel === undefined ? {} : { max_parallel }),
     ...(config?.lone_task === undefined ? {} : { lone_task: config.lone_task }),
+    experience_miner: miner_settings(config?.experience_miner),
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
     ...(request.inspect === undefined ? {} : { inspect: request.inspect }),
     ...(request.interactive === undefined ? {} : { interactive: request.interactive }),

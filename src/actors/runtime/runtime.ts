@@ -34,6 +34,7 @@ import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import { read_task_spec } from "./task-graph.js";
 import { current_retry } from "./attempt-history.js";
 import { apply_retry } from "./retry-brief.js";
+import { ExperienceMiner, type MinerSettings } from "../../memory/experience-miner.js";
 
 export type RuntimeOptions = {
   readonly provider: ProviderSession;
@@ -53,6 +54,8 @@ export type RuntimeOptions = {
   readonly inspect?: Observer<InspectionEvent>;
   /** A person is there to approve plans (the TUI); headless runs (`air run -p`, `air resume`) are not. */
   readonly interactive?: boolean;
+  /** The ExperienceMiner's settings (config `experience_miner`); absent, the session mines nothing. */
+  readonly experience_miner?: MinerSettings;
 };
 
 /** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
@@ -227,6 +230,7 @@ class SessionRuntime implements Runtime {
   readonly #scheduler: SchedulerOptions;
   readonly #inspect: Observer<InspectionEvent> | undefined;
   readonly #capabilities: CapabilityRegistry;
+  readonly #miner: ExperienceMiner | undefined;
   #turn: AbortController | undefined;
   #resumed: Actor<ReturnType<typeof provide_scheduler>> | undefined;
 
@@ -236,11 +240,14 @@ class SessionRuntime implements Runtime {
     this.registry = registry;
     this.#inspect = options.inspect;
     this.#run_worker = run_worker_logic(session, registry, prompts, options);
+    this.#miner = experience_miner_of(session, registry, prompts, options);
+    const miner = this.#miner;
     this.#scheduler = {
       registry,
       max_parallel: options.max_parallel ?? DEFAULT_MAX_PARALLEL,
       ...(options.run_budget === undefined ? {} : { run_budget: options.run_budget }),
       ...(options.lone_task === undefined ? {} : { lone_task: options.lone_task }),
+      ...(miner === undefined ? {} : { after_step: () => miner.after_step() }),
     };
     const machine = provide_main_agent(session, {
       complete: (request) => complete_through_registry(session, registry, request, this.#turn?.signal),
@@ -333,6 +340,8 @@ class SessionRuntime implements Runtime {
 
   async stop(): Promise<void> {
     this.main_agent.stop();
+    // Session end is a trigger of its own; the miner still needs the tools, so it runs before they close.
+    await this.#miner?.session_end();
     await this.#capabilities.close();
   }
 
@@ -375,6 +384,21 @@ function session_tools(session: Session, options: RuntimeOptions): { registry: T
     throw error;
   }
   return { registry, capabilities };
+}
+
+/** The session's ExperienceMiner, when its settings switch it on. */
+function experience_miner_of(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions): ExperienceMiner | undefined {
+  const settings = options.experience_miner;
+  if (settings === undefined || !settings.enabled) return undefined;
+  return new ExperienceMiner({
+    session,
+    registry,
+    prompts,
+    model_id: options.provider.model_id,
+    settings,
+    ...(options.worker_entry === undefined ? {} : { entry: options.worker_entry }),
+    ...(options.on_worker_log === undefined ? {} : { on_log: options.on_worker_log }),
+  });
 }
 
 /** The runtime of one open session: tool registry, permission engine, Main Agent with its Scheduler. */

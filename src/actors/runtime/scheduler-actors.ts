@@ -38,6 +38,8 @@ export type SchedulerOptions = {
   readonly run_budget?: RunBudget;
   /** Where a lone code task works (default: the main checkout). */
   readonly lone_task?: LoneTask;
+  /** Called after each step that ends a finished run's handling (the ExperienceMiner's triggers); must not block. */
+  readonly after_step?: () => void;
 };
 
 /** The run's budget, when one is spent: the reason the Scheduler starts nothing more. */
@@ -164,7 +166,10 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
       assess_architecture: fromPromise(async (): Promise<GateOutcome> => ({ passed: true })),
       settle: fromPromise(async ({ input }) => settle_task(session, input.task_id, input.run)),
       merge: fromPromise(async ({ input }) => merge_task(session, workspaces, input)),
-      repair: fromPromise(async ({ input }) => repair_task(session, workspaces, input.task_id, input.merge)),
+      repair: fromPromise(async ({ input }) => {
+        await repair_task(session, workspaces, input.task_id, input.merge);
+        options.after_step?.();
+      }),
       cancel_tasks: fromPromise(async ({ input }) => {
         for (const task_id of input.task_ids) {
           const { status } = read_task(session.connection, task_id);

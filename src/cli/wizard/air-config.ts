@@ -27,6 +27,13 @@ export const AirConfigFile = v.strictObject({
   max_parallel: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   /** Where a code task works while it is the only one unfinished: `checkout` (default) or `worktree`. */
   lone_task: v.optional(LoneTask),
+  /** The ExperienceMiner: on unless `enabled: false`; between minings, at least this many tool calls (default 10). */
+  experience_miner: v.optional(
+    v.strictObject({
+      enabled: v.optional(v.boolean()),
+      every_n_tool_calls: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    }),
+  ),
 });
 export type AirConfigFile = v.InferOutput<typeof AirConfigFile>;
 
@@ -40,6 +47,7 @@ const EXAMPLE = [
   "  run: { cost_usd: 20, tokens: 10000000 }",
   "max_parallel: 4          # optional: agents at once",
   "lone_task: checkout      # optional: checkout | worktree (where a task works when it is the only one)",
+  "experience_miner: { enabled: true, every_n_tool_calls: 10 }   # optional: propose memories from verified work",
 ].join("\n");
 
 export function air_config_path(home: string): string {

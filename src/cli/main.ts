@@ -218,6 +218,29 @@ const COMMANDS: Record<string, Command> = {
         ...strings(values, { view: "view" }),
       }),
   },
+  "memory list": {
+    summary: "The project's learned memories: candidates the experience miner proposed, and what was promoted or archived",
+    usage: "air memory list [--json]",
+    options: { json: { type: "boolean" } },
+    run: async (values, _, io) => (await import("./commands/memory.js")).run_memory_list(io, { json: values.json === true }),
+  },
+  "memory review": {
+    summary: "Approve, reject or skip each memory candidate (a rule, a skill, a fact, a pitfall); or decide one by id",
+    usage: "air memory review [--approve ID | --reject ID [--reason TEXT]]",
+    options: { approve: { type: "string" }, reject: { type: "string" }, reason: { type: "string" } },
+    run: async (values, _, io) =>
+      (await import("./commands/memory.js")).run_memory_review(io, strings(values, { approve: "approve", reject: "reject", reason: "reason" })),
+  },
+  "memory archive": {
+    summary: "Make a stale or harmful memory inactive: its rule or skill file is removed",
+    usage: "air memory archive ID [--reason TEXT]",
+    options: { reason: { type: "string" } },
+    positionals: true,
+    run: async (values, positionals, io) => {
+      if (positionals.length > 1) return usage_error(io, `air memory archive takes one ID, not "${positionals.join(" ")}"`);
+      return (await import("./commands/memory.js")).run_memory_archive(io, { id: positionals[0], ...strings(values, { reason: "reason" }) });
+    },
+  },
 };
 
 function help(): string {

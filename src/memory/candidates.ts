@@ -25,7 +25,9 @@ export async function record_candidates(session: Session, drafts: readonly Memor
         dropped.push(draft);
         continue;
       }
-      const source_task_id = handed.groups.find((group) => group.task_id !== undefined && group.cited.some((cited) => cited.id === evidence_ref_ids[0]))?.task_id;
+      const source_task_id = handed.groups.find(
+        (group) => group.task_id !== undefined && group.cited.some((cited) => cited.id === evidence_ref_ids[0]),
+      )?.task_id;
       const memory = desk.store.insert({
         memory_type: draft.memory_type,
         title: draft.title,
@@ -37,7 +39,13 @@ export async function record_candidates(session: Session, drafts: readonly Memor
       session.ingestor.ingest(
         make_event(
           "memory.candidate.created",
-          { candidate_id: memory.id, memory_type: memory.memory_type, content: memory.content, evidence_ref_ids, ...(source_task_id === undefined ? {} : { source_task_id }) },
+          {
+            candidate_id: memory.id,
+            memory_type: memory.memory_type,
+            content: memory.content,
+            evidence_ref_ids,
+            ...(source_task_id === undefined ? {} : { source_task_id }),
+          },
           { ...session.origin, route: ["runtime", "memory"] },
         ),
       );

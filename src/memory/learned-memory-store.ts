@@ -71,7 +71,7 @@ function decoded(row: Row): LearnedMemory {
   };
 }
 
-export function no_memory_failure(id: string) {
+function no_memory_failure(id: string) {
   return air_failure({
     kind: "user_error",
     message: `no memory ${id} in learned-memory.db`,

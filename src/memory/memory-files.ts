@@ -8,15 +8,15 @@ import type { ToolRegistry } from "../tools/registry.js";
 import type { LearnedMemory } from "./learned-memory-store.js";
 
 /** The `.air/shared` folders the learned memory owns: promoted rules (read into L3) and skills (seeds 001 D-058). */
-export const RULES_FOLDER = ".air/shared/rules";
-export const SKILLS_FOLDER = ".air/shared/skills";
+const RULES_FOLDER = ".air/shared/rules";
+const SKILLS_FOLDER = ".air/shared/skills";
 const OWNED_PATHS = [RULES_FOLDER, SKILLS_FOLDER] as const;
 
 /** Where a promoted fact or pitfall lives: its own row. */
 export const DB_TARGET_PREFIX = "learned-memory.db#";
 
 /** A file name from a title: lower case, words joined by `-`, at most 60 characters; the id when nothing is left. */
-export function slug_of(title: string, fallback: string): string {
+function slug_of(title: string, fallback: string): string {
   const slug = title
     .toLowerCase()
     .normalize("NFKD")

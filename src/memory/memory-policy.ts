@@ -35,7 +35,7 @@ const EXAMPLE = [
   "  rule: { min_evidence: 3 }",
 ].join("\n");
 
-export function memory_policy_path(layout: Pick<ProjectLayout, "shared">): string {
+function memory_policy_path(layout: Pick<ProjectLayout, "shared">): string {
   return path.join(layout.shared, "memory-policy.yaml");
 }
 

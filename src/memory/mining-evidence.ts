@@ -14,7 +14,12 @@ export type EvidenceBatch = {
   readonly until_seq: number;
   /** Groups of evidence in the order they happened, each a heading line and its cited refs. */
   readonly groups: readonly { readonly heading: string; readonly cited: readonly Cited[]; readonly task_id?: string }[];
-  readonly debug_records: readonly { readonly debug_record_id: string; readonly failure_signature: string; readonly summary: string; readonly task_id?: string }[];
+  readonly debug_records: readonly {
+    readonly debug_record_id: string;
+    readonly failure_signature: string;
+    readonly summary: string;
+    readonly task_id?: string;
+  }[];
   /** Tool calls of the session's agents since the last mining (model calls and the miner's own reads not counted). */
   readonly tool_calls: number;
 };

@@ -62,7 +62,14 @@ describe("ExperienceMinerRole", () => {
     expect(bench.miner_requests()).toHaveLength(2);
     const [memory] = memories(bench);
     expect(memories(bench)).toHaveLength(1);
-    expect(memory).toMatchObject({ status: "candidate", memory_type: "rule", title: "Run ctest after header changes", content: RULE, evidence_ref_ids: [EVIDENCE_ID], source_task_id: task_id });
+    expect(memory).toMatchObject({
+      status: "candidate",
+      memory_type: "rule",
+      title: "Run ctest after header changes",
+      content: RULE,
+      evidence_ref_ids: [EVIDENCE_ID],
+      source_task_id: task_id,
+    });
     expect(events_of(bench.temp, "memory.candidate.created")).toEqual([
       { candidate_id: memory?.id, memory_type: "rule", content: RULE, evidence_ref_ids: [EVIDENCE_ID], source_task_id: task_id },
     ]);

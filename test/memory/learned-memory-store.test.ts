@@ -20,9 +20,21 @@ const evidence = [new_id("evidence")];
 
 describe("LearnedMemoryStore", () => {
   it("creates .air/local/learned-memory.db and inserts candidates with their evidence", () => {
-    const inserted = store.insert({ memory_type: "rule", title: "Run ctest", content: "Always run ctest.\n", evidence_ref_ids: evidence, source_task_id: "tsk_x" });
+    const inserted = store.insert({
+      memory_type: "rule",
+      title: "Run ctest",
+      content: "Always run ctest.\n",
+      evidence_ref_ids: evidence,
+      source_task_id: "tsk_x",
+    });
     expect(fs.existsSync(temp.project.layout.learned_memory_db)).toBe(true);
-    expect(inserted).toMatchObject({ status: "candidate", memory_type: "rule", title: "Run ctest", content: "Always run ctest.\n", evidence_ref_ids: evidence });
+    expect(inserted).toMatchObject({
+      status: "candidate",
+      memory_type: "rule",
+      title: "Run ctest",
+      content: "Always run ctest.\n",
+      evidence_ref_ids: evidence,
+    });
     expect(inserted.id).toMatch(/^mem_/);
     expect(store.get(inserted.id)).toEqual(inserted);
   });

@@ -15,9 +15,11 @@ import { find_rows, open_temp_session } from "../fixtures/session.js";
 
 const KEY = "sk-miner-runtime-test";
 
+type MinerTurns = NonNullable<ScriptInput["turns"]>[string];
+
 const tool = (name: string, input: Record<string, unknown>) => ({ reply: { content: [{ type: "tool_use" as const, name, input }] } });
 
-function script(miner: ScriptInput["turns"][string]): ScriptInput {
+function script(miner: MinerTurns): ScriptInput {
   return {
     turns: {
       main: [
@@ -43,12 +45,16 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function run_task(miner_turns: ScriptInput["turns"][string], settings: MinerSettings) {
+async function run_task(miner_turns: MinerTurns, settings: MinerSettings) {
   const temp = open_temp_session();
   cleanups.push(() => temp.cleanup());
   const server = await start_scripted_server({ script: script(miner_turns), api_key: KEY });
   cleanups.push(() => server.close());
-  const providers = ProviderManager.load({ home: temp.root, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url }, retry: { sleep: async () => undefined } });
+  const providers = ProviderManager.load({
+    home: temp.root,
+    env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
+    retry: { sleep: async () => undefined },
+  });
   const logs: string[] = [];
   const runtime = start_runtime(temp.session, {
     provider: providers.for_session(),

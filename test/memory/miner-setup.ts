@@ -39,7 +39,11 @@ export async function miner_bench(script: ScriptInput, settings: Partial<MinerSe
   const temp = open_temp_session();
   setup?.(temp);
   const server = await start_scripted_server({ script, api_key: KEY });
-  const providers = ProviderManager.load({ home: temp.root, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url }, retry: { sleep: async () => undefined } });
+  const providers = ProviderManager.load({
+    home: temp.root,
+    env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
+    retry: { sleep: async () => undefined },
+  });
   const provider = providers.for_session();
   const registry = create_tool_registry({ permissions: permissions_for_project(temp.project.layout, { mode: "default" }) });
   registry.register(model_complete_tool(provider));
@@ -88,7 +92,11 @@ export function seed_debug_record(temp: TempSession): string {
   const debug_record_id = new_id("debug_record");
   const { session } = temp;
   session.ingestor.ingest(
-    make_event("debug.record.created", { debug_record_id, failure_signature: "gcc:missing-include:vector", summary: "added #include <vector>" }, session.origin),
+    make_event(
+      "debug.record.created",
+      { debug_record_id, failure_signature: "gcc:missing-include:vector", summary: "added #include <vector>" },
+      session.origin,
+    ),
   );
   return debug_record_id;
 }

@@ -24,7 +24,9 @@ export function run_memory_list(io: Io, options: { json: boolean }): number {
     }
     for (const memory of memories) {
       const where = memory.target_ref === undefined ? "" : ` → ${memory.target_ref}`;
-      io.out(`${memory.id}  ${memory.status.padEnd(9)}  ${memory.memory_type.padEnd(7)}  ${memory.title} (${memory.evidence_ref_ids.length} evidence)${where}\n`);
+      io.out(
+        `${memory.id}  ${memory.status.padEnd(9)}  ${memory.memory_type.padEnd(7)}  ${memory.title} (${memory.evidence_ref_ids.length} evidence)${where}\n`,
+      );
     }
     return 0;
   } finally {

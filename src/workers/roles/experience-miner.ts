@@ -86,7 +86,15 @@ class ExperienceMinerRun {
           proposed ||= answer.accepted;
           results.push(answer.result);
         } else {
-          results.push((await answer_tool_use(use, (name) => offered.has(name), (call) => this.runtime.call_tool(call))).result);
+          results.push(
+            (
+              await answer_tool_use(
+                use,
+                (name) => offered.has(name),
+                (call) => this.runtime.call_tool(call),
+              )
+            ).result,
+          );
         }
       }
       context.add_user(results);

@@ -54,7 +54,7 @@ function exit_code_of(outcome: RequestOutcome): number {
   return outcome.kind === "executed" && outcome.run.status === "completed" ? 0 : 1;
 }
 
-/** The config's `experience_miner` over the defaults (on, every 10 tool calls). */
+/** The config's `experience_miner` over the defaults (off; every 10 tool calls). */
 function miner_settings(config: AirConfigFile["experience_miner"]): MinerSettings {
   return {
     enabled: config?.enabled ?? DEFAULT_MINER_SETTINGS.enabled,

@@ -17,7 +17,11 @@ import { cited_ids, evidence_brief, evidence_since, has_evidence, with_debug_evi
 
 /** `experience_miner` in `~/.air/config.yaml`: whether the miner runs, and after how many tool calls. */
 export type MinerSettings = { readonly enabled: boolean; readonly every_n_tool_calls: number };
-export const DEFAULT_MINER_SETTINGS: MinerSettings = { enabled: true, every_n_tool_calls: 10 };
+/**
+ * Off until the config switches it on: a miner adds an agent and model calls to every session that verified
+ * work, which the sessions of the shipped fixtures (and their tests) do not script.
+ */
+export const DEFAULT_MINER_SETTINGS: MinerSettings = { enabled: false, every_n_tool_calls: 10 };
 
 /** What started a mining (seeds 003 §13): a debug record, the tool calls since the last one, the session's end. */
 export type MiningTrigger = "debug_record" | "tool_calls" | "session_end";

@@ -27,7 +27,7 @@ export const AirConfigFile = v.strictObject({
   max_parallel: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
   /** Where a code task works while it is the only one unfinished: `checkout` (default) or `worktree`. */
   lone_task: v.optional(LoneTask),
-  /** The ExperienceMiner: on unless `enabled: false`; between minings, at least this many tool calls (default 10). */
+  /** The ExperienceMiner: on with `enabled: true` (default off); a mining after this many tool calls (default 10). */
   experience_miner: v.optional(
     v.strictObject({
       enabled: v.optional(v.boolean()),

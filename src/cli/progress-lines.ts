@@ -50,6 +50,8 @@ export function progress_lines(event: RuntimeEvent, names: RunNames): string[] {
       return [`  $ ${event.payload.command}`];
     case "command.completed":
       return [`    exit ${event.payload.exit_code} (${Math.round(event.payload.duration_ms)} ms)`];
+    case "memory.candidate.created":
+      return [`◆ 1 memory candidate (${event.payload.memory_type}) — air memory review`];
     default:
       return work_lines(event, names);
   }

@@ -1,3 +1,4 @@
+import { to_air_error, type AirError } from "../contracts/errors.js";
 import { make_event } from "../contracts/events/registry.js";
 import type { MemoryCandidateDraft } from "../contracts/worker-result.js";
 import type { Session } from "../project/session-manager.js";
@@ -9,13 +10,18 @@ import { promote } from "./promotion.js";
 
 type Handed = { readonly cited: ReadonlySet<string>; readonly groups: EvidenceBatch["groups"] };
 
+/** Drafts dropped for citing nothing handed over, and candidates the policy let through but whose promotion failed. */
+type Recorded = { readonly dropped: MemoryCandidateDraft[]; readonly unpromoted: { memory: LearnedMemory; error: AirError }[] };
+
 /**
  * The miner's drafts as candidates: each one's row in learned-memory.db, then its `memory.candidate.created`
  * (the store's write first, seeds 000 §18.4). A draft keeps only the evidence it was handed; one left with none
- * is dropped (returned). Then the project's policy promotes what it lets air promote by itself.
+ * is dropped. Then the project's policy promotes what it lets air promote by itself; a promotion that fails
+ * leaves its candidate waiting for the user.
  */
-export async function record_candidates(session: Session, drafts: readonly MemoryCandidateDraft[], handed: Handed): Promise<MemoryCandidateDraft[]> {
+export async function record_candidates(session: Session, drafts: readonly MemoryCandidateDraft[], handed: Handed): Promise<Recorded> {
   const dropped: MemoryCandidateDraft[] = [];
+  const unpromoted: Recorded["unpromoted"] = [];
   const desk = open_memory_desk(session);
   try {
     const created: LearnedMemory[] = [];
@@ -52,10 +58,15 @@ export async function record_candidates(session: Session, drafts: readonly Memor
       created.push(memory);
     }
     for (const memory of created) {
-      if (auto_promotes(desk.policy, memory)) await promote(desk, memory.id, "policy");
+      if (!auto_promotes(desk.policy, memory)) continue;
+      try {
+        await promote(desk, memory.id, "policy");
+      } catch (error) {
+        unpromoted.push({ memory, error: to_air_error(error) });
+      }
     }
   } finally {
     desk.store.close();
   }
-  return dropped;
+  return { dropped, unpromoted };
 }

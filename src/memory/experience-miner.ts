@@ -109,7 +109,14 @@ export class ExperienceMiner {
   /** After each Scheduler step (a finished run collected, merged or repaired); never waits for the mining. */
   after_step(): void {
     if (!this.#options.settings.enabled || this.#running !== undefined) return;
-    const batch = this.#batch();
+    let batch: EvidenceBatch;
+    try {
+      batch = this.#batch();
+    } catch (error) {
+      // Reading the evidence is the miner's business: a failure here must not fail the Scheduler's step.
+      this.#log(v.parse(AgentId, new_id("agent")), `the experience miner could not read the session's evidence: ${to_air_error(error).message}`);
+      return;
+    }
     if (!has_evidence(batch)) return;
     if (batch.debug_records.length > 0) this.#start(batch, "debug_record");
     else if (batch.tool_calls >= this.#options.settings.every_n_tool_calls) this.#start(batch, "tool_calls");
@@ -170,8 +177,9 @@ export class ExperienceMiner {
       return;
     }
     const drafts: readonly MemoryCandidateDraft[] = outcome.result.result.candidates;
-    const dropped = await record_candidates(session, drafts, { cited: cited_ids({ ...batch, groups }), groups });
-    for (const draft of dropped) this.#log(agent_id, `dropped the candidate "${draft.title}": it cites no evidence it was handed`);
+    const recorded = await record_candidates(session, drafts, { cited: cited_ids({ ...batch, groups }), groups });
+    for (const draft of recorded.dropped) this.#log(agent_id, `dropped the candidate "${draft.title}": it cites no evidence it was handed`);
+    for (const { memory, error } of recorded.unpromoted) this.#log(agent_id, `the policy could not promote ${memory.id}: ${error.message}`);
   }
 
   #log(agent_id: AgentId, message: string): void {

@@ -32,6 +32,8 @@ export type ToolCaller = {
   /** Set for a task dispatched into a workspace: its calls work there, and write nowhere else. */
   workspace?: WorkspaceConfinement;
   signal?: AbortSignal;
+  /** Who asks, when it is a runtime role without an agent row (the Architecture Designer: "architect"). */
+  requester?: string;
 };
 
 /** The folder a caller's calls work in: its workspace, or the session's project. */
@@ -321,6 +323,7 @@ export class ToolRegistry {
       agent_id,
       origin_message_id: run.caller.origin_message_id,
       scope: run.caller.scope,
+      ...(run.caller.requester === undefined ? {} : { requester: run.caller.requester }),
       signal: run.signal,
       permission: decision,
       observations: this.observations.scope({ session_id: session.id, agent_id, task_id }),

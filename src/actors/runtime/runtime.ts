@@ -34,6 +34,9 @@ import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import { read_task_spec } from "./task-graph.js";
 import { current_retry } from "./attempt-history.js";
 import { apply_retry } from "./retry-brief.js";
+import type { ArchitectureDesigner } from "../../contracts/architecture.js";
+import { make_architecture_designer } from "../../architecture/designer.js";
+import { plan_write_tool } from "../../architecture/plan-write-tool.js";
 
 export type RuntimeOptions = {
   readonly provider: ProviderSession;
@@ -53,6 +56,8 @@ export type RuntimeOptions = {
   readonly inspect?: Observer<InspectionEvent>;
   /** A person is there to approve plans (the TUI); headless runs (`air run -p`, `air resume`) are not. */
   readonly interactive?: boolean;
+  /** The Architecture Designer of the architecture gate (and the Main Agent); default: the session model's. */
+  readonly architecture_designer?: ArchitectureDesigner;
 };
 
 /** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
@@ -241,6 +246,9 @@ class SessionRuntime implements Runtime {
       max_parallel: options.max_parallel ?? DEFAULT_MAX_PARALLEL,
       ...(options.run_budget === undefined ? {} : { run_budget: options.run_budget }),
       ...(options.lone_task === undefined ? {} : { lone_task: options.lone_task }),
+      architecture_designer:
+        options.architecture_designer ??
+        make_architecture_designer({ session, registry, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window }),
     };
     const machine = provide_main_agent(session, {
       complete: (request) => complete_through_registry(session, registry, request, this.#turn?.signal),
@@ -363,6 +371,7 @@ function session_tools(session: Session, options: RuntimeOptions): { registry: T
   const registry = create_tool_registry({ permissions: options.permissions });
   registry.register(model_complete_tool(options.provider, options.run_budget === undefined ? {} : { run_budget: options.run_budget }));
   registry.register(context_compact_tool(options.provider));
+  registry.register(plan_write_tool);
   const capabilities = new CapabilityRegistry({
     project_root: session.project.layout.root,
     air_home: air_home(),

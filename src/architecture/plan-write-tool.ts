@@ -10,15 +10,17 @@ import { diff_artifact, locate, MAX_TEXT_BYTES, read_text_file, sha256_of, write
 export const PLAN_WRITE_TOOL = "plan.write";
 const PLAN_PREFIX = ".air/shared/plan/";
 
-/** A document path relative to `.air/shared/plan/` (with or without that prefix), kept inside it. */
+/** A document path relative to `.air/shared/plan/` (or starting with it), kept inside it. */
 const PlanPath = v.pipe(
   v.string(),
   v.minLength(1),
   v.maxLength(1024),
-  v.transform((name) => (name.startsWith(PLAN_PREFIX) ? name.slice(PLAN_PREFIX.length) : name)),
-  v.check((name) => !path.posix.isAbsolute(name) && !name.includes("\\") && !name.includes("\0"), "a relative path under .air/shared/plan/"),
-  v.check((name) => name.split("/").every((part) => part !== "" && part !== "." && part !== ".."), "a path without empty, . or .. parts"),
+  // Relative, `/`-separated parts that are neither empty, `.` nor `..`: the document stays inside the plan folder.
+  v.regex(/^(?!\.\.?(?:\/|$))[^/\\\0]+(?:\/(?!\.\.?(?:\/|$))[^/\\\0]+)*$/, "a relative path under .air/shared/plan/ without empty, . or .. parts"),
 );
+
+/** The document's path from the project root. */
+const in_plan = (name: string): string => (name.startsWith(PLAN_PREFIX) ? name : `${PLAN_PREFIX}${name}`);
 
 const PlanWriteInput = v.strictObject({
   path: PlanPath,
@@ -46,9 +48,9 @@ export const plan_write_tool = define_tool({
   category: "internal",
   input: PlanWriteInput,
   output: PlanWriteOutput,
-  permissions: { writes: (input) => [`${PLAN_PREFIX}${input.path}`] },
+  permissions: { writes: (input) => [in_plan(input.path)] },
   async execute(input, execution) {
-    const located = locate(execution, `${PLAN_PREFIX}${input.path}`);
+    const located = locate(execution, in_plan(input.path));
     const before = fs.existsSync(located.real) ? read_text_file(located) : undefined;
     if (before !== undefined && !before.utf8) {
       throw air_failure({

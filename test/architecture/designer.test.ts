@@ -29,7 +29,7 @@ const REQUEST: ImpactRequest = {
   evidence_refs: [],
 };
 
-const submit = (input: unknown) => ({ reply: { content: [{ type: "tool_use", id: "toolu_1", name: "submit_impact", input }] } });
+const submit = (input: Record<string, unknown>) => ({ reply: { content: [{ type: "tool_use" as const, id: "toolu_1", name: "submit_impact", input }] } });
 const GOOD = { result_class: "silent_continue", summary: "add widens consistently with the plan", impacted_task_ids: [] };
 
 let cleanups: (() => void | Promise<void>)[] = [];
@@ -38,7 +38,9 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function designer_with(turns: ScriptInput["turns"]): Promise<{ temp: TempSession; server: ScriptedServer; designer: ReturnType<typeof make_architecture_designer> }> {
+async function designer_with(
+  turns: ScriptInput["turns"],
+): Promise<{ temp: TempSession; server: ScriptedServer; designer: ReturnType<typeof make_architecture_designer> }> {
   const temp = open_temp_session();
   cleanups.push(() => temp.cleanup());
   cleanups.push(set_air_home(path.join(temp.root, "air-home")));
@@ -46,7 +48,11 @@ async function designer_with(turns: ScriptInput["turns"]): Promise<{ temp: TempS
   fs.writeFileSync(path.join(temp.project.layout.plan, "architecture.md"), "# Architecture\ncalc exposes add(int, int) in include/calc.h.\n");
   const server = await start_scripted_server({ script: { turns }, api_key: KEY });
   cleanups.push(() => server.close());
-  const providers = ProviderManager.load({ home: temp.root, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url }, retry: { sleep: async () => undefined } });
+  const providers = ProviderManager.load({
+    home: temp.root,
+    env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
+    retry: { sleep: async () => undefined },
+  });
   const registry = create_tool_registry({ permissions: new PermissionEngine() });
   registry.register(model_complete_tool(providers.for_session()));
   return { temp, server, designer: make_architecture_designer({ session: temp.session, registry, mode: "default" }) };
@@ -91,7 +97,7 @@ describe("ArchitectureDesigner", () => {
 
   it("fails with a clear architecture_error when the corrected answer is off the schema too", async () => {
     const { server, designer } = await designer_with({
-      architect: [{ reply: { content: [{ type: "text", text: "Looks fine to me." }] } }, submit({ summary: "" })],
+      architect: [{ reply: { content: [{ type: "text" as const, text: "Looks fine to me." }] } }, submit({ summary: "" })],
     });
     const failure = await designer.assess(REQUEST).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AirFailure);

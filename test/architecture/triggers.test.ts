@@ -60,7 +60,15 @@ describe("architecture triggers", () => {
       modified("src/other.ts"),
     ];
     const triggers = detect_triggers({ change: { files }, declared });
-    expect(triggers.map((trigger) => trigger.kind)).toEqual(["public_interface", "schema", "event", "ipc", "tool_contract", "provider_contract", "package_boundary"]);
+    expect(triggers.map((trigger) => trigger.kind)).toEqual([
+      "public_interface",
+      "schema",
+      "event",
+      "ipc",
+      "tool_contract",
+      "provider_contract",
+      "package_boundary",
+    ]);
     expect(triggers[0]?.detail).toBe("public interface src/api/index.ts changed (+1 −0 lines) (declared in architecture.yaml)");
   });
 

@@ -19,7 +19,7 @@ import type { Session } from "../project/session-manager.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
 /** The requester the designer's model calls carry: the scripted server's turns and the usage records know it so. */
-export const ARCHITECT_REQUESTER = "architect";
+const ARCHITECT_REQUESTER = "architect";
 
 const SUBMIT_TOOL = "submit_impact";
 

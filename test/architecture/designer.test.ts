@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import * as v from "valibot";
 import { afterEach, describe, expect, it } from "vitest";
 import { make_architecture_designer } from "../../src/architecture/designer.js";
 import type { ImpactRequest } from "../../src/contracts/architecture.js";
@@ -58,7 +59,8 @@ async function designer_with(
   return { temp, server, designer: make_architecture_designer({ session: temp.session, registry, mode: "default" }) };
 }
 
-const system_text = (body: unknown): string => JSON.stringify((body as { system?: unknown }).system ?? "");
+const system_text = (body: unknown): string => JSON.stringify(v.parse(v.object({ system: v.unknown() }), body).system);
+const Offered = v.object({ tools: v.array(v.object({ name: v.string() })) });
 
 describe("ArchitectureDesigner", () => {
   it("assesses a change in one recorded model.complete call as requester architect, with the plan and the change in context", async () => {
@@ -71,7 +73,7 @@ describe("ArchitectureDesigner", () => {
     const body = JSON.stringify(request?.body);
     expect(body).toContain("long add(long a, long b);");
     expect(body).toContain("public_interface: public interface include/calc.h changed");
-    expect((request?.body as { tools: { name: string }[] }).tools.map((tool) => tool.name)).toEqual(["submit_impact"]);
+    expect(v.parse(Offered, request?.body).tools.map((tool) => tool.name)).toEqual(["submit_impact"]);
     const runs = temp.session.store.query({ types: ["tool.started", "tool.completed"] });
     expect(runs.map(({ event }) => (event.type === "tool.started" ? event.payload.tool_name : event.type))).toEqual(["model.complete", "tool.completed"]);
   });

@@ -64,7 +64,7 @@ afterEach(async () => {
 
 type Gated = { temp: TempSession; server: ScriptedServer; outcome: RequestOutcome; root: string };
 
-async function run_gated(script: ScriptInput, answerer?: PromptAnswerer): Promise<Gated> {
+async function run_gated(script: ScriptInput, answerer?: PromptAnswerer, user_edits: Record<string, string> = {}): Promise<Gated> {
   const temp = open_temp_session();
   cleanups.push(() => temp.cleanup());
   cleanups.push(set_air_home(path.join(temp.root, "air-home")));
@@ -73,6 +73,10 @@ async function run_gated(script: ScriptInput, answerer?: PromptAnswerer): Promis
   commit_files(root, "start", { "include/calc.h": HEADER, "src/calc.cpp": "int add(int a, int b) { return a + b; }\n", ".gitignore": ".air/\n" });
   fs.mkdirSync(temp.project.layout.plan, { recursive: true });
   fs.writeFileSync(path.join(temp.project.layout.plan, "architecture.md"), PLAN);
+  for (const [file, text] of Object.entries(user_edits)) {
+    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    fs.writeFileSync(path.join(root, file), text);
+  }
   const server = await start_scripted_server({ script, api_key: KEY });
   cleanups.push(() => server.close());
   const providers = ProviderManager.load({
@@ -99,10 +103,12 @@ const payloads_of = (temp: TempSession, type: DurableEventType) => events_of(tem
 const task_statuses = (temp: TempSession) => events_of(temp, "task.completed", "task.blocked", "task.interrupted").map((event) => event.type);
 
 describe("the architecture gate", () => {
-  it("passes a change that sets nothing off without asking the designer", async () => {
-    const { temp, server, outcome } = await run_gated({
-      turns: { main: [classify("src/calc.cpp")], executor: executor("src/calc.cpp", "int add(int a, int b) { return b + a; }\n") },
-    });
+  it("passes a change that sets nothing off without asking the designer, whatever else the user has not committed", async () => {
+    const { temp, server, outcome } = await run_gated(
+      { turns: { main: [classify("src/calc.cpp")], executor: executor("src/calc.cpp", "int add(int a, int b) { return b + a; }\n") } },
+      undefined,
+      { "libs/extra/CMakeLists.txt": "add_library(extra extra.cpp)\n", "include/extra.h": "#pragma once\n" },
+    );
     expect(outcome).toMatchObject({ kind: "executed", run: { status: "completed" } });
     expect(server.requests().filter((request) => request.requester === "architect")).toEqual([]);
     expect(events_of(temp, "architecture.impact.completed")).toEqual([]);

@@ -27,12 +27,15 @@ export type ArchitectureGateOptions = {
   readonly review_findings?: (task_id: string) => readonly ReviewFinding[];
 };
 
-/** The task's change against its base: its worktree's, else the main checkout's HEAD; no git, the files reported. */
+/**
+ * The task's change against its base: its worktree's whole change; in the main checkout, the files the worker
+ * changed against HEAD (the user's own uncommitted edits are not the task's); no git, the files reported.
+ */
 async function change_of(options: ArchitectureGateOptions, task_id: string, result: WorkerResult): Promise<TaskChange> {
   const ref = options.worktree(task_id);
   try {
     if (ref?.base_commit !== undefined) return await read_change(ref.path, ref.base_commit);
-    return await read_change(options.session.project.layout.root, "HEAD");
+    return await read_change(options.session.project.layout.root, "HEAD", result.changed_files);
   } catch {
     return reported_change(result.changed_files);
   }

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { start_runtime } from "../../src/actors/runtime/runtime.js";
+import type { LoneTask } from "../../src/actors/runtime/task-workspaces.js";
 import { DEFAULT_TASK_DEFAULTS } from "../../src/cli/run-requirement.js";
 import type { DurableEventType, RuntimeEvent } from "../../src/contracts/events/registry.js";
 import type { RequestOutcome } from "../../src/machines/main-agent.js";
@@ -64,7 +65,10 @@ afterEach(async () => {
 
 type Gated = { temp: TempSession; server: ScriptedServer; outcome: RequestOutcome; root: string };
 
-async function run_gated(script: ScriptInput, answerer?: PromptAnswerer, user_edits: Record<string, string> = {}): Promise<Gated> {
+type GateSetup = { answerer?: PromptAnswerer; user_edits?: Record<string, string>; lone_task?: LoneTask };
+
+async function run_gated(script: ScriptInput, setup: GateSetup = {}): Promise<Gated> {
+  const { answerer, user_edits = {}, lone_task } = setup;
   const temp = open_temp_session();
   cleanups.push(() => temp.cleanup());
   cleanups.push(set_air_home(path.join(temp.root, "air-home")));
@@ -88,6 +92,7 @@ async function run_gated(script: ScriptInput, answerer?: PromptAnswerer, user_ed
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode: "accept-edits", ...(answerer === undefined ? {} : { answerer }) }),
     task_defaults: DEFAULT_TASK_DEFAULTS,
+    ...(lone_task === undefined ? {} : { lone_task }),
   });
   cleanups.push(() => runtime.stop());
   const outcome = await runtime.submit("widen add to long");
@@ -106,8 +111,7 @@ describe("the architecture gate", () => {
   it("passes a change that sets nothing off without asking the designer, whatever else the user has not committed", async () => {
     const { temp, server, outcome } = await run_gated(
       { turns: { main: [classify("src/calc.cpp")], executor: executor("src/calc.cpp", "int add(int a, int b) { return b + a; }\n") } },
-      undefined,
-      { "libs/extra/CMakeLists.txt": "add_library(extra extra.cpp)\n", "include/extra.h": "#pragma once\n" },
+      { user_edits: { "libs/extra/CMakeLists.txt": "add_library(extra extra.cpp)\n", "include/extra.h": "#pragma once\n" } },
     );
     expect(outcome).toMatchObject({ kind: "executed", run: { status: "completed" } });
     expect(server.requests().filter((request) => request.requester === "architect")).toEqual([]);
@@ -133,11 +137,21 @@ describe("the architecture gate", () => {
     expect(fs.readFileSync(path.join(root, "include/calc.h"), "utf8")).toBe(WIDER);
   });
 
+  it("reads a worktree task's change against the worktree's base, and the work lands through the merge queue", async () => {
+    const { temp, outcome, root } = await run_gated(header_script(verdict({ result_class: "silent_continue", summary: "add widens as planned" })), {
+      lone_task: "worktree",
+    });
+    expect(outcome).toMatchObject({ kind: "executed", run: { status: "completed" } });
+    expect(payloads_of(temp, "architecture.impact.completed")).toMatchObject([{ triggers: [{ kind: "public_interface", file: "include/calc.h" }] }]);
+    expect(events_of(temp, "workspace.merge.completed")).toHaveLength(1);
+    expect(fs.readFileSync(path.join(root, "include/calc.h"), "utf8")).toBe(WIDER);
+  });
+
   it("requires_user_confirmation, allowed: asks through the permission prompt path, writes the plan update through plan.write, completes", async () => {
     const plan_update = { path: "architecture.md", content: "# Architecture\ncalc exposes add(long, long) in include/calc.h.\n", summary: "add takes longs" };
     const { temp, outcome, root } = await run_gated(
       header_script(verdict({ result_class: "requires_user_confirmation", summary: "add's signature changes for every caller", plan_update })),
-      ALLOW,
+      { answerer: ALLOW },
     );
     expect(outcome).toMatchObject({ kind: "executed", run: { status: "completed" } });
     const [prompt] = payloads_of(temp, "permission.prompt.requested");
@@ -158,7 +172,7 @@ describe("the architecture gate", () => {
     const plan_update = { path: "architecture.md", content: "# changed\n", summary: "add takes longs" };
     const { temp, outcome, root } = await run_gated(
       header_script(verdict({ result_class: "requires_user_confirmation", summary: "add's signature changes", plan_update })),
-      DENY,
+      { answerer: DENY },
     );
     expect(outcome).toMatchObject({ kind: "executed", run: { status: "blocked" } });
     expect(task_statuses(temp)).toEqual(["task.blocked"]);

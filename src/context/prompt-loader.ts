@@ -16,8 +16,8 @@ import { make_layer, task_spec_layer } from "./layers.js";
  */
 export const PROMPTS_DIR = fileURLToPath(new URL("../../prompts/", import.meta.url));
 
-/** Whose role prompt: a worker's agent type, or the Main Agent's (a runtime role, seeds 000 §10.2). */
-export type PromptRole = AgentType | "main";
+/** Whose role prompt: a worker's agent type, or a runtime role's (the Main Agent, the Architecture Designer; seeds 000 §10.2). */
+export type PromptRole = AgentType | "main" | "architect";
 
 /** The project files of L3 at the root, after `.air/shared/rules/*.md`. */
 const ROOT_RULE_FILES = ["AGENTS.md", "CLAUDE.md"] as const;

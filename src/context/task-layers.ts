@@ -24,7 +24,7 @@ function plan_relative(ref: string): string {
  * `.air/shared/plan/`. Nothing named, or nothing there: no layer. A reference that leaves the plan folder
  * (`../`, a symlink elsewhere) is not read.
  */
-export function architecture_layers(project_root: string, task: TaskSpec): PromptLayer[] {
+export function architecture_layers(project_root: string, task: Pick<TaskSpec, "context_refs">): PromptLayer[] {
   const refs = [...new Set([task.context_refs.plan_ref, task.context_refs.arc_ref].filter((ref): ref is string => ref !== undefined && ref !== ""))];
   if (refs.length === 0) return [];
   const plan_dir = classify_path(path.relative(project_root, project_layout(project_root).plan), project_root).real;

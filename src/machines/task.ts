@@ -28,8 +28,9 @@ export const task_machine = setup({
       on: {
         "task.started": { target: "running" },
         "context.compaction.started": { target: "running" },
-        // Work that never started can still be called off.
+        // Work that never started can still be called off, or held for a replan of the plan it was part of.
         "task.cancelled": { target: "cancelled" },
+        "task.interrupted": { target: "interrupted" },
       },
     },
     running: {

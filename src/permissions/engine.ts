@@ -11,13 +11,13 @@ import {
   type PermissionSubject,
   type RiskLevel,
 } from "../contracts/events/permission.js";
-import { new_id, type PermissionDecisionId, type PermissionPromptId } from "../contracts/ids.js";
+import { new_id, type PermissionDecisionId, type PermissionPromptId, type TaskId } from "../contracts/ids.js";
 import type { CommandAnalysis } from "./command-risk/index.js";
 import { GrantStore } from "./grants.js";
 import { layered_findings, type LayeredFindings, type PermissionFinding, type PermissionRequest } from "./layers.js";
 import type { PathClassification } from "./paths.js";
 import { DEFAULT_POLICY, rule_effect, type PermissionPolicy } from "./policy.js";
-import { DENY_PROMPTS, type PermissionPrompt, type PromptAnswerer } from "./prompts.js";
+import { DENY_PROMPTS, type PermissionPrompt, type PromptAnswer, type PromptAnswerer } from "./prompts.js";
 
 export type { PermissionFinding, PermissionRequest } from "./layers.js";
 
@@ -43,6 +43,15 @@ export type PermissionDecision = {
    * file (seeds 000 §9.3, 003 §12 rule 7); empty when nothing needs one.
    */
   readonly backup_paths: readonly string[];
+};
+
+/** What `confirm` asks: the question, why, how much is at stake, and what it is about (shown as the prompt's tool). */
+export type Confirmation = {
+  readonly subject: string;
+  readonly question: string;
+  readonly reason: string;
+  readonly risk_level: RiskLevel;
+  readonly task_id?: TaskId;
 };
 
 /** Where permission events go: a `Session` is one. */
@@ -158,6 +167,30 @@ export class PermissionEngine {
       prompt_id: prompt.prompt_id,
       findings: [...decision.findings, finding],
     };
+  }
+
+  /**
+   * A question no tool call asks, put to whoever answers prompts (the user; a headless run's policy): the
+   * Architecture Designer's "may this contract change land?". Recorded as a prompt and its answer, offered once.
+   */
+  async confirm(question: Confirmation, recorder: PermissionRecorder, signal?: AbortSignal): Promise<PromptAnswer> {
+    const prompt: PermissionPrompt = {
+      prompt_id: new_id("permission_prompt"),
+      tool_name: question.subject,
+      question: clip(question.question),
+      reason: clip(question.reason),
+      risk_level: question.risk_level,
+      offered_scopes: ["once"],
+      subjects: [],
+      categories: [],
+      commands: [],
+    };
+    const { prompt_id, offered_scopes } = prompt;
+    const asked = { prompt_id, question: prompt.question, risk_level: prompt.risk_level, offered_scopes: [...offered_scopes], mode: this.mode };
+    recorder.ingestor.ingest(make_event("permission.prompt.requested", { ...asked, task_id: question.task_id, tool_name: question.subject }, recorder.origin));
+    const answer = await this.#answerer.answer(prompt, signal);
+    recorder.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id, ...answer }, recorder.origin));
+    return answer;
   }
 
   /** Appends `permission.decision.recorded` (the audit trail). */

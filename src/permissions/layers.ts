@@ -333,6 +333,14 @@ function trust_layer(layers: Layers): void {
   });
 }
 
+/**
+ * The one part of `.air/shared` air writes itself: the plan, by an internal tool (never offered to a model), for
+ * a confirmed update of the Architecture Designer. Every other tool, and every write elsewhere in .air, is refused.
+ */
+function air_keeps(request: PermissionRequest, c: PathClassification): boolean {
+  return request.category === "internal" && c.category === "project_air_shared" && c.inside_project && (c.relative ?? "").startsWith(".air/shared/plan/");
+}
+
 /** Layers 2–4 for the paths a tool declares: the mode for writes, the task scope, then where each path really is. */
 /** A write into a folder of `.air/shared` that the runtime's own caller owns (see `PermissionRequest.owned_paths`). */
 function owned_write(layers: Layers, c: PathClassification, real_root: string): boolean {
@@ -364,6 +372,7 @@ function path_layers(layers: Layers, reads: readonly PathClassification[], write
     if (c.category === "project_git_internal")
       layers.add("path_command_risk", "refuse", "high", `${where} is inside git internals; git operations go through the git tools`);
     else if (owned_write(layers, c, real_root)) layers.add("path_command_risk", "allow", "low", `writing ${where}, which its owning store keeps`);
+    else if (air_keeps(layers.request, c)) layers.add("path_command_risk", "allow", "low", `writing ${where}, the shared plan, through air's own tool`);
     else if (c.category === "project_air_shared" || c.category === "project_air_local")
       layers.add("path_command_risk", "refuse", "high", `${where} is inside air's own .air folder`);
     else if (!c.inside_project)

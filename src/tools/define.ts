@@ -41,6 +41,8 @@ export type ToolExecution = {
   readonly agent_id?: AgentId;
   readonly origin_message_id?: MessageId;
   readonly scope?: TaskScope;
+  /** The runtime role that asks, when it has no agent row (see `ToolCaller.requester`). */
+  readonly requester?: string;
   /** Aborted when the caller cancels; long tools must stop and throw (or return) promptly. */
   readonly signal: AbortSignal;
   /** The decision that let this call run, with the paths as they were classified then. */

@@ -34,6 +34,8 @@ export type ToolCaller = {
   /** The `.air/shared` folders the runtime's own caller (an owning store) writes; see `PermissionRequest.owned_paths`. */
   owned_paths?: readonly string[];
   signal?: AbortSignal;
+  /** Who asks, when it is a runtime role without an agent row (the Architecture Designer: "architect"). */
+  requester?: string;
 };
 
 /** The folder a caller's calls work in: its workspace, or the session's project. */
@@ -323,6 +325,7 @@ export class ToolRegistry {
       agent_id,
       origin_message_id: run.caller.origin_message_id,
       scope: run.caller.scope,
+      ...(run.caller.requester === undefined ? {} : { requester: run.caller.requester }),
       signal: run.signal,
       permission: decision,
       observations: this.observations.scope({ session_id: session.id, agent_id, task_id }),

@@ -26,6 +26,7 @@ const spec: LifecycleSpec<typeof task_machine> = {
     ["pending", e("task.started"), "running"],
     ["pending", e("context.compaction.started"), "running"],
     ["pending", e("task.cancelled"), "cancelled"],
+    ["pending", e("task.interrupted"), "interrupted"],
     ["running", e("task.completed"), "completed"],
     ["running", e("context.compaction.completed"), "completed"],
     ["running", e("task.failed"), "failed"],

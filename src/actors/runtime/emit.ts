@@ -1,8 +1,8 @@
 import { make_event, type DurableEventType, type EventType, type PayloadInputOf } from "../../contracts/events/registry.js";
 import type { Session } from "../../project/session-manager.js";
 
-/** Where the runtime's own events come from: the Main Agent (no task, no agent) and its Scheduler. */
-const ROUTES = { main: ["main"], scheduler: ["main", "scheduler"] } as const;
+/** Where the runtime's own events come from: the Main Agent (no task, no agent), its Scheduler and the Architecture Designer's gate. */
+const ROUTES = { main: ["main"], scheduler: ["main", "scheduler"], architecture_designer: ["main", "scheduler", "architecture_designer"] } as const;
 type Voice = keyof typeof ROUTES;
 
 const origin_of = (session: Session, voice: Voice) => ({ ...session.origin, source: { kind: voice }, route: [...ROUTES[voice]] });

@@ -35,6 +35,9 @@ import { read_task_spec } from "./task-graph.js";
 import { current_retry } from "./attempt-history.js";
 import { apply_retry } from "./retry-brief.js";
 import { ExperienceMiner, type MinerSettings } from "../../memory/experience-miner.js";
+import type { ArchitectureDesigner } from "../../contracts/architecture.js";
+import { make_architecture_designer } from "../../architecture/designer.js";
+import { plan_write_tool } from "../../architecture/plan-write-tool.js";
 
 export type RuntimeOptions = {
   readonly provider: ProviderSession;
@@ -56,6 +59,8 @@ export type RuntimeOptions = {
   readonly interactive?: boolean;
   /** The ExperienceMiner's settings (config `experience_miner`); absent, the session mines nothing. */
   readonly experience_miner?: MinerSettings;
+  /** The Architecture Designer of the architecture gate (and the Main Agent); default: the session model's. */
+  readonly architecture_designer?: ArchitectureDesigner;
 };
 
 /** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
@@ -248,6 +253,9 @@ class SessionRuntime implements Runtime {
       ...(options.run_budget === undefined ? {} : { run_budget: options.run_budget }),
       ...(options.lone_task === undefined ? {} : { lone_task: options.lone_task }),
       ...(miner === undefined ? {} : { after_step: () => miner.after_step() }),
+      architecture_designer:
+        options.architecture_designer ??
+        make_architecture_designer({ session, registry, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window }),
     };
     const machine = provide_main_agent(session, {
       complete: (request) => complete_through_registry(session, registry, request, this.#turn?.signal),
@@ -372,6 +380,7 @@ function session_tools(session: Session, options: RuntimeOptions): { registry: T
   const registry = create_tool_registry({ permissions: options.permissions });
   registry.register(model_complete_tool(options.provider, options.run_budget === undefined ? {} : { run_budget: options.run_budget }));
   registry.register(context_compact_tool(options.provider));
+  registry.register(plan_write_tool);
   const capabilities = new CapabilityRegistry({
     project_root: session.project.layout.root,
     air_home: air_home(),

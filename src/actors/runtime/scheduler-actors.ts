@@ -17,6 +17,8 @@ import { run_budget_left } from "../../orchestration/budget/enforce.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { MergeResult } from "../../workspaces/merge-result.js";
+import type { ArchitectureDesigner } from "../../contracts/architecture.js";
+import { assess_architecture } from "./architecture-gate.js";
 import { emitter } from "./emit.js";
 import { finished_unsettled } from "./finished-runs.js";
 import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
@@ -40,6 +42,8 @@ export type SchedulerOptions = {
   readonly lone_task?: LoneTask;
   /** Called after each step that ends a finished run's handling (the ExperienceMiner's triggers); must not block. */
   readonly after_step?: () => void;
+  /** The Architecture Designer behind the architecture gate; without one the gate passes everything. */
+  readonly architecture_designer?: ArchitectureDesigner;
 };
 
 /** The run's budget, when one is spent: the reason the Scheduler starts nothing more. */
@@ -163,7 +167,12 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
         return { gate: false, merge: false };
       }),
       review: fromPromise(async (): Promise<GateOutcome> => ({ passed: true })),
-      assess_architecture: fromPromise(async (): Promise<GateOutcome> => ({ passed: true })),
+      assess_architecture: fromPromise(async ({ input, signal }): Promise<GateOutcome> => {
+        const designer = options.architecture_designer;
+        if (designer === undefined) return { passed: true };
+        const gate = { session, registry: options.registry, designer, worktree: (task_id: string) => workspaces.ref_of(task_id) };
+        return assess_architecture(gate, input, signal);
+      }),
       settle: fromPromise(async ({ input }) => settle_task(session, input.task_id, input.run)),
       merge: fromPromise(async ({ input }) => merge_task(session, workspaces, input)),
       repair: fromPromise(async ({ input }) => {

@@ -44,7 +44,7 @@ export function model_complete_tool(model: ModelCompleter, options: { run_budget
         execution.artifact({ type: "messages", content: json, mime_type: "application/json", extension: ".json", original_name: "model-request" });
       }
       return model.complete(input, {
-        requester: requester_of(execution.session, execution.agent_id),
+        requester: execution.requester ?? requester_of(execution.session, execution.agent_id),
         on_delta: (delta) => execution.stream(delta),
         signal: execution.signal,
       });

@@ -25,17 +25,23 @@ export function settle_task(session: Session, task_id: string, run: WorkerRunOut
   emit(session, "task.failed", { task_id, error: run.error });
 }
 
+/**
+ * The error a failed result ends its task with: its first failing check's own (cpp.build's `build_error` with
+ * its semantic signature), so two attempts failing on the same compile error share a signature; else the
+ * worker's summary, when no check says more.
+ */
+function failure_of(result: WorkerResult) {
+  const failing = result.verification.find((check) => !check.passed && check.error !== undefined)?.error;
+  return failing ?? make_air_error({ kind: "agent_error", message: result.summary, retryability: "retryable_after_change" });
+}
+
 function settle_result(session: Session, task_id: string, result: WorkerResult): void {
   switch (result.status) {
     case "completed":
       emit(session, "task.completed", { task_id, worker_result: result });
       return;
     case "failed":
-      emit(session, "task.failed", {
-        task_id,
-        worker_result: result,
-        error: make_air_error({ kind: "agent_error", message: result.summary, retryability: "retryable_after_change" }),
-      });
+      emit(session, "task.failed", { task_id, worker_result: result, error: failure_of(result) });
       return;
     case "blocked":
       emit(session, "task.blocked", { task_id, worker_result: result, reason: result.summary });

@@ -110,7 +110,10 @@ describe("decide_retry", () => {
     const b = failure("build_error", "retryable_after_change", "build_error:b");
     const earlier = [ended_with(a), ended_with(a, "failure_in_context")];
     expect(decide_retry(input(b, { retry_budget: 5, earlier, latest: { error: b, change: "debug" } }))).toMatchObject({ action: "retry", rule: "retryable" });
-    expect(decide_retry(input(b, { retry_budget: 2, earlier, latest: { error: b, change: "debug" } }))).toMatchObject({ action: "block", rule: "retries_spent" });
+    expect(decide_retry(input(b, { retry_budget: 2, earlier, latest: { error: b, change: "debug" } }))).toMatchObject({
+      action: "block",
+      rule: "retries_spent",
+    });
   });
 
   it("does not send a repeated failure to the Debugger when the budget allows no further attempt", () => {
@@ -154,7 +157,10 @@ describe("decide_retry", () => {
       input(failure("agent_error", "retryable", "t", { timeout: true })),
       input(failure("agent_error", "not_retryable", "c", { cancelled: true })),
       input(failure("build_error"), { earlier: [ended_with(failure("build_error"))] }),
-      input(failure("build_error"), { earlier: [ended_with(failure("build_error")), ended_with(failure("build_error"))], latest: { error: failure("build_error"), change: "debug" } }),
+      input(failure("build_error"), {
+        earlier: [ended_with(failure("build_error")), ended_with(failure("build_error"))],
+        latest: { error: failure("build_error"), change: "debug" },
+      }),
       input(failure("dependency_error")),
     ];
     for (const decision of cases.map(decide_retry)) {

@@ -1,4 +1,4 @@
-import { make_air_error } from "../../contracts/errors.js";
+import { make_air_error, type AirError } from "../../contracts/errors.js";
 import type { WorkerResult } from "../../contracts/worker-result.js";
 import type { WorkerRunOutcome } from "../../machines/worker-run-settlement.js";
 import { budget_blocker } from "../../orchestration/budget/enforce.js";
@@ -30,9 +30,10 @@ export function settle_task(session: Session, task_id: string, run: WorkerRunOut
  * its semantic signature), so two attempts failing on the same compile error share a signature; else the
  * worker's summary, when no check says more.
  */
-function failure_of(result: WorkerResult) {
-  const failing = result.verification.find((check) => !check.passed && check.error !== undefined)?.error;
-  return failing ?? make_air_error({ kind: "agent_error", message: result.summary, retryability: "retryable_after_change" });
+function failure_of(result: WorkerResult): AirError {
+  const failing = result.verification.find((check) => !check.passed && check.error !== undefined);
+  if (failing?.error === undefined) return make_air_error({ kind: "agent_error", message: result.summary, retryability: "retryable_after_change" });
+  return { ...failing.error, metadata: { ...failing.error.metadata, verification_command: failing.command } };
 }
 
 function settle_result(session: Session, task_id: string, result: WorkerResult): void {

@@ -7,12 +7,12 @@ export { SHELL_TOOL } from "./verification-run.js";
 export const executor_role: WorkerRole = {
   agent_type: "executor",
   run: async (task, brief, runtime) => {
-    const { commands_run, notes, ...report } = await new TaskRun(task, brief, runtime).run();
+    const { fields, commands_run, notes } = await new TaskRun(task, brief, runtime).run();
     return {
       task_id: task.id,
       agent_id: runtime.address.agent_id,
       agent_type: "executor",
-      ...report,
+      ...fields,
       artifacts: [],
       follow_up_tasks: [],
       result: { commands_run, tests_added: [], ...(notes === undefined ? {} : { notes }) },

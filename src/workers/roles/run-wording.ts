@@ -52,7 +52,8 @@ export function run_summary(status: WorkerStatus, ending: Ending, facts: RunFact
     cancelled: `The run was cancelled (${facts.cancel_reason ?? "by the parent"})`,
     error: `The run stopped on an error: ${facts.failure?.message ?? "unknown"}`,
   };
-  const files = facts.changed_files.length === 0 ? "No files were changed." : `Changed ${facts.changed_files.length} file(s): ${facts.changed_files.join(", ")}.`;
+  const files =
+    facts.changed_files.length === 0 ? "No files were changed." : `Changed ${facts.changed_files.length} file(s): ${facts.changed_files.join(", ")}.`;
   const ran = facts.verification.length;
   const passed = facts.verification.filter((result) => result.passed).length;
   const verification = ran === 0 ? "No verification command ran." : `Verification: ${passed} of ${ran} command(s) passed.`;

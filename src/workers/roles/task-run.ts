@@ -16,7 +16,6 @@ import { run_verification } from "./verification-run.js";
 
 const SUMMARY_TEXT_MAX_CHARS = 600;
 
-
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }
@@ -39,6 +38,13 @@ export type TaskRunOptions = {
 
 /** What a finished run gives its role to shape into a WorkerResult of its own agent_type. */
 export type TaskRunReport = {
+  /** The fields every WorkerResult has, as this run filled them. */
+  readonly fields: RunFields;
+  readonly commands_run: string[];
+  readonly notes?: string;
+};
+
+type RunFields = {
   readonly status: WorkerStatus;
   readonly summary: string;
   readonly changed_files: string[];
@@ -46,8 +52,6 @@ export type TaskRunReport = {
   readonly verification: VerificationResult[];
   readonly risks: Risk[];
   readonly evidence_refs: EvidenceRef[];
-  readonly commands_run: string[];
-  readonly notes?: string;
 };
 
 /**
@@ -297,7 +301,7 @@ export class TaskRun {
     const risk = ending_risk(ending, facts);
     if (risk !== undefined) this.#risks.push(risk);
     const notes = this.#final_text.length > 0 ? clip(this.#final_text, SUMMARY_TEXT_MAX_CHARS) : undefined;
-    return {
+    const fields: RunFields = {
       status,
       summary: run_summary(status, ending, facts),
       changed_files: [...this.#changed_files],
@@ -305,9 +309,8 @@ export class TaskRun {
       verification: this.#verification,
       risks: this.#risks,
       evidence_refs: this.#evidence,
-      commands_run: this.#commands_run,
-      ...(notes === undefined ? {} : { notes }),
     };
+    return { fields, commands_run: this.#commands_run, ...(notes === undefined ? {} : { notes }) };
   }
 }
 

@@ -82,7 +82,12 @@ describe.skipIf(missing_tools.length > 0)("air e2e cpp-debug-review-fixture --ke
     expect(query(first, "SELECT agent_type FROM agents ORDER BY started_at").map((row) => row.agent_type)).toEqual(["executor", "executor", "debugger"]);
     const [task] = query(first, "SELECT status, worker_result_json FROM tasks");
     expect(task?.status).toBe("completed");
-    expect(task?.worker_result_json).toMatchObject({ agent_type: "debugger", status: "completed", changed_files: ["src/clock.cpp"], result: { fix_applied: true } });
+    expect(task?.worker_result_json).toMatchObject({
+      agent_type: "debugger",
+      status: "completed",
+      changed_files: ["src/clock.cpp"],
+      result: { fix_applied: true },
+    });
   });
 
   it("writes one verified debug record of the landed fix, then one debug.record.created naming it", () => {

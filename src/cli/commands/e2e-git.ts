@@ -26,7 +26,18 @@ export function commit_fixture_project(root: string): void {
 /** Commits the fixture's files copied back over the checkout, as the user's next commit would be. */
 export function commit_fixture_changes(root: string): void {
   git(root, ["add", "--all"]);
-  git(root, ["-c", "user.name=air e2e", "-c", "user.email=e2e@air.invalid", "commit", "--quiet", "--no-verify", "--allow-empty", "-m", "The fixture project, fresh"]);
+  git(root, [
+    "-c",
+    "user.name=air e2e",
+    "-c",
+    "user.email=e2e@air.invalid",
+    "commit",
+    "--quiet",
+    "--no-verify",
+    "--allow-empty",
+    "-m",
+    "The fixture project, fresh",
+  ]);
 }
 
 /** What a team run left in the fixture's repository besides its main checkout and branch, each a sentence. */

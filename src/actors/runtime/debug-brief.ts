@@ -39,7 +39,7 @@ function evidence_lines(failure: AirError): string[] {
 }
 
 /** What a debug attempt is told: the repeated failure with its evidence, and how to finish. */
-export function debug_instructions(failure: AirError): string {
+function debug_instructions(failure: AirError): string {
   return [
     DEBUG_HEADING,
     "The same failure ended a first attempt and a retry that was given it. Reproduce it, find its root cause, fix it inside the task's write area, and check the fix with the task's verification.",
@@ -51,7 +51,7 @@ export function debug_instructions(failure: AirError): string {
 }
 
 /** A debug record as the next worker facing its failure reads it. */
-export function known_fix_text(fix: KnownFix): string {
+function known_fix_text(fix: KnownFix): string {
   const { record } = fix;
   const lines = [
     KNOWN_FIX_HEADING,

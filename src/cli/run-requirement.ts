@@ -29,7 +29,8 @@ export const DEFAULT_TASK_DEFAULTS: TaskDefaults = {
   max_turns: 30,
   soft_timeout_ms: 10 * 60_000,
   hard_timeout_ms: 30 * 60_000,
-  retry_budget: 1,
+  // A failure's path through the RetryPlanner: a retry with the failure in context, then the Debugger's attempt.
+  retry_budget: 2,
 };
 
 export type RunRequest = {

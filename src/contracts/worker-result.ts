@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { ArtifactRef, EvidenceRef } from "./artifact.js";
+import { AirError } from "./errors.js";
 import { MemoryType } from "./events/memory.js";
 import { AgentId, ArtifactId, DebugRecordId, EvidenceId, SummaryId, TaskId, MessageId } from "./ids.js";
 import { TaskType } from "./task.js";
@@ -16,6 +17,8 @@ export const VerificationResult = v.strictObject({
   passed: v.boolean(),
   duration_ms: v.optional(v.pipe(v.number(), v.minValue(0))),
   artifact_id: v.optional(ArtifactId),
+  /** Why a check that did not pass failed: the tool's own error (cpp.build's `build_error`), or the command's exit. */
+  error: v.optional(AirError),
 });
 export type VerificationResult = v.InferOutput<typeof VerificationResult>;
 

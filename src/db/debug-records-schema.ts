@@ -15,15 +15,23 @@ export const debug_records = sqliteTable(
   {
     id: text("id").primaryKey(),
     failure_signature: text("failure_signature").notNull(),
+    /** The coarser signature of the failure's family (cpp diagnostics), the fallback of a lookup. */
+    family_signature: text("family_signature"),
     title: text("title").notNull(),
     symptom: text("symptom").notNull(),
     root_cause: text("root_cause").notNull(),
     fix_summary: text("fix_summary").notNull(),
+    /** The diff artifact of the fix, in the source session's artifacts. */
+    fix_diff_ref: text("fix_diff_ref"),
+    /** The fix's changed files (JSON array), so a reader knows where it applied. */
+    changed_files_json: text("changed_files_json").notNull().default("[]"),
     evidence_refs_json: text("evidence_refs_json").notNull(),
     verified: integer("verified").notNull(),
     status: enum_column("status", DebugRecordStatus.options).notNull(),
     source_session_id: text("source_session_id"),
     source_task_id: text("source_task_id"),
+    /** The debug attempt whose landed work the record is of: one record per attempt, whatever recovery repeats. */
+    source_attempt_id: text("source_attempt_id"),
     hit_count: integer("hit_count").notNull().default(0),
     created_at: text("created_at").notNull(),
     updated_at: text("updated_at").notNull(),
@@ -31,6 +39,7 @@ export const debug_records = sqliteTable(
   (t) => [
     index("debug_records_signature_idx").on(t.failure_signature),
     index("debug_records_task_idx").on(t.source_task_id),
+    index("debug_records_family_idx").on(t.family_signature),
     enum_check("debug_records", "status", DebugRecordStatus.options),
     flag_check("debug_records", "verified"),
   ],

@@ -2,6 +2,9 @@
  * The RetryPlanner (seeds 000 §7.4): what the Scheduler does with a task whose attempt just failed. Pure: a
  * function of the task's retry policy, its attempts and the new error. The rules are one ordered table, the
  * first that applies decides, and the decision names it, so a reader sees why a task was retried or blocked.
+ * Routing by signature: a new failure is retried once with itself in context, the same failure again goes to
+ * the Debugger, and the same failure after the Debugger's attempt escalates to the user. That path takes three
+ * attempts, so the default retry budget is 2 (`DEFAULT_TASK_DEFAULTS`).
  */
 import type { AirError, ErrorKind } from "../contracts/errors.js";
 import type { RetryChange } from "../contracts/retry-change.js";
@@ -22,11 +25,6 @@ export type RetryInput = {
   readonly earlier: readonly AttemptRecord[];
   /** The attempt that just ended and the error it ended with. */
   readonly latest: { readonly change?: RetryChange; readonly error: RetryError };
-  /**
-   * Routes a repeated failure to the Debugger instead of blocking. Off by default: the Debugger comes with the
-   * team issue, and until it does `debug` is never decided.
-   */
-  readonly route_to_debugger?: boolean;
 };
 
 type RetryRule =
@@ -36,10 +34,11 @@ type RetryRule =
   | "architecture"
   | "not_retryable"
   | "retries_spent_fallback"
+  | "debugged_fallback"
+  | "escalated"
   | "retries_spent"
+  | "repeated_timeout"
   | "repeated_to_debugger"
-  | "repeated_fallback"
-  | "repeated"
   | "timeout"
   | "merge_conflict"
   | "retryable";
@@ -62,6 +61,8 @@ type Facts = {
   readonly error: RetryError;
   readonly attempts: number;
   readonly repeated: boolean;
+  /** The attempt that just ended was the Debugger's. */
+  readonly debugged: boolean;
   readonly skippable: boolean;
 };
 
@@ -73,6 +74,7 @@ function facts_of(input: RetryInput): Facts {
     error,
     attempts: input.earlier.length + 1,
     repeated: previous !== undefined && previous.semantic_signature === error.semantic_signature,
+    debugged: input.latest.change === "debug",
     skippable: input.fallback_allowed && VERIFICATION_KINDS.includes(error.kind),
   };
 }
@@ -129,28 +131,36 @@ export const RETRY_RULES: readonly Rule[] = [
     reason: (facts) => `its retry budget of ${facts.input.retry_budget} is spent and its verification policy allows the fallback`,
   },
   {
+    rule: "debugged_fallback",
+    applies: (facts) => facts.debugged && facts.repeated && facts.skippable,
+    decide: { action: "skip" },
+    reason: ({ error }) => `the Debugger did not fix the failure (${error.semantic_signature}) and the fallback is allowed`,
+  },
+  {
+    // The third time: the failure went through a retry with itself in context and through the Debugger.
+    rule: "escalated",
+    applies: (facts) => facts.debugged && facts.repeated,
+    decide: { action: "block" },
+    reason: ({ error }) => `the same failure (${error.semantic_signature}) ended a retry and the Debugger's attempt; it needs you`,
+  },
+  {
     rule: "retries_spent",
     applies: (facts) => facts.attempts > facts.input.retry_budget,
     decide: { action: "block" },
     reason: (facts) => `its retry budget of ${facts.input.retry_budget} is spent after ${facts.attempts} attempt(s)`,
   },
   {
-    rule: "repeated_to_debugger",
-    applies: (facts) => facts.repeated && facts.input.route_to_debugger === true,
-    decide: { action: "debug" },
-    reason: ({ error }) => `the same failure (${error.semantic_signature}) ended two attempts in a row`,
-  },
-  {
-    rule: "repeated_fallback",
-    applies: (facts) => facts.repeated && facts.skippable,
-    decide: { action: "skip" },
-    reason: ({ error }) => `the same failure (${error.semantic_signature}) ended two attempts in a row and the fallback is allowed`,
-  },
-  {
-    rule: "repeated",
-    applies: (facts) => facts.repeated,
+    // Running out of time twice is not a bug to diagnose: a third run would time out as well.
+    rule: "repeated_timeout",
+    applies: (facts) => facts.repeated && flag(facts.error, "timeout"),
     decide: { action: "block" },
-    reason: ({ error }) => `the same failure (${error.semantic_signature}) ended two attempts in a row; a third would be blind`,
+    reason: ({ error }) => `the same timeout (${error.semantic_signature}) ended two attempts in a row, the second with a longer timeout`,
+  },
+  {
+    rule: "repeated_to_debugger",
+    applies: (facts) => facts.repeated,
+    decide: { action: "debug" },
+    reason: ({ error }) => `the same failure (${error.semantic_signature}) ended two attempts in a row; the Debugger diagnoses it`,
   },
   {
     rule: "timeout",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ErrorKind, Retryability } from "../../src/contracts/errors.js";
+import { DEFAULT_TASK_DEFAULTS } from "../../src/cli/run-requirement.js";
 import { budget_refusal_failure } from "../../src/orchestration/budget/refusal.js";
 import { decide_retry, RETRY_RULES, type AttemptRecord, type RetryError, type RetryInput } from "../../src/orchestration/retry-planner.js";
 
@@ -75,11 +76,49 @@ describe("decide_retry", () => {
     expect(decide_retry(input(failure("test_error"), { retry_budget: 0 }))).toMatchObject({ action: "block", rule: "retries_spent" });
   });
 
-  it("does not retry blindly a third time when the same signature ended two attempts in a row", () => {
+  it("sends the same signature twice in a row to the Debugger", () => {
     const same = failure("build_error", "retryable_after_change", "build_error:abc");
-    const decision = decide_retry(input(same, { retry_budget: 5, earlier: [ended_with(same)] }));
-    expect(decision).toMatchObject({ action: "block", rule: "repeated" });
+    const decision = decide_retry(input(same, { earlier: [ended_with(same)], latest: { error: same, change: "failure_in_context" } }));
+    expect(decision).toMatchObject({ action: "debug", rule: "repeated_to_debugger" });
     expect(decision.reason).toContain("build_error:abc");
+  });
+
+  it("escalates the same signature after the Debugger's attempt: blocked, naming the signature", () => {
+    const same = failure("build_error", "retryable_after_change", "build_error:abc");
+    const earlier = [ended_with(same), ended_with(same, "failure_in_context")];
+    const decision = decide_retry(input(same, { retry_budget: 5, earlier, latest: { error: same, change: "debug" } }));
+    expect(decision).toMatchObject({ action: "block", rule: "escalated" });
+    expect(decision.reason).toContain("build_error:abc");
+  });
+
+  it("walks a failure through the whole table with the default budget of 2: retry, debug, escalate", () => {
+    const same = failure("build_error", "retryable_after_change", "build_error:abc");
+    const budget = { retry_budget: DEFAULT_TASK_DEFAULTS.retry_budget };
+    const first = decide_retry(input(same, budget));
+    const second = decide_retry(input(same, { ...budget, earlier: [ended_with(same)], latest: { error: same, change: "failure_in_context" } }));
+    const earlier = [ended_with(same), ended_with(same, "failure_in_context")];
+    const third = decide_retry(input(same, { ...budget, earlier, latest: { error: same, change: "debug" } }));
+    expect([first, second, third].map((decision) => [decision.action, decision.rule])).toEqual([
+      ["retry", "retryable"],
+      ["debug", "repeated_to_debugger"],
+      ["block", "escalated"],
+    ]);
+  });
+
+  it("retries a new signature after the Debugger's attempt while the budget lasts, and blocks once it is spent", () => {
+    const a = failure("build_error", "retryable_after_change", "build_error:a");
+    const b = failure("build_error", "retryable_after_change", "build_error:b");
+    const earlier = [ended_with(a), ended_with(a, "failure_in_context")];
+    expect(decide_retry(input(b, { retry_budget: 5, earlier, latest: { error: b, change: "debug" } }))).toMatchObject({ action: "retry", rule: "retryable" });
+    expect(decide_retry(input(b, { retry_budget: 2, earlier, latest: { error: b, change: "debug" } }))).toMatchObject({
+      action: "block",
+      rule: "retries_spent",
+    });
+  });
+
+  it("does not send a repeated failure to the Debugger when the budget allows no further attempt", () => {
+    const same = failure("build_error", "retryable_after_change", "build_error:abc");
+    expect(decide_retry(input(same, { retry_budget: 1, earlier: [ended_with(same)] }))).toMatchObject({ action: "block", rule: "retries_spent" });
   });
 
   it("retries a signature that repeats only after another failure in between", () => {
@@ -92,20 +131,16 @@ describe("decide_retry", () => {
     const timeout = failure("agent_error", "retryable", "agent_error:timeout", { timeout: true });
     expect(decide_retry(input(timeout, { latest: { error: timeout, change: "longer_timeout" }, earlier: [ended_with(timeout)] }))).toMatchObject({
       action: "block",
-      rule: "repeated",
+      rule: "repeated_timeout",
     });
-  });
-
-  it("routes a repeated signature to the Debugger only when that option is on (off by default)", () => {
-    const same = failure("test_error", "retryable_after_change", "test_error:abc");
-    const repeated = { retry_budget: 5, earlier: [ended_with(same)] };
-    expect(decide_retry(input(same, repeated)).action).toBe("block");
-    expect(decide_retry(input(same, { ...repeated, route_to_debugger: true }))).toMatchObject({ action: "debug", rule: "repeated_to_debugger" });
   });
 
   it("skips only with fallback_allowed, and only a verification failure that cannot be retried further", () => {
     const same = failure("test_error", "retryable_after_change", "test_error:abc");
-    expect(decide_retry(input(same, { fallback_allowed: true, earlier: [ended_with(same)] }))).toMatchObject({ action: "skip", rule: "repeated_fallback" });
+    const debugged = { earlier: [ended_with(same), ended_with(same, "failure_in_context")], latest: { error: same, change: "debug" as const } };
+    expect(decide_retry(input(same, { fallback_allowed: true, retry_budget: 5, ...debugged }))).toMatchObject({ action: "skip", rule: "debugged_fallback" });
+    // The Debugger comes before the fallback: a repeated verification failure is diagnosed first.
+    expect(decide_retry(input(same, { fallback_allowed: true, earlier: [ended_with(same)] }))).toMatchObject({ action: "debug" });
     expect(decide_retry(input(same, { fallback_allowed: true, retry_budget: 0 }))).toMatchObject({ action: "skip", rule: "retries_spent_fallback" });
     expect(decide_retry(input(same, { fallback_allowed: false, retry_budget: 0 })).action).toBe("block");
     // A fallback skips verification, never an environment that cannot run the task at all.
@@ -121,6 +156,12 @@ describe("decide_retry", () => {
       input(failure("merge_error")),
       input(failure("agent_error", "retryable", "t", { timeout: true })),
       input(failure("agent_error", "not_retryable", "c", { cancelled: true })),
+      input(failure("build_error"), { earlier: [ended_with(failure("build_error"))] }),
+      input(failure("build_error"), {
+        earlier: [ended_with(failure("build_error")), ended_with(failure("build_error"))],
+        latest: { error: failure("build_error"), change: "debug" },
+      }),
+      input(failure("dependency_error")),
     ];
     for (const decision of cases.map(decide_retry)) {
       expect(decision.reason.length).toBeGreaterThan(0);

@@ -3,6 +3,7 @@
  * processes (src/workers/main.ts through tsx, or a fixture worker), and a tool caller implemented here —
  * a scripted `model.complete`, a file-writing `fs.write`, a `text.upper`, and a `shell.run` that runs bash.
  */
+import type { AgentType } from "../../src/contracts/worker-result.js";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -169,6 +170,8 @@ export type RunOptions = {
   started?: (actor: WorkerRunActor) => void;
   /** The agent's id (default: a new one). */
   agent_id?: AgentId;
+  /** The role to run when it is not the task type's (`WorkerRunInput.agent_type`). */
+  agent_type?: AgentType;
 };
 
 /** A run under way: its actor, and what it has logged and been through so far. */
@@ -241,7 +244,14 @@ export class WorkerHarness {
     // The fixture workers send no heartbeats: only the tests of the liveness watch give it a timeout to notice.
     const delays = { kill_grace_ms: 500, cancel_grace_ms: 500, heartbeat_timeout_ms: 600_000, ...options.delays };
     const actor = createActor(worker_run_logic(services), {
-      input: { agent_id, task, brief, delays, ...(options.resumable === undefined ? {} : { resumable: options.resumable }) },
+      input: {
+        agent_id,
+        task,
+        brief,
+        delays,
+        ...(options.resumable === undefined ? {} : { resumable: options.resumable }),
+        ...(options.agent_type === undefined ? {} : { agent_type: options.agent_type }),
+      },
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
     const states: string[] = [];

@@ -36,8 +36,11 @@ function detail_text(failure: AirError): string[] {
   return ["", "## What the verification printed", "```", detail.slice(-MAX_DETAIL_CHARS), "```"];
 }
 
-/** The failure of the attempt before, in words for the model, with the hunks or output that show it. */
-export function retry_instructions(retry: CurrentRetry): string | undefined {
+/**
+ * The failure of the attempt before, in words for the model, with the hunks or output that show it; a known
+ * fix of it (a debug record) takes the place of the advice to find its cause.
+ */
+export function retry_instructions(retry: CurrentRetry, known_fix?: string): string | undefined {
   if (retry.change === "longer_timeout" || retry.failure === undefined) return undefined;
   const { failure } = retry;
   const lines = [RETRY_HEADING, `It ended with a ${failure.kind}: ${failure.message}`];
@@ -45,12 +48,13 @@ export function retry_instructions(retry: CurrentRetry): string | undefined {
     lines.push(
       "This attempt runs alone, in a fresh workspace holding the checkout as it is now, with the work of the other tasks merged. Do the task again on it and keep their changes.",
     );
-  } else lines.push("Find its cause before you change anything else.");
-  return [...lines, ...conflicts_text(failure), ...detail_text(failure)].join("\n");
+  } else if (known_fix === undefined) lines.push("Find its cause before you change anything else.");
+  const fix = known_fix === undefined ? [] : ["", known_fix];
+  return [...lines, ...conflicts_text(failure), ...detail_text(failure), ...fix].join("\n");
 }
 
 /** The task and brief of a retried attempt: the one thing its retry changes, applied. */
-export function apply_retry(task: TaskSpec, brief: AgentBrief, retry: CurrentRetry | undefined): { task: TaskSpec; brief: AgentBrief } {
+export function apply_retry(task: TaskSpec, brief: AgentBrief, retry: CurrentRetry | undefined, known_fix?: string): { task: TaskSpec; brief: AgentBrief } {
   if (retry === undefined) return { task, brief };
   if (retry.change === "longer_timeout") {
     const { constraints } = task;
@@ -61,6 +65,6 @@ export function apply_retry(task: TaskSpec, brief: AgentBrief, retry: CurrentRet
     };
     return { task: { ...task, constraints: longer }, brief };
   }
-  const instructions = retry_instructions(retry);
+  const instructions = retry_instructions(retry, known_fix);
   return { task, brief: instructions === undefined ? brief : { ...brief, instructions } };
 }

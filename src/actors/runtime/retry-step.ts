@@ -9,8 +9,8 @@ const emit = emitter("scheduler");
 /**
  * After a failed attempt: the RetryPlanner's decision, carried out as events. `retry` and `retry_serial` put
  * the task back to pending, naming the one change the next attempt makes (the worker is given the failure,
- * the wave planner runs it alone, or its timeouts are longer); `skip` and `cancel` end it; `block` and `debug`
- * (not routed yet) leave it failed with its error, for the user.
+ * the wave planner runs it alone, or its timeouts are longer); `debug` puts it back for the Debugger's attempt;
+ * `skip` and `cancel` end it; `block` leaves it failed with its error (and so its signature), for the user.
  */
 export function retry_step(session: Session, task_id: string): RetryDecision | undefined {
   const task = read_task(session.connection, task_id);
@@ -27,6 +27,7 @@ export function retry_step(session: Session, task_id: string): RetryDecision | u
   });
   const reason = `attempt ${task.attempt_count}: ${decision.reason} (${decision.rule})`;
   if (decision.action === "retry" || decision.action === "retry_serial") emit(session, "task.retried", { task_id, reason, change: decision.change });
+  else if (decision.action === "debug") emit(session, "task.retried", { task_id, reason, change: "debug" });
   else if (decision.action === "skip" || decision.action === "cancel") emit(session, "task.cancelled", { task_id, reason });
   return decision;
 }

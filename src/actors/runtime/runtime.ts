@@ -38,6 +38,9 @@ import { ExperienceMiner, type MinerSettings } from "../../memory/experience-min
 import type { ArchitectureDesigner } from "../../contracts/architecture.js";
 import { make_architecture_designer } from "../../architecture/designer.js";
 import { plan_write_tool } from "../../architecture/plan-write-tool.js";
+import { attempt_brief } from "./debug-brief.js";
+import { DebugKnowledgeStore } from "../../debug/knowledge-store.js";
+import type { AgentType } from "../../contracts/worker-result.js";
 
 export type RuntimeOptions = {
   readonly provider: ProviderSession;
@@ -85,14 +88,21 @@ function internal_tools(registry: ToolRegistry): string[] {
  * What a worker starts with besides its task: the tools, its stable prompt layers L0–L6 built here (the
  * worker reads no project file), the budget of the session's model and the compaction settings in force.
  */
-function agent_brief(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions, task: TaskSpec): AgentBrief {
+function agent_brief(
+  session: Session,
+  registry: ToolRegistry,
+  prompts: SessionPrompts,
+  options: RuntimeOptions,
+  task: TaskSpec,
+  agent_type: AgentType,
+): AgentBrief {
   const { settings } = load_compaction_rules(session.project.layout, air_home());
   return {
     project_root: session.project.layout.root,
     model_id: options.provider.model_id,
     max_turns: task.constraints.max_turns,
     tools: model_visible(registry),
-    layers: prompts.agent_layers(task, AGENT_TYPE_OF_TASK[task.type]),
+    layers: prompts.agent_layers(task, agent_type),
     context_window: prompts.context_window,
     token_budget: prompts.token_budget,
     internal_tools: internal_tools(registry).filter((name) => name !== MODEL_COMPLETE_TOOL),
@@ -108,7 +118,13 @@ async function complete_through_registry(session: Session, registry: ToolRegistr
 }
 
 /** One task's worker run, as the Scheduler's `run_worker` actor: the worker-run machine with the real bridge. */
-function run_worker_logic(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions): RunWorkerLogic {
+function run_worker_logic(
+  session: Session,
+  registry: ToolRegistry,
+  prompts: SessionPrompts,
+  options: RuntimeOptions,
+  debug_records: DebugKnowledgeStore,
+): RunWorkerLogic {
   // The workspace each running agent is confined to, looked up once per run rather than once per call.
   const confinements = new Map<string, WorkspaceConfinement>();
   const worker_run = worker_run_logic({
@@ -135,7 +151,10 @@ function run_worker_logic(session: Session, registry: ToolRegistry, prompts: Ses
     const spec = read_task_spec(session.connection, input.task_id);
     const workspace = confinement_of(session, input.task_id);
     if (workspace !== undefined) confinements.set(input.agent_id, workspace);
-    const { task, brief } = apply_retry(spec, agent_brief(session, registry, prompts, options, spec), current_retry(session, input.task_id));
+    const retry = current_retry(session, input.task_id);
+    // A debug attempt runs the Debugger on the executor's task, in the same workspace and with the same tools.
+    const agent_type: AgentType = retry?.change === "debug" ? "debugger" : AGENT_TYPE_OF_TASK[spec.type];
+    const { task, brief } = attempt_brief(debug_records, spec, agent_brief(session, registry, prompts, options, spec, agent_type), retry);
     const run = createActor(worker_run, {
       ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
       // Work in a worktree of its own survives its worker: a hard timeout there interrupts the task instead of failing it.
@@ -144,6 +163,7 @@ function run_worker_logic(session: Session, registry: ToolRegistry, prompts: Ses
         task,
         brief: workspace === undefined ? brief : { ...brief, project_root: workspace.root },
         resumable: workspace !== undefined,
+        agent_type,
       },
     });
     signal.addEventListener("abort", () => run.send({ type: "run.cancel", reason: "the scheduler stopped the run" }));
@@ -236,6 +256,7 @@ class SessionRuntime implements Runtime {
   readonly #inspect: Observer<InspectionEvent> | undefined;
   readonly #capabilities: CapabilityRegistry;
   readonly #miner: ExperienceMiner | undefined;
+  readonly #debug_records: DebugKnowledgeStore;
   #turn: AbortController | undefined;
   #resumed: Actor<ReturnType<typeof provide_scheduler>> | undefined;
 
@@ -244,11 +265,14 @@ class SessionRuntime implements Runtime {
     this.#capabilities = capabilities;
     this.registry = registry;
     this.#inspect = options.inspect;
-    this.#run_worker = run_worker_logic(session, registry, prompts, options);
+    // The project's one writer of debug-records.db (INV-2), for the whole runtime.
+    this.#debug_records = DebugKnowledgeStore.open(session.project.layout.debug_records_db);
+    this.#run_worker = run_worker_logic(session, registry, prompts, options, this.#debug_records);
     this.#miner = experience_miner_of(session, registry, prompts, options);
     const miner = this.#miner;
     this.#scheduler = {
       registry,
+      debug_records: this.#debug_records,
       max_parallel: options.max_parallel ?? DEFAULT_MAX_PARALLEL,
       ...(options.run_budget === undefined ? {} : { run_budget: options.run_budget }),
       ...(options.lone_task === undefined ? {} : { lone_task: options.lone_task }),
@@ -351,6 +375,7 @@ class SessionRuntime implements Runtime {
     // Session end is a trigger of its own; the miner still needs the tools, so it runs before they close.
     await this.#miner?.session_end();
     await this.#capabilities.close();
+    this.#debug_records.close();
   }
 
   /** Runs one turn with its own abort, so that `busy()` holds and `cancel` reaches its model call until it ends. */

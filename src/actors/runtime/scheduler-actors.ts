@@ -19,9 +19,11 @@ import type { ToolRegistry } from "../../tools/registry.js";
 import type { MergeResult } from "../../workspaces/merge-result.js";
 import type { ArchitectureDesigner } from "../../contracts/architecture.js";
 import { assess_architecture } from "./architecture-gate.js";
+import type { DebugKnowledgeStore } from "../../debug/knowledge-store.js";
+import { reconcile_debug_records, record_landed_debug_fix } from "./debug-outbox.js";
 import { emitter } from "./emit.js";
 import { finished_unsettled } from "./finished-runs.js";
-import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
+import { completed_task_ids, read_task, read_task_graph, read_task_spec } from "./task-graph.js";
 import { retry_step } from "./retry-step.js";
 import { settle_task } from "./settle-task.js";
 import { type LoneTask, TaskWorkspaces } from "./task-workspaces.js";
@@ -44,7 +46,12 @@ export type SchedulerOptions = {
   readonly after_step?: () => void;
   /** The Architecture Designer behind the architecture gate; without one the gate passes everything. */
   readonly architecture_designer?: ArchitectureDesigner;
+  /** The project's debug knowledge: a debug attempt whose work lands writes its record here (the outbox). */
+  readonly debug_records?: DebugKnowledgeStore;
 };
+
+/** Called once a task's work has landed (merged, or completed in the main checkout). */
+type OnLanded = (task_id: string) => void;
 
 /** The run's budget, when one is spent: the reason the Scheduler starts nothing more. */
 function held_back(session: Session, budget: RunBudget | undefined) {
@@ -81,12 +88,13 @@ function merge_failure(result: Exclude<MergeResult, { kind: "merged" }>) {
 }
 
 /** The merge queue's step for one task: its verdict is the merge's, since work that did not land is not done. */
-async function merge_task(session: Session, workspaces: TaskWorkspaces, finished: Finished): Promise<MergeOutcome> {
+async function merge_task(session: Session, workspaces: TaskWorkspaces, finished: Finished, on_landed: OnLanded): Promise<MergeOutcome> {
   const ref = workspaces.ref_of(finished.task_id);
   if (ref === undefined || finished.run.status !== "completed") throw new Error(`no completed worktree run of ${finished.task_id} to merge`);
   const result = await workspaces.merge(ref, read_task_spec(session.connection, finished.task_id));
   if (result.kind === "merged") {
     emit(session, "task.completed", { task_id: finished.task_id, worker_result: finished.run.result });
+    on_landed(finished.task_id);
     await workspaces.cleanup(ref);
   } else emit(session, "task.failed", { task_id: finished.task_id, worker_result: finished.run.result, error: merge_failure(result) });
   return { kind: result.kind };
@@ -106,19 +114,21 @@ async function repair_task(session: Session, workspaces: TaskWorkspaces, task_id
  * its worktree (a merge cut off and rolled back included) and goes through the merge queue; a merge that
  * recovery completed only needs its task settled; any other run is settled from its result.
  */
-async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, finished: Finished): Promise<void> {
+async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, finished: Finished, on_landed: OnLanded): Promise<void> {
   const { task_id, run } = finished;
   const landed = workspaces.ref_of(task_id, ["merged"]);
   if (run.status === "completed" && run.result.status === "completed" && landed !== undefined) {
     emit(session, "task.completed", { task_id, worker_result: run.result });
+    on_landed(task_id);
     return workspaces.cleanup(landed);
   }
   if (run.status === "completed" && run.result.status === "completed" && workspaces.ref_of(task_id) !== undefined) {
-    const merge = await merge_task(session, workspaces, finished);
+    const merge = await merge_task(session, workspaces, finished, on_landed);
     if (merge.kind !== "merged") await repair_task(session, workspaces, task_id, merge);
     return;
   }
   settle_task(session, task_id, run);
+  on_landed(task_id);
   await repair_task(session, workspaces, task_id, undefined);
 }
 
@@ -129,11 +139,16 @@ async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, 
 export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, options: SchedulerOptions) {
   const workspaces = new TaskWorkspaces(session, options.registry, options.lone_task);
   const announce = wave_announcer((task_ids) => task_titles(session.connection, task_ids));
+  const { debug_records } = options;
+  const on_landed: OnLanded = (task_id) => {
+    if (debug_records !== undefined) record_landed_debug_fix(session, debug_records, task_id);
+  };
   return scheduler_machine.provide({
     actors: {
       recover: fromPromise(async () => {
         await workspaces.recover();
-        for (const finished of finished_unsettled(session)) await settle_after_crash(session, workspaces, finished);
+        for (const finished of finished_unsettled(session)) await settle_after_crash(session, workspaces, finished, on_landed);
+        if (debug_records !== undefined) reconcile_debug_records(session, debug_records, completed_task_ids(session.connection));
       }),
       load_graph: fromPromise(async () => read_task_graph(session.connection)),
       plan_wave: fromPromise(async ({ input }): Promise<WaveDecision> => {
@@ -164,6 +179,7 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
           if (gate || merge) return { gate, merge };
         }
         settle_task(session, input.task_id, input.run);
+        on_landed(input.task_id);
         return { gate: false, merge: false };
       }),
       review: fromPromise(async (): Promise<GateOutcome> => ({ passed: true })),
@@ -173,8 +189,11 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
         const gate = { session, registry: options.registry, designer, worktree: (task_id: string) => workspaces.ref_of(task_id) };
         return assess_architecture(gate, input, signal);
       }),
-      settle: fromPromise(async ({ input }) => settle_task(session, input.task_id, input.run)),
-      merge: fromPromise(async ({ input }) => merge_task(session, workspaces, input)),
+      settle: fromPromise(async ({ input }) => {
+        settle_task(session, input.task_id, input.run);
+        on_landed(input.task_id);
+      }),
+      merge: fromPromise(async ({ input }) => merge_task(session, workspaces, input, on_landed)),
       repair: fromPromise(async ({ input }) => {
         await repair_task(session, workspaces, input.task_id, input.merge);
         options.after_step?.();

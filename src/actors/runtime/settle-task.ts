@@ -1,4 +1,4 @@
-import { make_air_error } from "../../contracts/errors.js";
+import { make_air_error, type AirError } from "../../contracts/errors.js";
 import type { WorkerResult } from "../../contracts/worker-result.js";
 import type { WorkerRunOutcome } from "../../machines/worker-run-settlement.js";
 import { budget_blocker } from "../../orchestration/budget/enforce.js";
@@ -25,17 +25,24 @@ export function settle_task(session: Session, task_id: string, run: WorkerRunOut
   emit(session, "task.failed", { task_id, error: run.error });
 }
 
+/**
+ * The error a failed result ends its task with: its first failing check's own (cpp.build's `build_error` with
+ * its semantic signature), so two attempts failing on the same compile error share a signature; else the
+ * worker's summary, when no check says more.
+ */
+function failure_of(result: WorkerResult): AirError {
+  const failing = result.verification.find((check) => !check.passed && check.error !== undefined);
+  if (failing?.error === undefined) return make_air_error({ kind: "agent_error", message: result.summary, retryability: "retryable_after_change" });
+  return { ...failing.error, metadata: { ...failing.error.metadata, verification_command: failing.command } };
+}
+
 function settle_result(session: Session, task_id: string, result: WorkerResult): void {
   switch (result.status) {
     case "completed":
       emit(session, "task.completed", { task_id, worker_result: result });
       return;
     case "failed":
-      emit(session, "task.failed", {
-        task_id,
-        worker_result: result,
-        error: make_air_error({ kind: "agent_error", message: result.summary, retryability: "retryable_after_change" }),
-      });
+      emit(session, "task.failed", { task_id, worker_result: result, error: failure_of(result) });
       return;
     case "blocked":
       emit(session, "task.blocked", { task_id, worker_result: result, reason: result.summary });

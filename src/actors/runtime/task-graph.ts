@@ -54,3 +54,14 @@ export function read_task_spec(connection: Connection, task_id: string): TaskSpe
   }
   return v.parse(TaskSpec, JSON.parse(row.spec_json));
 }
+
+/** The session's completed tasks, oldest first. */
+export function completed_task_ids(connection: Connection): string[] {
+  return connection.db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(eq(tasks.status, "completed"))
+    .orderBy(tasks.id)
+    .all()
+    .map((row) => row.id);
+}

@@ -23,6 +23,23 @@ export function commit_fixture_project(root: string): void {
   git(root, ["-c", "user.name=air e2e", "-c", "user.email=e2e@air.invalid", "commit", "--quiet", "--no-verify", "-m", "The fixture project"]);
 }
 
+/** Commits the fixture's files copied back over the checkout, as the user's next commit would be. */
+export function commit_fixture_changes(root: string): void {
+  git(root, ["add", "--all"]);
+  git(root, [
+    "-c",
+    "user.name=air e2e",
+    "-c",
+    "user.email=e2e@air.invalid",
+    "commit",
+    "--quiet",
+    "--no-verify",
+    "--allow-empty",
+    "-m",
+    "The fixture project, fresh",
+  ]);
+}
+
 /** What a team run left in the fixture's repository besides its main checkout and branch, each a sentence. */
 export function git_leftovers(root: string): string[] {
   const worktrees = git(root, ["worktree", "list", "--porcelain"])

@@ -11,7 +11,7 @@ import { ProviderManager } from "../../providers/manager.js";
 import { start_scripted_server } from "../../providers/scripted/server.js";
 import type { Io } from "../output.js";
 import { run_requirement } from "../run-requirement.js";
-import { commit_fixture_project, git_leftovers } from "./e2e-git.js";
+import { commit_fixture_changes, commit_fixture_project, git_leftovers } from "./e2e-git.js";
 import { team_run_problems } from "./e2e-team-checks.js";
 import { e2e_timing } from "./e2e-timing.js";
 
@@ -25,6 +25,12 @@ const Fixture = v.strictObject({
   git: v.optional(v.boolean(), false),
   /** The requirement is planned as several tasks run by a team: the event log and the repository are checked for it. */
   team: v.optional(v.boolean(), false),
+  /**
+   * How many times the requirement runs in the one project, each a session of its own on a fresh copy of the
+   * fixture's files (copied over the checkout, committed when `git`): what one run leaves in `.air/local/`
+   * (the debug records) is there for the next.
+   */
+  runs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
 });
 type Fixture = v.InferOutput<typeof Fixture>;
 
@@ -87,36 +93,56 @@ export async function run_e2e(io: Io, fixture_name: string | undefined, options:
   if (fixture.git) commit_fixture_project(root);
   init_project(root);
   const server = await start_scripted_server({ script: path.join(folder, "script.yaml") });
-  const started = performance.now();
   try {
-    const providers = ProviderManager.load({
-      env: { ANTHROPIC_API_KEY: "scripted-e2e-key", ANTHROPIC_BASE_URL: server.url },
-      home: path.join(work, "air-home"),
-    });
-    const report = await run_requirement(
-      { ...io, cwd: root },
-      { requirement: fixture.requirement, format: "text", permissions: { mode: "accept-edits", prompts: "policy" } },
-      providers,
-    );
-    const wall_ms = performance.now() - started;
-    const layout = init_project(root).project.layout;
-    const history = await read_history(layout, report.session_id);
-    const types = new Set<string>(history.map((entry) => entry.type));
-    const missing = CHAIN.filter((type) => !types.has(type));
-    const verified = shell(fixture.verify, root);
-    io.out(`\nfixture ${name}: ${root}\n`);
-    io.out(`  verification (${fixture.verify}): exit ${verified.status}\n`);
-    io.out(`  event chain: ${missing.length === 0 ? "complete" : `missing ${missing.join(", ")}`}\n`);
-    const team = team_report(io, fixture, history, root);
-    io.out(`  model requests: ${server.requests().length}\n`);
-    io.out(e2e_timing(layout, report.session_id, wall_ms));
-    const ok = report.code === 0 && verified.status === 0 && missing.length === 0 && team.length === 0;
+    let ok = true;
+    for (let run = 1; run <= fixture.runs; run += 1) {
+      if (run > 1) refresh_fixture_project(folder, root, fixture.git);
+      const requests_before = server.requests().length;
+      const passed = await run_once(io, { name, fixture, root, work, server_url: server.url }, () => server.requests().length - requests_before);
+      if (fixture.runs > 1) io.out(`  run ${run} of ${fixture.runs}: ${passed ? "passed" : "FAILED"}\n`);
+      ok &&= passed;
+    }
     io.out(ok ? "e2e passed\n" : "e2e FAILED\n");
     return ok ? 0 : 1;
   } finally {
     await server.close();
     if (!options.keep) fs.rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** A later run's fresh copy: the fixture's files over the checkout, as they were before the last run changed them. */
+function refresh_fixture_project(folder: string, root: string, git: boolean): void {
+  fs.cpSync(path.join(folder, "project"), root, { recursive: true, force: true });
+  if (git) commit_fixture_changes(root);
+}
+
+type E2eRun = { readonly name: string; readonly fixture: Fixture; readonly root: string; readonly work: string; readonly server_url: string };
+
+/** One run of the fixture's requirement, like `air run -p`, and its checks printed; whether it passed. */
+async function run_once(io: Io, { name, fixture, root, work, server_url }: E2eRun, model_requests: () => number): Promise<boolean> {
+  const started = performance.now();
+  const providers = ProviderManager.load({
+    env: { ANTHROPIC_API_KEY: "scripted-e2e-key", ANTHROPIC_BASE_URL: server_url },
+    home: path.join(work, "air-home"),
+  });
+  const report = await run_requirement(
+    { ...io, cwd: root },
+    { requirement: fixture.requirement, format: "text", permissions: { mode: "accept-edits", prompts: "policy" } },
+    providers,
+  );
+  const wall_ms = performance.now() - started;
+  const layout = init_project(root).project.layout;
+  const history = await read_history(layout, report.session_id);
+  const types = new Set<string>(history.map((entry) => entry.type));
+  const missing = CHAIN.filter((type) => !types.has(type));
+  const verified = shell(fixture.verify, root);
+  io.out(`\nfixture ${name}: ${root}\n`);
+  io.out(`  verification (${fixture.verify}): exit ${verified.status}\n`);
+  io.out(`  event chain: ${missing.length === 0 ? "complete" : `missing ${missing.join(", ")}`}\n`);
+  const team = team_report(io, fixture, history, root);
+  io.out(`  model requests: ${model_requests()}\n`);
+  io.out(e2e_timing(layout, report.session_id, wall_ms));
+  return report.code === 0 && verified.status === 0 && missing.length === 0 && team.length === 0;
 }
 
 /** A team fixture's own checks (the wave, the worktrees, the merges, what is left in git), printed; the problems found. */

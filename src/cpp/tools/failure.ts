@@ -31,6 +31,8 @@ export function run_failure(failure: RunFailure): ToolFailure {
     ...(first === undefined ? {} : { semantic_signature: first.semantic_signature }),
     metadata: {
       ...failure.metadata,
+      // The coarser key of the first root cause: a debug record's fallback when the exact signature has none.
+      ...(first === undefined ? {} : { family_signature: first.first.family_signature }),
       digest: failure.digest,
       root_causes: failure.groups.map((group) => ({
         semantic_signature: group.semantic_signature,

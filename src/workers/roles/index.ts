@@ -9,6 +9,7 @@ import type { WorkerRole } from "./role.js";
 const ROLES: Readonly<Partial<Record<AgentType, () => Promise<WorkerRole>>>> = {
   executor: async () => (await import("./executor.js")).executor_role,
   experience_miner: async () => (await import("./experience-miner.js")).experience_miner_role,
+  debugger: async () => (await import("./debugger.js")).debugger_role,
 };
 
 /** Loads `agent_type`'s role; undefined when this worker has none. */

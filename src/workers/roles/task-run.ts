@@ -1,0 +1,323 @@
+import { new_id } from "../../contracts/ids.js";
+import type { EvidenceRef } from "../../contracts/artifact.js";
+import { AirFailure, type AirError } from "../../contracts/errors.js";
+import type { AgentBrief } from "../../contracts/ipc.js";
+import type { ContentBlock, ModelDelta } from "../../contracts/provider.js";
+import type { TaskSpec } from "../../contracts/task.js";
+import { CONTEXT_COMPACT_TOOL, effects_of, type ToolOutcome, type ToolSchema } from "../../contracts/tool.js";
+import type { Risk, VerificationResult, WorkerStatus } from "../../contracts/worker-result.js";
+import { AgentContext } from "../../context/agent-context.js";
+import { DEFAULT_CONTEXT_WINDOW, token_budget_of } from "../../context/budget.js";
+import { task_instruction, task_spec_layer } from "../../context/layers.js";
+import { is_cancellation, type WorkerRuntime } from "../runtime.js";
+import { answer_tool_use, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
+import { ending_risk, run_summary, type Ending, type RunFacts } from "./run-wording.js";
+import { run_verification } from "./verification-run.js";
+
+const SUMMARY_TEXT_MAX_CHARS = 600;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
+}
+
+/**
+ * A tool the role answers itself, in the worker (a structured report such as the Debugger's diagnosis): the
+ * model sees its schema beside the parent's tools; `ends_run` stops the loop after it as if the model had ended
+ * its turn.
+ */
+export type LocalTool = {
+  readonly schema: ToolSchema;
+  answer(input: unknown): { readonly content: string; readonly is_error: boolean; readonly ends_run: boolean };
+};
+
+export type TaskRunOptions = {
+  readonly local_tools?: readonly LocalTool[];
+  /** Why the role stops without verifying (the Debugger's blocker); the run ends `blocked` with it as a risk. */
+  readonly blocked_by?: () => string | undefined;
+};
+
+/** What a finished run gives its role to shape into a WorkerResult of its own agent_type. */
+export type TaskRunReport = {
+  /** The fields every WorkerResult has, as this run filled them. */
+  readonly fields: RunFields;
+  readonly commands_run: string[];
+  readonly notes?: string;
+};
+
+type RunFields = {
+  readonly status: WorkerStatus;
+  readonly summary: string;
+  readonly changed_files: string[];
+  readonly diff_ref?: string;
+  readonly verification: VerificationResult[];
+  readonly risks: Risk[];
+  readonly evidence_refs: EvidenceRef[];
+};
+
+/**
+ * The loop of the roles that work on a task (executor, debugger): model ↔ tools until the model ends its turn
+ * or the turn budget runs out, then the TaskSpec's verification, then a report whose status follows seeds 003
+ * §10.10 — a code-changing result is `completed` only when its verification passed (or, with no commands,
+ * when the policy allows the fallback, recorded as a risk).
+ */
+export class TaskRun {
+  readonly #changed_files = new Set<string>();
+  readonly #evidence: EvidenceRef[] = [];
+  readonly #risks: Risk[] = [];
+  readonly #verification: VerificationResult[] = [];
+  readonly #commands_run: string[] = [];
+  #diff_ref: string | undefined;
+  #code_changed = false;
+  #turns = 0;
+  #final_text = "";
+  #failure: AirError | undefined;
+  #verification_blocked = false;
+
+  #blocker: string | undefined;
+
+  constructor(
+    private readonly task: TaskSpec,
+    private readonly brief: AgentBrief,
+    private readonly runtime: WorkerRuntime,
+    private readonly options: TaskRunOptions = {},
+  ) {}
+
+  async run(): Promise<TaskRunReport> {
+    let ending = await this.#guard(() => this.#loop());
+    this.#blocker = this.options.blocked_by?.();
+    if (ending === "end_turn" && this.#blocker === undefined) {
+      const verified = await this.#guard(async () => {
+        await this.#verify();
+        return "end_turn" as const;
+      });
+      ending = verified;
+    }
+    return this.#result(ending);
+  }
+
+  /** Cancellation and AirFailures (a provider outage, a broken channel) end the run with a result; bugs propagate. */
+  async #guard(work: () => Promise<Ending>): Promise<Ending> {
+    try {
+      return await work();
+    } catch (error) {
+      if (is_cancellation(error) || this.runtime.cancelled) return "cancelled";
+      if (error instanceof AirFailure) {
+        this.#failure = error.error;
+        return "error";
+      }
+      throw error;
+    }
+  }
+
+  async #loop(): Promise<Ending> {
+    const context = this.#agent_context();
+    const extra = this.brief.instructions;
+    context.add_user(extra === undefined || extra === "" ? task_instruction(this.task) : `${task_instruction(this.task)}\n\n${extra}`);
+    const tool_names = new Set(this.brief.tools.map((tool) => tool.name));
+    const local = new Map((this.options.local_tools ?? []).map((tool) => [tool.schema.name, tool]));
+    for (let turn = 1; turn <= this.brief.max_turns; turn += 1) {
+      // Asked to wrap up (the soft timeout passed): the turn that was running is done; report instead of another.
+      if (turn > 1 && this.runtime.wrap_up_reason !== undefined) return "wrapped_up";
+      this.#turns = turn;
+      const request_id = `${this.runtime.address.agent_id}.turn${turn}`;
+      const { request } = await context.next_request(turn);
+      const response = await this.runtime.complete(request, (delta: ModelDelta) => {
+        if (delta.kind === "text" && delta.text.length > 0) {
+          this.runtime.emit("token.delta", { request_id, agent_id: this.runtime.address.agent_id, text: delta.text });
+        }
+      });
+      context.add_assistant(response);
+      const text = text_of(response.content);
+      if (text.length > 0) this.#final_text = text;
+      const uses = tool_uses_of(response.content);
+      if (uses.length > 0) {
+        const results: ContentBlock[] = [];
+        let ends = false;
+        for (const use of uses) {
+          const own = local.get(use.name);
+          if (own !== undefined) {
+            const answer = answer_locally(own, use);
+            ends ||= answer.ends_run;
+            results.push(answer.result);
+            continue;
+          }
+          const answer = await answer_tool_use(
+            use,
+            (name) => tool_names.has(name),
+            (call) => this.runtime.call_tool(call),
+          );
+          if (answer.outcome !== undefined) this.#record(use.name, answer.outcome);
+          results.push(answer.result);
+        }
+        context.add_user(results);
+        if (ends) return "end_turn";
+        continue;
+      }
+      switch (response.stop_reason) {
+        case "end_turn":
+        case "stop_sequence":
+          return "end_turn";
+        case "refusal":
+          return "refusal";
+        case "pause_turn":
+          continue;
+        default:
+          return "truncated";
+      }
+    }
+    return "max_turns";
+  }
+
+  /**
+   * The stable layers the parent built (the task specification alone when it sent none), the conversation,
+   * each message persisted as an event, and `context.compact` when the parent serves it.
+   */
+  #agent_context(): AgentContext {
+    const { brief, runtime, task } = this;
+    const context_window = brief.context_window ?? DEFAULT_CONTEXT_WINDOW;
+    const ids = { task_id: task.id, agent_id: runtime.address.agent_id };
+    return new AgentContext({
+      purpose: "task_execution",
+      layers: brief.layers ?? [task_spec_layer(task, brief.project_root)],
+      tools: [...brief.tools, ...(this.options.local_tools ?? []).map((tool) => tool.schema)],
+      context_window,
+      token_budget: brief.token_budget ?? token_budget_of(context_window),
+      persist: (message) =>
+        message.role === "user"
+          ? runtime.emit("user.message.created", { message_id: message.message_id, content: message.content, ...ids })
+          : runtime.emit("assistant.message.created", {
+              message_id: message.message_id,
+              content: message.response.content,
+              model_id: message.response.model_id,
+              stop_reason: message.response.stop_reason,
+              usage: message.response.usage,
+              ...ids,
+            }),
+      ...(brief.compaction === undefined ? {} : { compaction: brief.compaction }),
+      ...(brief.internal_tools?.includes(CONTEXT_COMPACT_TOOL) ? { compact: (reason: string) => this.#compact(reason) } : {}),
+    });
+  }
+
+  /** `context.compact` for this agent; a failure is logged and the run goes on uncompacted. */
+  async #compact(reason: string): Promise<unknown> {
+    const outcome = await this.runtime.call_tool({
+      tool_name: CONTEXT_COMPACT_TOOL,
+      input: { agent_id: this.runtime.address.agent_id, task_id: this.task.id, reason },
+    });
+    if (outcome.ok) return outcome.output;
+    this.runtime.log("warn", `context.compact failed, going on without compaction: ${outcome.error.message}`);
+    return undefined;
+  }
+
+  /** What a tool run contributes to the result, read from its effects: changed files, the diff, commands. */
+  #record(tool_name: string, outcome: ToolOutcome): void {
+    const effects = effects_of(outcome);
+    for (const run of effects.command_runs) this.#commands_run.push(run.command);
+    if (effects.changed_files.length === 0) return;
+    this.#code_changed = true;
+    for (const file of effects.changed_files) this.#changed_files.add(file);
+    const diff = effects.diff_artifact_ids.at(-1);
+    if (diff !== undefined) this.#diff_ref = diff;
+    this.#evidence.push({
+      id: new_id("evidence"),
+      kind: "tool_run",
+      ref: outcome.tool_run_id ?? tool_name,
+      claim: `${tool_name} changed ${effects.changed_files.join(", ")}`,
+    });
+  }
+
+  async #verify(): Promise<void> {
+    const record = await run_verification(this.task, this.runtime);
+    this.#verification.push(...record.results);
+    this.#evidence.push(...record.evidence);
+    this.#commands_run.push(...record.commands_run);
+    if (record.blocked) this.#verification_blocked = true;
+  }
+
+  #status(ending: Ending): WorkerStatus {
+    switch (ending) {
+      case "cancelled":
+        return "cancelled";
+      // A spent turn budget is a blocker like any budget: another try with the same budget ends the same way.
+      case "refusal":
+      case "max_turns":
+        return "blocked";
+      case "error":
+      case "truncated":
+      case "wrapped_up":
+        return "failed";
+      case "end_turn":
+        break;
+    }
+    if (this.#blocker !== undefined) {
+      this.#risks.push({ severity: "high", description: this.#blocker });
+      return "blocked";
+    }
+    const policy = this.task.verification;
+    const ran = this.#verification.length;
+    const all_passed = ran > 0 && this.#verification.every((result) => result.passed);
+    if (this.#verification_blocked) {
+      this.#risks.push({
+        severity: "high",
+        description: "A verification command was refused by the permission engine.",
+        mitigation: "Grant the command or change the verification policy.",
+      });
+      return "blocked";
+    }
+    if (ran > 0 && !all_passed) {
+      const failing = this.#verification.filter((result) => !result.passed).map((result) => result.command);
+      this.#risks.push({ severity: "high", description: `Verification failed: ${failing.join(", ")}.` });
+      return "failed";
+    }
+    if (!this.#code_changed || all_passed) return "completed";
+    if (policy.fallback_allowed) {
+      this.#risks.push({
+        severity: "medium",
+        description: "The changes were not verified: the task names no verification command.",
+        mitigation: "Review the diff or run the project's checks before merging.",
+      });
+      return "completed";
+    }
+    this.#risks.push({
+      severity: "high",
+      description: "The changes were not verified: the task names no verification command and does not allow skipping verification.",
+      mitigation: "Add verification commands to the task.",
+    });
+    return "failed";
+  }
+
+  #result(ending: Ending): TaskRunReport {
+    const status = this.#status(ending);
+    const facts: RunFacts = {
+      max_turns: this.brief.max_turns,
+      turns: this.#turns,
+      wrap_up_reason: this.runtime.wrap_up_reason,
+      cancel_reason: this.runtime.cancel_reason,
+      failure: this.#failure,
+      changed_files: [...this.#changed_files],
+      verification: this.#verification,
+      risks: this.#risks,
+    };
+    const risk = ending_risk(ending, facts);
+    if (risk !== undefined) this.#risks.push(risk);
+    const notes = this.#final_text.length > 0 ? clip(this.#final_text, SUMMARY_TEXT_MAX_CHARS) : undefined;
+    const fields: RunFields = {
+      status,
+      summary: run_summary(status, ending, facts),
+      changed_files: [...this.#changed_files],
+      ...(this.#diff_ref === undefined ? {} : { diff_ref: this.#diff_ref }),
+      verification: this.#verification,
+      risks: this.#risks,
+      evidence_refs: this.#evidence,
+    };
+    return { fields, commands_run: this.#commands_run, ...(notes === undefined ? {} : { notes }) };
+  }
+}
+
+function answer_locally(tool: LocalTool, use: ToolUse): { result: ContentBlock; ends_run: boolean } {
+  const answer = tool.answer(use.input);
+  const result: ContentBlock = answer.is_error
+    ? { type: "tool_result", tool_use_id: use.id, content: answer.content, is_error: true }
+    : { type: "tool_result", tool_use_id: use.id, content: answer.content };
+  return { result, ends_run: answer.ends_run && !answer.is_error };
+}

@@ -33,7 +33,6 @@ import { confinement_of, type LoneTask } from "./task-workspaces.js";
 import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import { read_task_spec } from "./task-graph.js";
 import { current_retry } from "./attempt-history.js";
-import { apply_retry } from "./retry-brief.js";
 import { ExperienceMiner, type MinerSettings } from "../../memory/experience-miner.js";
 import type { ArchitectureDesigner } from "../../contracts/architecture.js";
 import { make_architecture_designer } from "../../architecture/designer.js";

@@ -75,6 +75,7 @@ export function runtime_for(
     run_budget: { ...budget.run, ...request.run_budget },
     ...(max_parallel === undefined ? {} : { max_parallel }),
     ...(config?.lone_task === undefined ? {} : { lone_task: config.lone_task }),
+    ...(config?.review === undefined ? {} : { review: config.review }),
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
     ...(request.inspect === undefined ? {} : { inspect: request.inspect }),
     ...(request.interactive === undefined ? {} : { interactive: request.interactive }),

@@ -37,6 +37,7 @@ type RetryRule =
   | "not_retryable"
   | "retries_spent_fallback"
   | "retries_spent"
+  | "review_findings"
   | "repeated_to_debugger"
   | "repeated_fallback"
   | "repeated"
@@ -46,7 +47,7 @@ type RetryRule =
 
 /** What to do; a retry names the one thing it changes. */
 type Verdict =
-  | { readonly action: "retry"; readonly change: "failure_in_context" | "longer_timeout" }
+  | { readonly action: "retry"; readonly change: "failure_in_context" | "longer_timeout" | "review_findings" }
   | { readonly action: "retry_serial"; readonly change: "serialize" }
   | { readonly action: "debug" | "skip" | "block" | "cancel" };
 
@@ -133,6 +134,13 @@ export const RETRY_RULES: readonly Rule[] = [
     applies: (facts) => facts.attempts > facts.input.retry_budget,
     decide: { action: "block" },
     reason: (facts) => `its retry budget of ${facts.input.retry_budget} is spent after ${facts.attempts} attempt(s)`,
+  },
+  {
+    // Each review is of new work, so the same request twice is not a blind retry: only the budget stops it.
+    rule: "review_findings",
+    applies: ({ error }) => flag(error, "review_findings"),
+    decide: { action: "retry", change: "review_findings" },
+    reason: () => "the reviewer requested changes; the repair attempt gets its findings",
   },
   {
     rule: "repeated_to_debugger",

@@ -8,7 +8,7 @@ import { new_id, type AgentId, type ArtifactId, type EvidenceId, type MessageId,
 import type { TaskScope } from "../contracts/task.js";
 import { ToolCall, ToolEffects, ToolSchema, type ToolOutcome } from "../contracts/tool.js";
 import type { WorkspaceConfinement } from "../permissions/confinement.js";
-import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionRequest } from "../permissions/engine.js";
+import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionRequest, type ToolAccess } from "../permissions/engine.js";
 import { BackupStore } from "../project/backup-store.js";
 import type { Session } from "../project/session-manager.js";
 import { ToolFailure, type AnyToolDefinition, type ToolExecution } from "./define.js";
@@ -31,6 +31,8 @@ export type ToolCaller = {
   scope?: TaskScope;
   /** Set for a task dispatched into a workspace: its calls work there, and write nowhere else. */
   workspace?: WorkspaceConfinement;
+  /** Decided by the parent from the run's role: a read-only agent's writes and commands are refused. */
+  access?: ToolAccess;
   signal?: AbortSignal;
 };
 
@@ -423,6 +425,7 @@ export class ToolRegistry {
       project_root: caller.session.project.layout.root,
       ...(caller.workspace === undefined ? {} : { workspace: caller.workspace }),
       scope: caller.scope,
+      ...(caller.access === undefined ? {} : { access: caller.access }),
       tool_run_id,
       task_id: caller.task_id,
       agent_id: caller.agent_id,

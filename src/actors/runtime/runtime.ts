@@ -34,6 +34,9 @@ import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import { read_task_spec } from "./task-graph.js";
 import { current_retry } from "./attempt-history.js";
 import { apply_retry } from "./retry-brief.js";
+import { reviewer_runner, type RunReviewer } from "./review-run.js";
+import { DEFAULT_REVIEW_SETTINGS, type ReviewSettings } from "../../orchestration/review/settings.js";
+import type { AgentType } from "../../contracts/worker-result.js";
 
 export type RuntimeOptions = {
   readonly provider: ProviderSession;
@@ -53,6 +56,8 @@ export type RuntimeOptions = {
   readonly inspect?: Observer<InspectionEvent>;
   /** A person is there to approve plans (the TUI); headless runs (`air run -p`, `air resume`) are not. */
   readonly interactive?: boolean;
+  /** The review gate's policy (config `review`; default: `significant`, 20 lines, confidence 0.8). */
+  readonly review?: ReviewSettings;
 };
 
 /** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
@@ -77,14 +82,21 @@ function internal_tools(registry: ToolRegistry): string[] {
  * What a worker starts with besides its task: the tools, its stable prompt layers L0–L6 built here (the
  * worker reads no project file), the budget of the session's model and the compaction settings in force.
  */
-function agent_brief(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions, task: TaskSpec): AgentBrief {
+function agent_brief(
+  session: Session,
+  registry: ToolRegistry,
+  prompts: SessionPrompts,
+  options: RuntimeOptions,
+  task: TaskSpec,
+  agent_type: AgentType = AGENT_TYPE_OF_TASK[task.type],
+): AgentBrief {
   const { settings } = load_compaction_rules(session.project.layout, air_home());
   return {
     project_root: session.project.layout.root,
     model_id: options.provider.model_id,
     max_turns: task.constraints.max_turns,
     tools: model_visible(registry),
-    layers: prompts.agent_layers(task, AGENT_TYPE_OF_TASK[task.type]),
+    layers: prompts.agent_layers(task, agent_type),
     context_window: prompts.context_window,
     token_budget: prompts.token_budget,
     internal_tools: internal_tools(registry).filter((name) => name !== MODEL_COMPLETE_TOOL),
@@ -141,6 +153,18 @@ function run_worker_logic(session: Session, registry: ToolRegistry, prompts: Ses
     signal.addEventListener("abort", () => run.send({ type: "run.cancel", reason: "the scheduler stopped the run" }));
     run.start();
     return toPromise(run).finally(() => confinements.delete(input.agent_id));
+  });
+}
+
+/** The review gate's reviewer workers: briefs in the `reviewer` role, the worker entry and logs of every run. */
+function review_runner(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions): RunReviewer {
+  return reviewer_runner({
+    session,
+    registry,
+    brief_of: (task) => agent_brief(session, registry, prompts, options, task, "reviewer"),
+    ...(options.worker_entry === undefined ? {} : { entry: options.worker_entry }),
+    ...(options.on_worker_log === undefined ? {} : { on_log: options.on_worker_log }),
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
 }
 
@@ -241,6 +265,7 @@ class SessionRuntime implements Runtime {
       max_parallel: options.max_parallel ?? DEFAULT_MAX_PARALLEL,
       ...(options.run_budget === undefined ? {} : { run_budget: options.run_budget }),
       ...(options.lone_task === undefined ? {} : { lone_task: options.lone_task }),
+      review: { settings: options.review ?? DEFAULT_REVIEW_SETTINGS, run_reviewer: review_runner(session, registry, prompts, options) },
     };
     const machine = provide_main_agent(session, {
       complete: (request) => complete_through_registry(session, registry, request, this.#turn?.signal),

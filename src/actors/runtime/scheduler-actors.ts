@@ -17,7 +17,9 @@ import { run_budget_left } from "../../orchestration/budget/enforce.js";
 import type { Session } from "../../project/session-manager.js";
 import type { ToolRegistry } from "../../tools/registry.js";
 import type { MergeResult } from "../../workspaces/merge-result.js";
+import { DEFAULT_REVIEW_SETTINGS } from "../../orchestration/review/settings.js";
 import { emitter } from "./emit.js";
+import { review_gate, type ReviewGateOptions } from "./review-gate.js";
 import { finished_unsettled } from "./finished-runs.js";
 import { read_task, read_task_graph, read_task_spec } from "./task-graph.js";
 import { retry_step } from "./retry-step.js";
@@ -38,6 +40,8 @@ export type SchedulerOptions = {
   readonly run_budget?: RunBudget;
   /** Where a lone code task works (default: the main checkout). */
   readonly lone_task?: LoneTask;
+  /** The review gate's policy and reviewer (default: the default policy, with no reviewer: only the false-success checks). */
+  readonly review?: ReviewGateOptions;
 };
 
 /** The run's budget, when one is spent: the reason the Scheduler starts nothing more. */
@@ -95,18 +99,24 @@ async function repair_task(session: Session, workspaces: TaskWorkspaces, task_id
   }
 }
 
+/** The review gate on one finished run. */
+type Gate = (finished: Finished) => Promise<GateOutcome>;
+
 /**
  * A run the dead runtime finished but did not settle, as the Scheduler would have gone on: its work waits in
  * its worktree (a merge cut off and rolled back included) and goes through the merge queue; a merge that
  * recovery completed only needs its task settled; any other run is settled from its result.
  */
-async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, finished: Finished): Promise<void> {
+async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, finished: Finished, gate: Gate): Promise<void> {
   const { task_id, run } = finished;
   const landed = workspaces.ref_of(task_id, ["merged"]);
   if (run.status === "completed" && run.result.status === "completed" && landed !== undefined) {
     emit(session, "task.completed", { task_id, worker_result: run.result });
     return workspaces.cleanup(landed);
   }
+  // Work that has not landed passes the review gate first, as it would have without the crash.
+  const gated = run.status === "completed" && run.result.status === "completed" && writes_code(read_task_spec(session.connection, task_id).type);
+  if (gated && !(await gate(finished)).passed) return repair_task(session, workspaces, task_id, undefined);
   if (run.status === "completed" && run.result.status === "completed" && workspaces.ref_of(task_id) !== undefined) {
     const merge = await merge_task(session, workspaces, finished);
     if (merge.kind !== "merged") await repair_task(session, workspaces, task_id, merge);
@@ -123,11 +133,13 @@ async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, 
 export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, options: SchedulerOptions) {
   const workspaces = new TaskWorkspaces(session, options.registry, options.lone_task);
   const announce = wave_announcer((task_ids) => task_titles(session.connection, task_ids));
+  const review = options.review ?? { settings: DEFAULT_REVIEW_SETTINGS };
   return scheduler_machine.provide({
     actors: {
-      recover: fromPromise(async () => {
+      recover: fromPromise(async ({ signal }) => {
         await workspaces.recover();
-        for (const finished of finished_unsettled(session)) await settle_after_crash(session, workspaces, finished);
+        const gate = (finished: Finished) => review_gate(session, workspaces, review, finished, signal);
+        for (const finished of finished_unsettled(session)) await settle_after_crash(session, workspaces, finished, gate);
       }),
       load_graph: fromPromise(async () => read_task_graph(session.connection)),
       plan_wave: fromPromise(async ({ input }): Promise<WaveDecision> => {
@@ -160,7 +172,7 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
         settle_task(session, input.task_id, input.run);
         return { gate: false, merge: false };
       }),
-      review: fromPromise(async (): Promise<GateOutcome> => ({ passed: true })),
+      review: fromPromise(async ({ input, signal }) => review_gate(session, workspaces, review, input, signal)),
       assess_architecture: fromPromise(async (): Promise<GateOutcome> => ({ passed: true })),
       settle: fromPromise(async ({ input }) => settle_task(session, input.task_id, input.run)),
       merge: fromPromise(async ({ input }) => merge_task(session, workspaces, input)),

@@ -19,13 +19,13 @@ export function review_need(settings: ReviewSettings, change: TaskChange): Revie
   return { review: false, reason: `${lines} changed line(s), no more than ${settings.significant_lines}, and no public interface` };
 }
 
-function false_success(message: string, detail: string): AirError {
+function false_success(message: string): AirError {
   return make_air_error({
     kind: "agent_error",
     message,
     retryability: "retryable_after_change",
     user_action: "air retries the task with this failure in its context; if it keeps claiming success, look at the task's scope.",
-    metadata: { false_success: true, detail },
+    metadata: { false_success: true },
   });
 }
 
@@ -43,14 +43,13 @@ function expected_touched(scope: TaskScope, paths: readonly string[]): boolean {
  */
 export function false_success_of(change: TaskChange, scope: TaskScope): AirError | undefined {
   if (change.files.length === 0) {
-    return false_success("the attempt claimed completion but its diff against its base is empty: nothing was changed", "empty diff");
+    return false_success("the attempt claimed completion but its diff against its base is empty: nothing was changed");
   }
   const paths = change.files.map((file) => file.path);
   if (!expected_touched(scope, paths)) {
     const expected = [...(scope.expected_files ?? []), ...(scope.write_area ?? [])];
     return false_success(
       `the attempt claimed completion but its diff touches none of the task's expected files (${expected.join(", ")}); it changed ${paths.join(", ")}`,
-      `changed: ${paths.join(", ")}`,
     );
   }
   return undefined;

@@ -26,7 +26,7 @@ const CLASSIFY = {
   reply: {
     content: [
       {
-        type: "tool_use",
+        type: "tool_use" as const,
         name: "classify_request",
         input: {
           intent: "task",
@@ -41,9 +41,9 @@ const CLASSIFY = {
   },
 };
 
-const write = (file: string, content: string) => ({ reply: { content: [{ type: "tool_use", name: "fs.write", input: { path: file, content } }] } });
-const say = (text: string) => ({ reply: { content: [{ type: "text", text }] } });
-const submit = (input: Record<string, unknown>) => ({ reply: { content: [{ type: "tool_use", name: "submit_review", input }] } });
+const write = (file: string, content: string) => ({ reply: { content: [{ type: "tool_use" as const, name: "fs.write", input: { path: file, content } }] } });
+const say = (text: string) => ({ reply: { content: [{ type: "text" as const, text }] } });
+const submit = (input: Record<string, unknown>) => ({ reply: { content: [{ type: "tool_use" as const, name: "submit_review", input }] } });
 
 const NO_SOURCES = {
   severity: "P1",
@@ -135,9 +135,9 @@ describe("ReviewGate", () => {
       { policy: "always" },
     );
     expect(outcome).toMatchObject({ kind: "executed", run: { status: "blocked" } });
-    const [blocked] = temp.session.store.query({ types: ["task.blocked"] }).map(({ event }) => event.payload);
-    expect(blocked?.reason).toContain("the reviewer rejected the work");
-    expect(blocked?.reason).toContain("[P0 correctness] notes/today.md:1: the note is someone else's");
+    const reasons = temp.session.store.query({ types: ["task.blocked"] }).flatMap(({ event }) => (event.type === "task.blocked" ? [event.payload.reason] : []));
+    expect(reasons[0]).toContain("the reviewer rejected the work");
+    expect(reasons[0]).toContain("[P0 correctness] notes/today.md:1: the note is someone else's");
     expect(temp.session.connection.db.select({ status: tasks.status, reason: tasks.status_reason }).from(tasks).all()).toMatchObject([
       { status: "blocked", reason: expect.stringContaining("the note is someone else's") },
     ]);
@@ -151,7 +151,7 @@ describe("ReviewGate", () => {
     );
     expect(outcome).toMatchObject({ kind: "executed", run: { status: "blocked" } });
     expect(requests_of(server, "reviewer")).toEqual([]);
-    const failures = temp.session.store.query({ types: ["task.failed"] }).map(({ event }) => event.payload.error);
+    const failures = temp.session.store.query({ types: ["task.failed"] }).flatMap(({ event }) => (event.type === "task.failed" ? [event.payload.error] : []));
     expect(failures).toHaveLength(2);
     expect(failures[0]).toMatchObject({ kind: "agent_error", metadata: { false_success: true } });
     expect(failures[0]?.message).toContain("diff against its base is empty");
@@ -160,7 +160,7 @@ describe("ReviewGate", () => {
   });
 
   it("refuses every write the reviewer's model tries, and under policy never runs no reviewer at all", async () => {
-    const attacks = REVIEWER_ATTACKS.map((attack, index) => ({ type: "tool_use", id: `attack_${index}`, name: attack.tool_name, input: attack.input }));
+    const attacks = REVIEWER_ATTACKS.map((attack, index) => ({ type: "tool_use" as const, id: `attack_${index}`, name: attack.tool_name, input: attack.input }));
     const attacked = await run_with_review(
       {
         turns: {

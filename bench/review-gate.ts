@@ -43,7 +43,14 @@ const SCRIPT = {
             {
               type: "tool_use" as const,
               name: "classify_request",
-              input: { intent: "task", title: "Write the note", description: "Write notes/today.md.", acceptance_criteria: [], verification_commands: [], write_area: ["notes/**"] },
+              input: {
+                intent: "task",
+                title: "Write the note",
+                description: "Write notes/today.md.",
+                acceptance_criteria: [],
+                verification_commands: [],
+                write_area: ["notes/**"],
+              },
             },
           ],
         },
@@ -72,7 +79,11 @@ async function round(model_delay_ms: number): Promise<{ executor_ms: number; gat
     commit_fixture_project(root);
     const { project } = init_project(root, { name: "review-gate" });
     const session = open_session(project, { title: "review gate bench" });
-    const providers = ProviderManager.load({ home: work, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url }, retry: { sleep: async () => undefined } });
+    const providers = ProviderManager.load({
+      home: work,
+      env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
+      retry: { sleep: async () => undefined },
+    });
     const runtime = start_runtime(session, {
       provider: providers.for_session(),
       permissions: permissions_for_project(project.layout, { mode: "accept-edits" }),
@@ -91,7 +102,8 @@ async function round(model_delay_ms: number): Promise<{ executor_ms: number; gat
     const executor_id = executor?.type === "agent.started" ? executor.payload.agent_id : undefined;
     const ended = events.find((event) => event.type === "agent.completed" && event.payload.agent_id === executor_id);
     const review = events.find((event) => event.type === "review.completed");
-    if (executor === undefined || ended === undefined || review === undefined) throw new VerificationError("the run left no executor run or no review in its log");
+    if (executor === undefined || ended === undefined || review === undefined)
+      throw new VerificationError("the run left no executor run or no review in its log");
     session.close();
     return { executor_ms: at(ended) - at(executor), gate_ms: at(review) - at(ended) };
   } finally {

@@ -72,7 +72,11 @@ async function run_with_review(script: ScriptInput, review: ReviewSettingsInput)
   commit_files(root, "start", { "README.md": "notes live in notes/\n", ".gitignore": ".air/\n" });
   const server = await start_scripted_server({ script, api_key: KEY });
   cleanups.push(() => server.close());
-  const providers = ProviderManager.load({ home: temp.root, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url }, retry: { sleep: async () => undefined } });
+  const providers = ProviderManager.load({
+    home: temp.root,
+    env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
+    retry: { sleep: async () => undefined },
+  });
   const runtime = start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode: "accept-edits" }),
@@ -160,7 +164,12 @@ describe("ReviewGate", () => {
   });
 
   it("refuses every write the reviewer's model tries, and under policy never runs no reviewer at all", async () => {
-    const attacks = REVIEWER_ATTACKS.map((attack, index) => ({ type: "tool_use" as const, id: `attack_${index}`, name: attack.tool_name, input: attack.input }));
+    const attacks = REVIEWER_ATTACKS.map((attack, index) => ({
+      type: "tool_use" as const,
+      id: `attack_${index}`,
+      name: attack.tool_name,
+      input: attack.input,
+    }));
     const attacked = await run_with_review(
       {
         turns: {

@@ -79,7 +79,9 @@ describe("the reviewer cannot write", () => {
     expect(fs.readFileSync(path.join(root, "notes/today.md"), "utf8")).toBe(TODAY);
     expect(await registry.call({ tool_name: "fs.read", input: { path: "notes/today.md" } }, caller)).toMatchObject({ ok: true });
     // The same write by a caller with full access goes ahead in bypass mode: the refusal is the role's.
-    expect(await registry.call({ tool_name: "fs.write", input: { path: "notes/other.md", content: "x\n" } }, { session: temp.session })).toMatchObject({ ok: true });
+    expect(await registry.call({ tool_name: "fs.write", input: { path: "notes/other.md", content: "x\n" } }, { session: temp.session })).toMatchObject({
+      ok: true,
+    });
   });
 
   it("offers a reviewer read tools only", () => {

@@ -15,7 +15,7 @@ import { worker_run_logic } from "../worker-run.js";
 export const REVIEW_TOOLS: readonly string[] = ["fs.read", "fs.list", "fs.glob", "fs.grep", "git.status", "git.diff", "git.log", "git.show", "artifact.read"];
 
 /** One review: of which task, by which agent, where its work is, and what the reviewer is told besides its layers. */
-export type ReviewRun = {
+type ReviewRun = {
   readonly task: TaskSpec;
   readonly agent_id: AgentId;
   readonly instructions: string;

@@ -6,7 +6,7 @@ import { snapshot_commit } from "../../workspaces/snapshot.js";
 /** The longest diff a reviewer is handed inline; its files and line counts are always whole. */
 const MAX_DIFF_CHARS = 60_000;
 
-/** git's empty tree: the base of a checkout whose HEAD is unborn (sha1 repositories; sha256 ones have no unborn reviews yet). */
+/** git's empty tree (sha1): the base of a main checkout with no commit yet. */
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /** `git diff --numstat -z --no-renames`: `added\tdeleted\tpath\0`; a binary file counts one line. */

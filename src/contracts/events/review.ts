@@ -3,7 +3,7 @@ import { AgentId, TaskId } from "../ids.js";
 import { ReviewFinding, ReviewVerdict } from "../worker-result.js";
 import { durable } from "./define.js";
 
-export const ReviewCompleted = v.strictObject({
+const ReviewCompleted = v.strictObject({
   task_id: TaskId,
   /** The reviewer's agent. */
   agent_id: AgentId,
@@ -14,7 +14,6 @@ export const ReviewCompleted = v.strictObject({
   /** How many findings fell under the confidence threshold and only advised. */
   advisory: v.pipe(v.number(), v.integer(), v.minValue(0)),
 });
-export type ReviewCompleted = v.InferOutput<typeof ReviewCompleted>;
 
 export const review_events = {
   "review.completed": durable(

@@ -5,11 +5,10 @@ import * as v from "valibot";
  * one (more than `significant_lines` changed lines, or a change to a public interface), or never. The pure
  * checks for a false success run under every policy.
  */
-export const ReviewPolicy = v.picklist(["always", "significant", "never"]);
-export type ReviewPolicy = v.InferOutput<typeof ReviewPolicy>;
+const ReviewPolicy = v.picklist(["always", "significant", "never"]);
 
-export const DEFAULT_SIGNIFICANT_LINES = 20;
-export const DEFAULT_CONFIDENCE_THRESHOLD = 0.8;
+const DEFAULT_SIGNIFICANT_LINES = 20;
+const DEFAULT_CONFIDENCE_THRESHOLD = 0.8;
 
 /** `review:` of `~/.air/config.yaml`; every key optional, each defaulted here. */
 export const ReviewSettings = v.strictObject({

@@ -22,7 +22,8 @@ export function gate_verdict(review: ReviewerResult, confidence_threshold: numbe
 function located(finding: ReviewFinding): string {
   if (finding.file === undefined) return "";
   if (finding.line_start === undefined) return ` ${finding.file}`;
-  const range = finding.line_end === undefined || finding.line_end === finding.line_start ? `${finding.line_start}` : `${finding.line_start}-${finding.line_end}`;
+  const range =
+    finding.line_end === undefined || finding.line_end === finding.line_start ? `${finding.line_start}` : `${finding.line_start}-${finding.line_end}`;
   return ` ${finding.file}:${range}`;
 }
 

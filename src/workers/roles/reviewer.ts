@@ -100,7 +100,16 @@ class ReviewerRun {
     const results: ContentBlock[] = [];
     for (const use of uses) {
       if (use.name === SUBMIT_REVIEW_TOOL) results.push(this.#submit(use));
-      else results.push((await answer_tool_use(use, (name) => offered.has(name), (call) => this.runtime.call_tool(call))).result);
+      else
+        results.push(
+          (
+            await answer_tool_use(
+              use,
+              (name) => offered.has(name),
+              (call) => this.runtime.call_tool(call),
+            )
+          ).result,
+        );
     }
     context.add_user(results);
     return uses.length;

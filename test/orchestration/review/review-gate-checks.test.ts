@@ -8,7 +8,10 @@ import { finding_line, gate_verdict } from "../../../src/orchestration/review/ve
 import { decide_retry } from "../../../src/orchestration/retry-planner.js";
 import { make_air_error } from "../../../src/contracts/errors.js";
 
-const small: TaskChange = { files: [{ path: "src/parser/lexer.ts", added: 3, deleted: 1 }], diff: "diff --git a/src/parser/lexer.ts b/src/parser/lexer.ts\n--- a/src/parser/lexer.ts\n+++ b/src/parser/lexer.ts\n@@ -1 +1 @@\n-const a = 1;\n+const a = 2;\n" };
+const small: TaskChange = {
+  files: [{ path: "src/parser/lexer.ts", added: 3, deleted: 1 }],
+  diff: "diff --git a/src/parser/lexer.ts b/src/parser/lexer.ts\n--- a/src/parser/lexer.ts\n+++ b/src/parser/lexer.ts\n@@ -1 +1 @@\n-const a = 1;\n+const a = 2;\n",
+};
 const large: TaskChange = { files: [{ path: "src/parser/lexer.ts", added: 18, deleted: 5 }], diff: "" };
 const exported: TaskChange = {
   files: [{ path: "src/parser/index.ts", added: 1, deleted: 1 }],
@@ -34,7 +37,10 @@ describe("the review policy", () => {
   });
 
   it("does not count a changed line that only mentions export as an exported signature", () => {
-    const comment: TaskChange = { files: [{ path: "src/a.ts", added: 1, deleted: 0 }], diff: "diff --git a/src/a.ts b/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n+// we export nothing here\n" };
+    const comment: TaskChange = {
+      files: [{ path: "src/a.ts", added: 1, deleted: 0 }],
+      diff: "diff --git a/src/a.ts b/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n+// we export nothing here\n",
+    };
     expect(public_interface_changes(comment)).toEqual([]);
   });
 });
@@ -102,7 +108,12 @@ describe("the RetryPlanner on a review", () => {
   it("retries changes_requested with the findings, even the same request twice, within the budget", () => {
     const first = decide_retry({ retry_budget: 2, fallback_allowed: false, earlier: [], latest: { error: review_error } });
     expect(first).toMatchObject({ action: "retry", change: "review_findings", rule: "review_findings" });
-    const again = decide_retry({ retry_budget: 2, fallback_allowed: false, earlier: [{ error: review_error }], latest: { change: "review_findings", error: review_error } });
+    const again = decide_retry({
+      retry_budget: 2,
+      fallback_allowed: false,
+      earlier: [{ error: review_error }],
+      latest: { change: "review_findings", error: review_error },
+    });
     expect(again).toMatchObject({ action: "retry", change: "review_findings" });
     const spent = decide_retry({
       retry_budget: 2,

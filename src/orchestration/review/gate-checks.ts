@@ -38,11 +38,14 @@ function expected_touched(scope: TaskScope, paths: readonly string[]): boolean {
 }
 
 /**
- * A "completed" that did not do the work, found before any model reads it: a diff with no change, or one that
- * touches none of the files the task's scope expects (`expected_files`, `write_area`). Undefined otherwise.
+ * A "completed" that did not do the work, found before any model reads it: a diff with no change of a task whose
+ * scope names what it changes, or one that touches none of the files the scope expects (`expected_files`,
+ * `write_area`). Undefined otherwise.
  */
 export function false_success_of(change: TaskChange, scope: TaskScope): AirError | undefined {
-  if (change.files.length === 0) {
+  // A task whose scope names no file and no area (a survey: "read and report") promised no change.
+  const promised = (scope.expected_files ?? []).length > 0 || scope.write_area !== undefined;
+  if (change.files.length === 0 && promised) {
     return false_success("the attempt claimed completion but its diff against its base is empty: nothing was changed");
   }
   const paths = change.files.map((file) => file.path);

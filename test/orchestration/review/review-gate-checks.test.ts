@@ -59,6 +59,10 @@ describe("the false-success check", () => {
     expect(error?.message).toContain("touches none of the task's expected files (src/parser/index.ts, src/parser)");
   });
 
+  it("passes no change of a task whose scope names no file and no area: it promised none", () => {
+    expect(false_success_of({ files: [], diff: "" }, {})).toBeUndefined();
+  });
+
   it("passes a diff inside the write area, and any diff of a task that expects nothing in particular", () => {
     expect(false_success_of(small, scope)).toBeUndefined();
     expect(false_success_of({ files: [{ path: "README.md", added: 1, deleted: 0 }], diff: "" }, {})).toBeUndefined();

@@ -86,6 +86,7 @@ export function runtime_for(
     ...(max_parallel === undefined ? {} : { max_parallel }),
     ...(config?.lone_task === undefined ? {} : { lone_task: config.lone_task }),
     experience_miner: miner_settings(config?.experience_miner),
+    ...(config?.review === undefined ? {} : { review: config.review }),
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
     ...(request.inspect === undefined ? {} : { inspect: request.inspect }),
     ...(request.interactive === undefined ? {} : { interactive: request.interactive }),

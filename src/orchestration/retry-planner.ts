@@ -37,6 +37,7 @@ type RetryRule =
   | "debugged_fallback"
   | "escalated"
   | "retries_spent"
+  | "review_findings"
   | "repeated_timeout"
   | "repeated_to_debugger"
   | "timeout"
@@ -45,7 +46,7 @@ type RetryRule =
 
 /** What to do; a retry names the one thing it changes. */
 type Verdict =
-  | { readonly action: "retry"; readonly change: "failure_in_context" | "longer_timeout" }
+  | { readonly action: "retry"; readonly change: "failure_in_context" | "longer_timeout" | "review_findings" }
   | { readonly action: "retry_serial"; readonly change: "serialize" }
   | { readonly action: "debug" | "skip" | "block" | "cancel" };
 
@@ -148,6 +149,13 @@ export const RETRY_RULES: readonly Rule[] = [
     applies: (facts) => facts.attempts > facts.input.retry_budget,
     decide: { action: "block" },
     reason: (facts) => `its retry budget of ${facts.input.retry_budget} is spent after ${facts.attempts} attempt(s)`,
+  },
+  {
+    // Each review is of new work, so the same request twice is not a blind retry: only the budget stops it.
+    rule: "review_findings",
+    applies: ({ error }) => flag(error, "review_findings"),
+    decide: { action: "retry", change: "review_findings" },
+    reason: () => "the reviewer requested changes; the repair attempt gets its findings",
   },
   {
     // Running out of time twice is not a bug to diagnose: a third run would time out as well.

@@ -19,7 +19,7 @@ import type { PathClassification } from "./paths.js";
 import { DEFAULT_POLICY, rule_effect, type PermissionPolicy } from "./policy.js";
 import { DENY_PROMPTS, type PermissionPrompt, type PromptAnswer, type PromptAnswerer } from "./prompts.js";
 
-export type { PermissionFinding, PermissionRequest } from "./layers.js";
+export type { PermissionFinding, PermissionRequest, ToolAccess } from "./layers.js";
 
 export type PermissionDecision = {
   readonly decision_id: PermissionDecisionId;

@@ -11,6 +11,12 @@ import { in_write_area } from "./write-area.js";
 import { command_refusals, folder_refusal, workspace_refusal, write_refusal, type Refusal, type WorkspaceConfinement } from "./confinement.js";
 import { classify_path, real_root_of, resolve_real, within, type PathClassification, type PathMemo } from "./paths.js";
 
+/** How much an agent's calls may do: a reviewer reads and never writes (seeds 000 §8.3). */
+export type ToolAccess = "full" | "read_only";
+
+/** Categories of tools that act (build, test, run, drive a GUI): refused to a read-only agent whatever they declare. */
+const ACTING_CATEGORIES = new Set<ToolCategory>(["shell", "build", "test", "debug", "gui"]);
+
 /** What a tool call wants to touch, built by the ToolRegistry from the tool's declaration and input. */
 export type PermissionRequest = {
   readonly tool_name: string;
@@ -35,6 +41,8 @@ export type PermissionRequest = {
    * memory's `.air/shared/rules` on a promotion. Honoured only for a call of the runtime itself (no agent).
    */
   readonly owned_paths?: readonly string[];
+  /** Set by the parent from the run's role, never from what the worker says: `read_only` refuses every write and command. */
+  readonly access?: ToolAccess;
   readonly tool_run_id?: ToolRunId;
   readonly task_id?: TaskId;
   readonly agent_id?: AgentId;
@@ -294,6 +302,22 @@ function confined_command(layers: Layers, workspace: WorkspaceConfinement, analy
   for (const refusal of command_refusals(workspace, analysis)) layers.refuse(refusal);
 }
 
+/**
+ * Layer 3 for a read-only agent: any declared or actual write, any command, the network, any acting tool is
+ * refused — no rule, grant, answer or mode lifts it, since the role (not the worker) decided the access.
+ */
+function read_only_layer(layers: Layers): void {
+  const { request } = layers;
+  if (request.access !== "read_only") return;
+  const { declared } = request;
+  const acts: string[] = [];
+  if (declared.writes || request.writes.length > 0) acts.push("writes files");
+  if (declared.executes || request.command !== undefined) acts.push("runs commands");
+  if (declared.network) acts.push("uses the network");
+  if (ACTING_CATEGORIES.has(request.category)) acts.push(`is a ${request.category} tool`);
+  if (acts.length > 0) layers.refuse({ reason: `${request.tool_name} ${acts.join(", ")}: this agent's role (a reviewer) may only read` });
+}
+
 /** Layer 2's baseline for the request's kinds of access, by mode. */
 function profile_layer(layers: Layers): void {
   const { request, mode } = layers;
@@ -410,6 +434,7 @@ function real_or_undefined(folder: string): string | undefined {
 export function layered_findings(request: PermissionRequest, mode: PermissionMode, home: string | undefined): LayeredFindings {
   const layers = new Layers(request, mode, home);
   declaration_layer(layers);
+  read_only_layer(layers);
   profile_layer(layers);
   trust_layer(layers);
   let real_root: string;

@@ -8,7 +8,7 @@ import { new_id, type AgentId, type ArtifactId, type EvidenceId, type MessageId,
 import type { TaskScope } from "../contracts/task.js";
 import { ToolCall, ToolEffects, ToolSchema, type ToolOutcome } from "../contracts/tool.js";
 import type { WorkspaceConfinement } from "../permissions/confinement.js";
-import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionRequest } from "../permissions/engine.js";
+import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionRequest, type ToolAccess } from "../permissions/engine.js";
 import { BackupStore } from "../project/backup-store.js";
 import type { Session } from "../project/session-manager.js";
 import { ToolFailure, type AnyToolDefinition, type ToolExecution } from "./define.js";
@@ -33,6 +33,8 @@ export type ToolCaller = {
   workspace?: WorkspaceConfinement;
   /** The `.air/shared` folders the runtime's own caller (an owning store) writes; see `PermissionRequest.owned_paths`. */
   owned_paths?: readonly string[];
+  /** Decided by the parent from the run's role: a read-only agent's writes and commands are refused. */
+  access?: ToolAccess;
   signal?: AbortSignal;
   /** Who asks, when it is a runtime role without an agent row (the Architecture Designer: "architect"). */
   requester?: string;
@@ -429,6 +431,7 @@ export class ToolRegistry {
       ...(caller.workspace === undefined ? {} : { workspace: caller.workspace }),
       scope: caller.scope,
       ...(caller.owned_paths === undefined ? {} : { owned_paths: caller.owned_paths }),
+      ...(caller.access === undefined ? {} : { access: caller.access }),
       tool_run_id,
       task_id: caller.task_id,
       agent_id: caller.agent_id,

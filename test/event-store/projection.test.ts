@@ -731,6 +731,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
   "budget.warning": APPEND_ONLY,
   "budget.exceeded": APPEND_ONLY,
   "wave.planned": APPEND_ONLY,
+  "review.completed": APPEND_ONLY,
 
   "workspace.created": {
     kind: "projected",

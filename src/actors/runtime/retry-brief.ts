@@ -30,7 +30,15 @@ function conflicts_text(failure: AirError): string[] {
   return lines;
 }
 
+/** The reviewer's gating findings, a line each, as the review gate put them in the failure. */
+function findings_text(failure: AirError): string[] {
+  const detail = failure.metadata?.detail;
+  if (failure.metadata?.review_findings !== true || typeof detail !== "string") return [];
+  return ["", "## The reviewer's findings", detail];
+}
+
 function detail_text(failure: AirError): string[] {
+  if (failure.metadata?.review_findings === true) return [];
   const detail = failure.metadata?.detail;
   if (typeof detail !== "string" || detail.trim() === "") return [];
   return ["", "## What the verification printed", "```", detail.slice(-MAX_DETAIL_CHARS), "```"];
@@ -44,13 +52,15 @@ export function retry_instructions(retry: CurrentRetry, known_fix?: string): str
   if (retry.change === "longer_timeout" || retry.failure === undefined) return undefined;
   const { failure } = retry;
   const lines = [RETRY_HEADING, `It ended with a ${failure.kind}: ${failure.message}`];
-  if (retry.change === "serialize") {
+  if (retry.change === "review_findings") {
+    lines.push("A reviewer read the work and asked for changes. The work so far is in place: address each finding below, then finish as before.");
+  } else if (retry.change === "serialize") {
     lines.push(
       "This attempt runs alone, in a fresh workspace holding the checkout as it is now, with the work of the other tasks merged. Do the task again on it and keep their changes.",
     );
   } else if (known_fix === undefined) lines.push("Find its cause before you change anything else.");
   const fix = known_fix === undefined ? [] : ["", known_fix];
-  return [...lines, ...conflicts_text(failure), ...detail_text(failure), ...fix].join("\n");
+  return [...lines, ...conflicts_text(failure), ...findings_text(failure), ...detail_text(failure), ...fix].join("\n");
 }
 
 /** The task and brief of a retried attempt: the one thing its retry changes, applied. */

@@ -39,6 +39,8 @@ import { make_architecture_designer } from "../../architecture/designer.js";
 import { plan_write_tool } from "../../architecture/plan-write-tool.js";
 import { attempt_brief } from "./debug-brief.js";
 import { DebugKnowledgeStore } from "../../debug/knowledge-store.js";
+import { reviewer_runner, type RunReviewer } from "./review-run.js";
+import { DEFAULT_REVIEW_SETTINGS, type ReviewSettings } from "../../orchestration/review/settings.js";
 import type { AgentType } from "../../contracts/worker-result.js";
 
 export type RuntimeOptions = {
@@ -63,6 +65,8 @@ export type RuntimeOptions = {
   readonly experience_miner?: MinerSettings;
   /** The Architecture Designer of the architecture gate (and the Main Agent); default: the session model's. */
   readonly architecture_designer?: ArchitectureDesigner;
+  /** The review gate's policy (config `review`; default: `significant`, 20 lines, confidence 0.8). */
+  readonly review?: ReviewSettings;
 };
 
 /** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
@@ -93,7 +97,7 @@ function agent_brief(
   prompts: SessionPrompts,
   options: RuntimeOptions,
   task: TaskSpec,
-  agent_type: AgentType,
+  agent_type: AgentType = AGENT_TYPE_OF_TASK[task.type],
 ): AgentBrief {
   const { settings } = load_compaction_rules(session.project.layout, air_home());
   return {
@@ -168,6 +172,18 @@ function run_worker_logic(
     signal.addEventListener("abort", () => run.send({ type: "run.cancel", reason: "the scheduler stopped the run" }));
     run.start();
     return toPromise(run).finally(() => confinements.delete(input.agent_id));
+  });
+}
+
+/** The review gate's reviewer workers: briefs in the `reviewer` role, the worker entry and logs of every run. */
+function review_runner(session: Session, registry: ToolRegistry, prompts: SessionPrompts, options: RuntimeOptions): RunReviewer {
+  return reviewer_runner({
+    session,
+    registry,
+    brief_of: (task) => agent_brief(session, registry, prompts, options, task, "reviewer"),
+    ...(options.worker_entry === undefined ? {} : { entry: options.worker_entry }),
+    ...(options.on_worker_log === undefined ? {} : { on_log: options.on_worker_log }),
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
 }
 
@@ -279,6 +295,7 @@ class SessionRuntime implements Runtime {
       architecture_designer:
         options.architecture_designer ??
         make_architecture_designer({ session, registry, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window }),
+      review: { settings: options.review ?? DEFAULT_REVIEW_SETTINGS, run_reviewer: review_runner(session, registry, prompts, options) },
     };
     const machine = provide_main_agent(session, {
       complete: (request) => complete_through_registry(session, registry, request, this.#turn?.signal),

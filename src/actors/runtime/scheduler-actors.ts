@@ -21,7 +21,9 @@ import type { ArchitectureDesigner } from "../../contracts/architecture.js";
 import { assess_architecture } from "./architecture-gate.js";
 import type { DebugKnowledgeStore } from "../../debug/knowledge-store.js";
 import { reconcile_debug_records, record_landed_debug_fix } from "./debug-outbox.js";
+import { DEFAULT_REVIEW_SETTINGS } from "../../orchestration/review/settings.js";
 import { emitter } from "./emit.js";
+import { review_gate, type ReviewGateOptions } from "./review-gate.js";
 import { finished_unsettled } from "./finished-runs.js";
 import { completed_task_ids, read_task, read_task_graph, read_task_spec } from "./task-graph.js";
 import { retry_step } from "./retry-step.js";
@@ -48,6 +50,8 @@ export type SchedulerOptions = {
   readonly architecture_designer?: ArchitectureDesigner;
   /** The project's debug knowledge: a debug attempt whose work lands writes its record here (the outbox). */
   readonly debug_records?: DebugKnowledgeStore;
+  /** The review gate's policy and reviewer (default: the default policy, with no reviewer: only the false-success checks). */
+  readonly review?: ReviewGateOptions;
 };
 
 /** Called once a task's work has landed (merged, or completed in the main checkout). */
@@ -109,12 +113,15 @@ async function repair_task(session: Session, workspaces: TaskWorkspaces, task_id
   }
 }
 
+/** The gates on one finished run (the review, then the architecture). */
+type Gate = (finished: Finished) => Promise<GateOutcome>;
+
 /**
  * A run the dead runtime finished but did not settle, as the Scheduler would have gone on: its work waits in
  * its worktree (a merge cut off and rolled back included) and goes through the merge queue; a merge that
  * recovery completed only needs its task settled; any other run is settled from its result.
  */
-async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, finished: Finished, on_landed: OnLanded): Promise<void> {
+async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, finished: Finished, gate: Gate, on_landed: OnLanded): Promise<void> {
   const { task_id, run } = finished;
   const landed = workspaces.ref_of(task_id, ["merged"]);
   if (run.status === "completed" && run.result.status === "completed" && landed !== undefined) {
@@ -122,6 +129,9 @@ async function settle_after_crash(session: Session, workspaces: TaskWorkspaces, 
     on_landed(task_id);
     return workspaces.cleanup(landed);
   }
+  // Work that has not landed passes the review gate first, as it would have without the crash.
+  const gated = run.status === "completed" && run.result.status === "completed" && writes_code(read_task_spec(session.connection, task_id).type);
+  if (gated && !(await gate(finished)).passed) return repair_task(session, workspaces, task_id, undefined);
   if (run.status === "completed" && run.result.status === "completed" && workspaces.ref_of(task_id) !== undefined) {
     const merge = await merge_task(session, workspaces, finished, on_landed);
     if (merge.kind !== "merged") await repair_task(session, workspaces, task_id, merge);
@@ -143,11 +153,23 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
   const on_landed: OnLanded = (task_id) => {
     if (debug_records !== undefined) record_landed_debug_fix(session, debug_records, task_id);
   };
+  const review = options.review ?? { settings: DEFAULT_REVIEW_SETTINGS };
+  const architecture = (finished: Finished, signal: AbortSignal): Promise<GateOutcome> => {
+    const designer = options.architecture_designer;
+    if (designer === undefined) return Promise.resolve({ passed: true });
+    const gate = { session, registry: options.registry, designer, worktree: (task_id: string) => workspaces.ref_of(task_id) };
+    return assess_architecture(gate, finished, signal);
+  };
   return scheduler_machine.provide({
     actors: {
-      recover: fromPromise(async () => {
+      recover: fromPromise(async ({ signal }) => {
         await workspaces.recover();
-        for (const finished of finished_unsettled(session)) await settle_after_crash(session, workspaces, finished, on_landed);
+        // Work that had not landed passes both gates first, as it would have without the crash.
+        const gate = async (finished: Finished): Promise<GateOutcome> => {
+          const reviewed = await review_gate(session, workspaces, review, finished, signal);
+          return reviewed.passed ? architecture(finished, signal) : reviewed;
+        };
+        for (const finished of finished_unsettled(session)) await settle_after_crash(session, workspaces, finished, gate, on_landed);
         if (debug_records !== undefined) reconcile_debug_records(session, debug_records, completed_task_ids(session.connection));
       }),
       load_graph: fromPromise(async () => read_task_graph(session.connection)),
@@ -182,13 +204,8 @@ export function provide_scheduler(session: Session, run_worker: RunWorkerLogic, 
         on_landed(input.task_id);
         return { gate: false, merge: false };
       }),
-      review: fromPromise(async (): Promise<GateOutcome> => ({ passed: true })),
-      assess_architecture: fromPromise(async ({ input, signal }): Promise<GateOutcome> => {
-        const designer = options.architecture_designer;
-        if (designer === undefined) return { passed: true };
-        const gate = { session, registry: options.registry, designer, worktree: (task_id: string) => workspaces.ref_of(task_id) };
-        return assess_architecture(gate, input, signal);
-      }),
+      review: fromPromise(async ({ input, signal }) => review_gate(session, workspaces, review, input, signal)),
+      assess_architecture: fromPromise(async ({ input, signal }) => architecture(input, signal)),
       settle: fromPromise(async ({ input }) => {
         settle_task(session, input.task_id, input.run);
         on_landed(input.task_id);

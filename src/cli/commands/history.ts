@@ -1,4 +1,7 @@
+import * as v from "valibot";
 import { air_failure } from "../../contracts/errors.js";
+import { ReviewFinding } from "../../contracts/worker-result.js";
+import { finding_line } from "../../orchestration/review/verdict.js";
 import type { SessionId } from "../../contracts/ids.js";
 import { session_db_path } from "../../project/layout.js";
 import { open_project } from "../../project/project-store.js";
@@ -17,12 +20,20 @@ const KEY_FIELDS = [
   "message",
   "summary",
   "action",
+  "verdict",
   "accepted",
   "token_estimate",
   "tokens_before",
   "tokens_after",
 ];
 const ID_FIELDS = ["task_id", "agent_id", "tool_run_id", "command_run_id", "message_id", "workspace_id", "summary_id"];
+
+function first_finding(findings: readonly unknown[]): string {
+  const parsed = v.safeParse(ReviewFinding, findings[0]);
+  if (!parsed.success) return "unreadable";
+  const text = finding_line(parsed.output);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
 
 /** One readable line per event: the ids it concerns and its most telling fields. */
 function describe(entry: HistoryEntry): string {
@@ -35,6 +46,8 @@ function describe(entry: HistoryEntry): string {
       parts.push(`${key}=${text.length > 60 ? `${text.slice(0, 57)}...` : text}`);
     }
   }
+  // A review names its findings: how many, and the first of them.
+  if (Array.isArray(payload.findings) && payload.findings.length > 0) parts.push(`findings=${payload.findings.length} (${first_finding(payload.findings)})`);
   // A summary names the messages it stands for; they stay in the log above it.
   if (Array.isArray(payload.covered_message_ids)) parts.push(`covers=${payload.covered_message_ids.length} message(s)`);
   return parts.join(" ");

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { BudgetConfig } from "../../contracts/budget.js";
 import { PermissionMode } from "../../contracts/events/permission.js";
 import { LoneTask } from "../../actors/runtime/task-workspaces.js";
+import { ReviewSettings } from "../../orchestration/review/settings.js";
 import { read_yaml_file } from "../../project/yaml-file.js";
 import { PROVIDER_IDS } from "../../providers/models-file.js";
 
@@ -34,6 +35,8 @@ export const AirConfigFile = v.strictObject({
       every_n_tool_calls: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
     }),
   ),
+  /** The review gate: which completed code changes a reviewer reads, and which of its findings gate. */
+  review: v.optional(ReviewSettings),
 });
 export type AirConfigFile = v.InferOutput<typeof AirConfigFile>;
 
@@ -48,6 +51,10 @@ const EXAMPLE = [
   "max_parallel: 4          # optional: agents at once",
   "lone_task: checkout      # optional: checkout | worktree (where a task works when it is the only one)",
   "experience_miner: { enabled: true, every_n_tool_calls: 10 }   # optional: propose memories from verified work",
+  "review:                  # optional: the review gate",
+  "  policy: significant     # always | significant | never",
+  "  significant_lines: 20   # more changed lines than this (or a public interface) is significant",
+  "  confidence_threshold: 0.8 # findings less sure than this only advise",
 ].join("\n");
 
 export function air_config_path(home: string): string {

@@ -15,6 +15,7 @@ import { memory_events } from "./memory.js";
 import { message_events } from "./message.js";
 import { permission_events } from "./permission.js";
 import { plan_events } from "./plan.js";
+import { review_events } from "./review.js";
 import { session_events } from "./session.js";
 import { task_events } from "./task.js";
 import { command_events, tool_events } from "./tool.js";
@@ -44,6 +45,7 @@ export const EVENT_REGISTRY = {
   ...hud_events,
   ...budget_events,
   ...wave_events,
+  ...review_events,
 } as const satisfies Record<string, EventDefinition>;
 
 type Registry = typeof EVENT_REGISTRY;

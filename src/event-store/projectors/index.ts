@@ -116,6 +116,7 @@ export const PROJECTIONS: { readonly [K in DurableEventType]: Projection<K> } = 
   "budget.warning": append_only,
   "budget.exceeded": append_only,
   "wave.planned": append_only,
+  "review.completed": append_only,
 };
 
 export function projection_of<K extends DurableEventType>(type: K): Projection<K> {

@@ -4,11 +4,10 @@ import { AirFailure, type AirError } from "../../contracts/errors.js";
 import type { AgentBrief } from "../../contracts/ipc.js";
 import type { ContentBlock, ModelDelta } from "../../contracts/provider.js";
 import type { TaskSpec } from "../../contracts/task.js";
-import { CONTEXT_COMPACT_TOOL, effects_of, type ToolOutcome, type ToolSchema } from "../../contracts/tool.js";
+import { effects_of, type ToolOutcome, type ToolSchema } from "../../contracts/tool.js";
 import type { Risk, VerificationResult, WorkerStatus } from "../../contracts/worker-result.js";
-import { AgentContext } from "../../context/agent-context.js";
-import { DEFAULT_CONTEXT_WINDOW, token_budget_of } from "../../context/budget.js";
-import { task_instruction, task_spec_layer } from "../../context/layers.js";
+import { task_instruction } from "../../context/layers.js";
+import { role_context } from "./role-context.js";
 import { is_cancellation, type WorkerRuntime } from "../runtime.js";
 import { answer_tool_use, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
 import { ending_risk, run_summary, type Ending, type RunFacts } from "./run-wording.js";
@@ -110,7 +109,10 @@ export class TaskRun {
   }
 
   async #loop(): Promise<Ending> {
-    const context = this.#agent_context();
+    const context = role_context(this.task, this.brief, this.runtime, "task_execution", [
+      ...this.brief.tools,
+      ...(this.options.local_tools ?? []).map((tool) => tool.schema),
+    ]);
     const extra = this.brief.instructions;
     context.add_user(extra === undefined || extra === "" ? task_instruction(this.task) : `${task_instruction(this.task)}\n\n${extra}`);
     const tool_names = new Set(this.brief.tools.map((tool) => tool.name));
@@ -166,47 +168,6 @@ export class TaskRun {
       }
     }
     return "max_turns";
-  }
-
-  /**
-   * The stable layers the parent built (the task specification alone when it sent none), the conversation,
-   * each message persisted as an event, and `context.compact` when the parent serves it.
-   */
-  #agent_context(): AgentContext {
-    const { brief, runtime, task } = this;
-    const context_window = brief.context_window ?? DEFAULT_CONTEXT_WINDOW;
-    const ids = { task_id: task.id, agent_id: runtime.address.agent_id };
-    return new AgentContext({
-      purpose: "task_execution",
-      layers: brief.layers ?? [task_spec_layer(task, brief.project_root)],
-      tools: [...brief.tools, ...(this.options.local_tools ?? []).map((tool) => tool.schema)],
-      context_window,
-      token_budget: brief.token_budget ?? token_budget_of(context_window),
-      persist: (message) =>
-        message.role === "user"
-          ? runtime.emit("user.message.created", { message_id: message.message_id, content: message.content, ...ids })
-          : runtime.emit("assistant.message.created", {
-              message_id: message.message_id,
-              content: message.response.content,
-              model_id: message.response.model_id,
-              stop_reason: message.response.stop_reason,
-              usage: message.response.usage,
-              ...ids,
-            }),
-      ...(brief.compaction === undefined ? {} : { compaction: brief.compaction }),
-      ...(brief.internal_tools?.includes(CONTEXT_COMPACT_TOOL) ? { compact: (reason: string) => this.#compact(reason) } : {}),
-    });
-  }
-
-  /** `context.compact` for this agent; a failure is logged and the run goes on uncompacted. */
-  async #compact(reason: string): Promise<unknown> {
-    const outcome = await this.runtime.call_tool({
-      tool_name: CONTEXT_COMPACT_TOOL,
-      input: { agent_id: this.runtime.address.agent_id, task_id: this.task.id, reason },
-    });
-    if (outcome.ok) return outcome.output;
-    this.runtime.log("warn", `context.compact failed, going on without compaction: ${outcome.error.message}`);
-    return undefined;
   }
 
   /** What a tool run contributes to the result, read from its effects: changed files, the diff, commands. */

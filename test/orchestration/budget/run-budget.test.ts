@@ -47,8 +47,23 @@ const plan: TurnInput = {
   },
 };
 
-/** Each task's worker answers once, and that one call costs 500 tokens. */
-const done: TurnInput = { reply: { content: [{ type: "text", text: "Read." }], usage: { input_tokens: 400, output_tokens: 100 } } };
+/**
+ * Each task's worker records that its note is read (a completion with no change would not pass the review
+ * gate), then answers; only the answer costs tokens, 500.
+ */
+const conversations = TITLES.map((title, index) => ({
+  name: `note${index}`,
+  match: { requester: "executor", task_title: title },
+  turns: [
+    {
+      reply: {
+        content: [{ type: "tool_use" as const, name: "fs.write", input: { path: `notes/${index}/read.md`, content: "read\n" } }],
+        usage: { input_tokens: 0, output_tokens: 0 },
+      },
+    },
+    { reply: { content: [{ type: "text" as const, text: "Read." }], usage: { input_tokens: 400, output_tokens: 100 } } },
+  ],
+}));
 
 let cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -56,9 +71,9 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function providers_for(temp: TempSession, executor_turns: number) {
+async function providers_for(temp: TempSession) {
   const server = await start_scripted_server({
-    script: { turns: { main: [plan], executor: Array.from({ length: executor_turns }, () => done) } },
+    script: { turns: { main: [plan] }, conversations },
     api_key: KEY,
   });
   cleanups.push(() => server.close());
@@ -90,7 +105,7 @@ describe("a run budget", () => {
     cleanups.push(() => temp.cleanup());
     cleanups.push(set_air_home(path.join(temp.root, "air-home")));
     fs.writeFileSync(path.join(temp.project.layout.root, "notes.txt"), "three notes\n");
-    const providers = await providers_for(temp, 3);
+    const providers = await providers_for(temp);
 
     // 110 tokens for the plan, 500 for the first task: 610 of 600 once the first task is done.
     const outcome = await runtime_of(temp, providers, { tokens: 600 }).submit("read the three notes");

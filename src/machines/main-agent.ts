@@ -119,7 +119,8 @@ const executed = (context: MainAgentContext, run: SchedulerRunResult): RequestOu
   run,
 });
 const revision_of = (context: MainAgentContext) => held(context.revision, "main-agent", "revision");
-const mid_run_answer = (context: MainAgentContext) => held(context.triage?.kind === "question" ? context.triage.answer : undefined, "main-agent", "mid-run answer");
+const mid_run_answer = (context: MainAgentContext) =>
+  held(context.triage?.kind === "question" ? context.triage.answer : undefined, "main-agent", "mid-run answer");
 const user_change = (context: MainAgentContext, triage: MidRunTriage): RequirementChange => ({
   source: "user",
   text: mid_run_request(context).text,
@@ -194,8 +195,7 @@ export const main_agent_machine = setup({
     needs_design: ({ context }) =>
       context.classification?.intent === "plan" && (context.classification.tasks.length > 1 || context.classification.touches_architecture === true),
     design_stops: ({ context }) => stops_plan(context.impact),
-    design_confirms: ({ context }) =>
-      awaits_confirmation(context) || (context.confirm_plans && context.impact?.result_class === "requires_user_confirmation"),
+    design_confirms: ({ context }) => awaits_confirmation(context) || (context.confirm_plans && context.impact?.result_class === "requires_user_confirmation"),
     confirms_revision: ({ context }) => context.confirm_plans,
     revising: ({ context }) => context.revision !== undefined,
     replan_requested: ({ context }) => !context.scheduler_live && context.run?.replan !== undefined,
@@ -258,7 +258,10 @@ export const main_agent_machine = setup({
       actions: [assign({ run: ({ event }) => event.output, scheduler_live: false }), enqueueActions(({ enqueue }) => enqueue.stopChild("scheduler"))],
     },
     "xstate.error.actor.scheduler": {
-      actions: [assign({ outcome: ({ event }) => failed(event.error), scheduler_live: false }), enqueueActions(({ enqueue }) => enqueue.stopChild("scheduler"))],
+      actions: [
+        assign({ outcome: ({ event }) => failed(event.error), scheduler_live: false }),
+        enqueueActions(({ enqueue }) => enqueue.stopChild("scheduler")),
+      ],
     },
   },
   states: {
@@ -341,7 +344,11 @@ export const main_agent_machine = setup({
             target: "summarizing",
             actions: [assign({ impact: ({ event }) => event.output }), { type: "reject_plan", params: ({ event }) => ({ reason: event.output.summary }) }],
           },
-          { guard: ({ context, event }) => context.confirm_plans && event.output.result_class === "requires_user_confirmation", target: "confirming", actions: assign({ impact: ({ event }) => event.output }) },
+          {
+            guard: ({ context, event }) => context.confirm_plans && event.output.result_class === "requires_user_confirmation",
+            target: "confirming",
+            actions: assign({ impact: ({ event }) => event.output }),
+          },
           { guard: "needs_confirmation", target: "confirming", actions: assign({ impact: ({ event }) => event.output }) },
           { target: "scheduling", actions: assign({ impact: ({ event }) => event.output }) },
         ],
@@ -355,11 +362,19 @@ export const main_agent_machine = setup({
       on: {
         "plan.approve": [{ guard: "revising", target: "replanning" }, { target: "scheduling" }],
         "plan.reject": [
-          { guard: "revising", target: "executing", actions: ["continue_run", { type: "end_mid_run", params: ({ context, event }) => revision_rejected(context, event.reason) }] },
+          {
+            guard: "revising",
+            target: "executing",
+            actions: ["continue_run", { type: "end_mid_run", params: ({ context, event }) => revision_rejected(context, event.reason) }],
+          },
           { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
         ],
         "user.cancel": [
-          { guard: "revising", target: "executing", actions: ["continue_run", { type: "end_mid_run", params: ({ context, event }) => revision_rejected(context, event.reason) }] },
+          {
+            guard: "revising",
+            target: "executing",
+            actions: ["continue_run", { type: "end_mid_run", params: ({ context, event }) => revision_rejected(context, event.reason) }],
+          },
           { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
         ],
       },
@@ -391,7 +406,11 @@ export const main_agent_machine = setup({
             src: "triage",
             input: ({ context }) => mid_run_request(context),
             onDone: [
-              { guard: ({ event }) => event.output.kind === "question", target: "answering_question", actions: assign({ triage: ({ event }) => event.output }) },
+              {
+                guard: ({ event }) => event.output.kind === "question",
+                target: "answering_question",
+                actions: assign({ triage: ({ event }) => event.output }),
+              },
               { target: "#main-agent.interrupting", actions: assign({ change: ({ context, event }) => user_change(context, event.output) }) },
             ],
             onError: { target: "listening", actions: { type: "end_mid_run", params: failed_in } },
@@ -420,7 +439,11 @@ export const main_agent_machine = setup({
             src: "classify_change",
             input: ({ context }) => change_of(context),
             onDone: [
-              { guard: ({ event }) => event.output.level === "implementation", target: "updating_tasks", actions: assign({ change_class: ({ event }) => event.output }) },
+              {
+                guard: ({ event }) => event.output.level === "implementation",
+                target: "updating_tasks",
+                actions: assign({ change_class: ({ event }) => event.output }),
+              },
               { target: "#main-agent.architecture_revising", actions: assign({ revision: ({ event }) => design_revision(event.output) }) },
             ],
             onError: { target: "#main-agent.executing", actions: ["continue_run", { type: "end_mid_run", params: failed_in }] },
@@ -448,9 +471,17 @@ export const main_agent_machine = setup({
           {
             guard: ({ event }) => stops_plan(event.output.impact),
             target: "executing",
-            actions: [assign({ impact: ({ event }) => event.output.impact }), "continue_run", { type: "end_mid_run", params: ({ event }) => told(`The change was not applied: ${event.output.impact.summary}`) }],
+            actions: [
+              assign({ impact: ({ event }) => event.output.impact }),
+              "continue_run",
+              { type: "end_mid_run", params: ({ event }) => told(`The change was not applied: ${event.output.impact.summary}`) },
+            ],
           },
-          { guard: "confirms_revision", target: "confirming", actions: assign({ revision: ({ event }) => event.output.revision, impact: ({ event }) => event.output.impact }) },
+          {
+            guard: "confirms_revision",
+            target: "confirming",
+            actions: assign({ revision: ({ event }) => event.output.revision, impact: ({ event }) => event.output.impact }),
+          },
           { target: "replanning", actions: assign({ revision: ({ event }) => event.output.revision, impact: ({ event }) => event.output.impact }) },
         ],
         onError: { target: "executing", actions: ["continue_run", { type: "end_mid_run", params: failed_in }] },
@@ -458,7 +489,10 @@ export const main_agent_machine = setup({
     },
     // The revision lands: the Scheduler stops the cancelled tasks' agents, the rest is recorded, dispatch goes on.
     replanning: {
-      entry: { type: "to_scheduler", params: ({ context }) => ({ type: "scheduler.stop_tasks", task_ids: revision_of(context).cancel, reason: change_of(context).summary }) },
+      entry: {
+        type: "to_scheduler",
+        params: ({ context }) => ({ type: "scheduler.stop_tasks", task_ids: revision_of(context).cancel, reason: change_of(context).summary }),
+      },
       invoke: {
         id: "apply_revision",
         src: "apply_revision",

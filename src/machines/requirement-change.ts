@@ -15,9 +15,7 @@ export type TaskRevision = {
  * A requirement change, classified. Implementation-level: only what some pending tasks do changes.
  * Design-level: the plan changes — tasks cancelled (running ones stopped), revised or added.
  */
-export type ChangeClassification =
-  | { readonly level: "implementation"; readonly summary: string; readonly revise: readonly TaskRevision[] }
-  | DesignRevision;
+export type ChangeClassification = { readonly level: "implementation"; readonly summary: string; readonly revise: readonly TaskRevision[] } | DesignRevision;
 
 export type DesignRevision = {
   readonly level: "design";

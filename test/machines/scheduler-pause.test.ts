@@ -45,7 +45,12 @@ function scripted(loads: TaskGraphSnapshot[], waves: WaveDecision[]) {
 describe("scheduler machine: pause, resume and stopping tasks for a replan", () => {
   it("plans no new wave while paused, lets the running agents finish, and plans again on resume", async () => {
     const { machine, calls, finish } = scripted(
-      [graph(["tsk_a"], { pending: 2 }), graph(["tsk_b"], { completed: 1, pending: 1 }), graph(["tsk_b"], { completed: 1, pending: 1 }), graph([], { completed: 2 })],
+      [
+        graph(["tsk_a"], { pending: 2 }),
+        graph(["tsk_b"], { completed: 1, pending: 1 }),
+        graph(["tsk_b"], { completed: 1, pending: 1 }),
+        graph([], { completed: 2 }),
+      ],
       [{ dispatch: ["tsk_a"] }, { dispatch: ["tsk_b"] }],
     );
     const actor = createActor(machine, { input: { autostart: true } }).start();

@@ -34,6 +34,7 @@ import type { WorkspaceConfinement } from "../../permissions/confinement.js";
 import { read_task_spec } from "./task-graph.js";
 import { current_retry } from "./attempt-history.js";
 import { apply_retry } from "./retry-brief.js";
+import type { ArchitectureDesigner } from "../../contracts/architecture.js";
 
 export type RuntimeOptions = {
   readonly provider: ProviderSession;
@@ -53,6 +54,8 @@ export type RuntimeOptions = {
   readonly inspect?: Observer<InspectionEvent>;
   /** A person is there to approve plans (the TUI); headless runs (`air run -p`, `air resume`) are not. */
   readonly interactive?: boolean;
+  /** Assesses plans that need design and revisions of a running plan; without one those steps pass through. */
+  readonly architecture_designer?: ArchitectureDesigner;
 };
 
 /** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
@@ -151,9 +154,13 @@ export type Runtime = {
   readonly main_agent: Actor<ReturnType<typeof provide_main_agent>>;
   /**
    * Records the user's message, hands it to the Main Agent and resolves when it is back to idle. One turn at
-   * a time: while one runs, another is refused before anything is recorded.
+   * a time: while one runs, another is refused before anything is recorded — except while its plan executes,
+   * where the message is the Main Agent's mid-run message (a question answered, a requirement change weighed)
+   * and resolves with how that ended, the Scheduler working meanwhile.
    */
   submit(text: string): Promise<RequestOutcome>;
+  /** The Main Agent takes a message now: idle, between direct turns, or listening while its plan executes. */
+  accepts_message(): boolean;
   /** A turn is running (the Main Agent is neither idle nor waiting for a message in direct mode). */
   busy(): boolean;
   /** `/direct`: the following messages are direct turns (seeds 003 §10.5); refused while a turn runs. */
@@ -248,6 +255,7 @@ class SessionRuntime implements Runtime {
       scheduler: this.#scheduler,
       task_defaults: options.task_defaults,
       prompts,
+      ...(options.architecture_designer === undefined ? {} : { architecture_designer: options.architecture_designer }),
       direct: {
         registry,
         tools: model_visible(registry),
@@ -277,15 +285,36 @@ class SessionRuntime implements Runtime {
   }
 
   async submit(text: string): Promise<RequestOutcome> {
+    if (this.main_agent.getSnapshot().matches({ executing: "listening" })) return this.#mid_run(text);
     if (this.busy()) throw busy_failure();
     const message_id = new_id("message");
     return this.#turn_of(async () => {
-      this.#session.ingestor.ingest(
-        make_event("user.message.created", { message_id, content: text }, { ...this.#session.origin, source: { kind: "user" }, route: ["user"] }),
-      );
+      this.#record_message(message_id, text);
       this.main_agent.send({ type: "user.message", message_id, text });
       return outcome_of(await this.#settled((snapshot) => takes_messages(snapshot) && snapshot.context.request?.message_id === message_id));
     });
+  }
+
+  accepts_message(): boolean {
+    const snapshot = this.main_agent.getSnapshot();
+    return (this.#turn === undefined && takes_messages(snapshot)) || snapshot.matches({ executing: "listening" });
+  }
+
+  /** A message while the plan runs: the turn in flight stays the request's; this one ends with its own outcome. */
+  async #mid_run(text: string): Promise<RequestOutcome> {
+    const message_id = new_id("message");
+    this.#record_message(message_id, text);
+    this.main_agent.send({ type: "user.message", message_id, text });
+    const snapshot = await this.#settled(
+      (candidate) => candidate.context.mid_run?.request.message_id === message_id && candidate.context.mid_run.outcome !== undefined,
+    );
+    return held(snapshot.context.mid_run?.outcome, "main-agent", "mid-run outcome");
+  }
+
+  #record_message(message_id: string, text: string): void {
+    this.#session.ingestor.ingest(
+      make_event("user.message.created", { message_id, content: text }, { ...this.#session.origin, source: { kind: "user" }, route: ["user"] }),
+    );
   }
 
   busy(): boolean {

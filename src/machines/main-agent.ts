@@ -145,7 +145,6 @@ const FRESH_REQUEST = {
   added: [],
 } as const;
 
-const outcome_in = (_: unknown, outcome: RequestOutcome) => outcome;
 const failed_in = ({ event }: { event: { error: unknown } }) => failed(event.error);
 const told_in = ({ event }: { event: DoneActorEvent<string> }) => told(event.output);
 const design_revision = (change: ChangeClassification | undefined) => (change?.level === "design" ? change : undefined);

@@ -1,4 +1,4 @@
-import { and, assign, enqueueActions, not, setup, type DoneActorEvent, type ErrorActorEvent } from "xstate";
+import { assign, enqueueActions, setup, type DoneActorEvent, type ErrorActorEvent } from "xstate";
 import { to_air_error, type AirError } from "../contracts/errors.js";
 import type { TaskStatus } from "../contracts/status.js";
 import { error_of, held } from "./state-data.js";
@@ -146,10 +146,11 @@ export const scheduler_machine = setup({
     has_finished: ({ context }) => context.finished.length > 0,
     paused: ({ context }) => context.paused,
     has_stopped: ({ context }) => context.stopped !== undefined,
-    quiet_held_back: ({ context }) => context.running.length === 0 && context.wave?.held_back !== undefined,
-    quiet_done: ({ context }) => context.running.length === 0 && all_done(context.graph),
-    quiet_replan: ({ context }) => context.running.length === 0 && context.replan !== undefined,
-    quiet: ({ context }) => context.running.length === 0,
+    // Quiet: nothing running and, unless paused (the plan is about to change), the last graph decides.
+    quiet_held_back: ({ context }) => !context.paused && context.running.length === 0 && context.wave?.held_back !== undefined,
+    quiet_done: ({ context }) => !context.paused && context.running.length === 0 && all_done(context.graph),
+    quiet_replan: ({ context }) => !context.paused && context.running.length === 0 && context.replan !== undefined,
+    quiet: ({ context }) => !context.paused && context.running.length === 0,
     has_runs_to_cancel: ({ context }) => context.running.length > 0 || context.finished.length > 0 || context.in_hand !== undefined,
     cancel_requested: ({ context }) => context.cancel_reason !== undefined,
   },
@@ -281,10 +282,10 @@ export const scheduler_machine = setup({
       always: [
         { guard: "has_stopped", target: "cancelling_stopped" },
         { guard: "has_finished", target: "collecting_results", actions: "take_next_finished" },
-        { guard: and([not("paused"), "quiet_held_back"]), target: "blocked" },
-        { guard: and([not("paused"), "quiet_replan"]), target: "blocked" },
-        { guard: and([not("paused"), "quiet_done"]), target: "completed" },
-        { guard: and([not("paused"), "quiet"]), target: "blocked" },
+        { guard: "quiet_held_back", target: "blocked" },
+        { guard: "quiet_replan", target: "blocked" },
+        { guard: "quiet_done", target: "completed" },
+        { guard: "quiet", target: "blocked" },
       ],
       on: {
         "scheduler.cancel": "cancelling",

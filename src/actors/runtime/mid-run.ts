@@ -17,10 +17,10 @@ import { emitter } from "./emit.js";
 const emit = emitter("main");
 const Line = v.pipe(v.string(), v.trim(), v.minLength(1));
 
-export const TRIAGE_TOOL = "triage_message";
-export const CLASSIFY_CHANGE_TOOL = "classify_change";
+const TRIAGE_TOOL = "triage_message";
+const CLASSIFY_CHANGE_TOOL = "classify_change";
 /** The heading of the running plan's state in a mid-run request: the model answers from it, never from memory. */
-export const PLAN_STATE_HEADING = "# The plan as it runs";
+const PLAN_STATE_HEADING = "# The plan as it runs";
 
 const TriageReply = v.variant("kind", [
   v.strictObject({ kind: v.literal("question"), answer: Line }),
@@ -65,7 +65,7 @@ export type MidRunDependencies = {
 const WithSummary = v.object({ summary: v.string() });
 
 /** The task graph from rows: each task's id, title, status, and the worker's summary once it reported. */
-export function plan_state(session: Session): string {
+function plan_state(session: Session): string {
   const rows = session.connection.db
     .select({ id: tasks.id, title: tasks.title, status: tasks.status, type: tasks.type, result: tasks.worker_result_json })
     .from(tasks)

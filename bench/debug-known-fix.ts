@@ -14,7 +14,7 @@ import { VerificationError } from "./verify.js";
  * record and its retry applies the known fix. Each run prints its `model requests: N`; the figure is the
  * second run's turns over the first's. A measurement counts only if both runs pass.
  */
-export type DebugKnownFix = { readonly without_record: number; readonly with_record: number; readonly ratio: number };
+type DebugKnownFix = { readonly without_record: number; readonly with_record: number; readonly ratio: number };
 export type DebugKnownFixOutcome = { readonly kind: "measured"; readonly turns: DebugKnownFix } | { readonly kind: "skipped"; readonly reason: string };
 
 const REPO = fileURLToPath(new URL("../", import.meta.url));

@@ -26,6 +26,9 @@
  *  16. the startup dependency check of `air run` (doctor, D-045), cold and warm (cached) — vs `node -e 0`
  *  17. DiagnosticParser throughput over 10 MB of real compiler/linker/CMake/sanitizer output — vs a bare
  *      `split("\n")` of the same text
+ *  18. the review gate per task (diff, reviewer worker, one model turn of a fixed delay) — beside the executor run
+ *      it gates
+ *  19. model turns to fix a compile error whose signature has a debug record — beside the same failure without one
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
@@ -34,6 +37,8 @@ import { bench_cpp_build } from "./cpp-build.js";
 import { bench_cpp_parser, cpp_parser_line } from "./cpp-parser.js";
 import { bench_context_prefix, tokens_per_turn } from "./context-prefix.js";
 import { bench_doctor_startup, format_doctor_startup } from "./doctor-startup.js";
+import { bench_review_gate } from "./review-gate.js";
+import { bench_debug_known_fix, format_debug_known_fix } from "./debug-known-fix.js";
 import { bench_e2e_split } from "./e2e-split.js";
 import { bench_ingest, type IngestMode } from "./ingest.js";
 import { bench_permissions_check } from "./permissions-check.js";
@@ -77,6 +82,10 @@ const CPP_PARSER_ROUNDS = QUICK ? 1 : 5;
 const WORKSPACE_ROUNDS = QUICK ? 1 : 7;
 const CPP_BUILD_ROUNDS = QUICK ? 1 : 5;
 const SPEEDUP_ROUNDS = QUICK ? 1 : 3;
+/** Rounds of the review-gate bench, and its model's delay: a fixed, known share of the gate's time. */
+const REVIEW_ROUNDS = QUICK ? 1 : 3;
+const REVIEW_MODEL_DELAY_MS = 200;
+
 /** What the scripted model waits before each answer in the wave-speedup runs, as a real model takes time. */
 const SPEEDUP_DELAY_MS = 300;
 const OVERHEAD_ROUNDS = QUICK ? 1 : 3;
@@ -342,6 +351,17 @@ async function main(): Promise<number> {
   log(`doctor startup: ${DOCTOR_RUNS} rounds of the cold and the warm dependency check, each beside node -e 0`);
   printed.push(...format_doctor_startup(await bench_doctor_startup(DOCTOR_RUNS)));
   log(`  doctor startup: ${took()}`);
+
+  log(`review gate: ${REVIEW_ROUNDS} rounds of one reviewed task, the scripted model answering after ${REVIEW_MODEL_DELAY_MS} ms`);
+  const review = await bench_review_gate(REVIEW_ROUNDS, REVIEW_MODEL_DELAY_MS);
+  printed.push(
+    `review gate per task: p50 ${review.gate_p50_ms} ms (model ${REVIEW_MODEL_DELAY_MS} ms, air ${review.gate_overhead_p50_ms} ms) beside the executor run it gates: p50 ${review.executor_p50_ms} ms`,
+  );
+  log(`  review gate: ${took()}`);
+
+  log("debug known fix: the cpp-debug-review fixture's two runs in one project, model turns of each");
+  printed.push(format_debug_known_fix(bench_debug_known_fix()));
+  log(`  debug known fix: ${took()}`);
 
   console.log("");
   for (const line of printed) console.log(line);

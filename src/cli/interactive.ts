@@ -106,12 +106,25 @@ function show_plans(session: Session): () => void {
   });
 }
 
+/** A mid-run message's failure is said in the conversation; its answer the Main Agent records itself. */
+function mid_run(session: Session, runtime: Runtime, text: string): void {
+  runtime.submit(text).then(
+    (outcome) => {
+      if (outcome.kind === "failed") say(session, "assistant.message.created", { message_id: new_id("message"), content: summary_of(session, outcome) });
+    },
+    (error: unknown) =>
+      say(session, "assistant.message.created", { message_id: new_id("message"), content: `The message failed: ${to_air_error(error).message}` }),
+  );
+}
+
 /** Routes the UI's commands to the runtime; returns the unsubscribe. */
 function route_commands(projection: SessionProjection, runtime: Runtime, session: Session, turns: Turns): () => void {
   const { channel } = projection;
   const offs = [
     // In direct mode the Main Agent itself takes the message as a direct turn (seeds 003 §10.5).
     channel.on("send_message", ({ text, direct }) => {
+      // While a plan executes the Main Agent listens: the message is answered (or weighed) beside the running turn.
+      if (turns.busy && runtime.accepts_message() && direct !== true) return void mid_run(session, runtime, text);
       if (runtime.busy()) throw busy_failure();
       if (direct === true && !runtime.in_direct_mode()) throw not_in_direct_mode_failure();
       turns.start(async () => {

@@ -1,15 +1,27 @@
-import { assign, sendTo, setup, type DoneActorEvent } from "xstate";
+import { assign, enqueueActions, setup, type DoneActorEvent, type ErrorActorEvent } from "xstate";
+import type { ArchitectureImpact } from "../contracts/architecture.js";
 import { make_air_error, to_air_error, type AirError } from "../contracts/errors.js";
 import type { TaskSpec } from "../contracts/task.js";
+import {
+  stops_plan,
+  type ChangeClassification,
+  type DesignRevision,
+  type MidRunTriage,
+  type RequirementChange,
+  type RevisionAssessment,
+} from "./requirement-change.js";
 import { error_of, held } from "./state-data.js";
-import { scheduler_machine, type SchedulerRunResult } from "./scheduler.js";
+import { scheduler_machine, type SchedulerEvent, type SchedulerRunResult } from "./scheduler.js";
 import { unprovided } from "./unprovided.js";
 
 /**
  * What the model made of a user message: a question to answer, or work to delegate as a validated plan of
  * one or more tasks (a single task is a plan of one), dependencies already resolved to TaskIds.
  */
-export type Classification = { readonly intent: "chat"; readonly answer: string } | { readonly intent: "plan"; readonly tasks: readonly TaskSpec[] };
+export type Classification =
+  | { readonly intent: "chat"; readonly answer: string }
+  /** `touches_architecture`: the model says the work changes the project's design; it goes to the Architecture Designer. */
+  | { readonly intent: "plan"; readonly tasks: readonly TaskSpec[]; readonly touches_architecture?: boolean };
 
 /**
  * How the runtime starts the Main Agent. `confirm_plans`: a plan of more than one task waits for the user —
@@ -27,12 +39,28 @@ export type RequestOutcome =
   | { readonly kind: "rejected"; readonly reason: string; readonly task_count: number }
   | { readonly kind: "failed"; readonly error: AirError };
 
+/** A message the user sent while the plan ran, and how it ended (an answer, a change applied or refused). */
+export type MidRunMessage = { readonly request: UserRequest; readonly outcome: RequestOutcome | undefined };
+
 type MainAgentContext = {
   /** Plans of more than one task wait in `confirming` for `plan.approve` / `plan.reject`. */
   confirm_plans: boolean;
   request: UserRequest | undefined;
   classification: Classification | undefined;
   outcome: RequestOutcome | undefined;
+  /** The Architecture Designer's verdict on the plan (ARCHITECTURE_DESIGNING) or on a revision of it. */
+  impact: ArchitectureImpact | undefined;
+  /** The Scheduler child runs from `scheduling` until it ends, through INTERRUPTING and ARCHITECTURE_REVISING. */
+  scheduler_live: boolean;
+  /** How the Scheduler ended; the request ends once no mid-run message is in hand. */
+  run: SchedulerRunResult | undefined;
+  mid_run: MidRunMessage | undefined;
+  triage: MidRunTriage | undefined;
+  change: RequirementChange | undefined;
+  change_class: ChangeClassification | undefined;
+  revision: DesignRevision | undefined;
+  /** Tasks a revision added to the request's plan, reported with it. */
+  added: readonly string[];
 };
 
 export type MainAgentEvent =
@@ -45,7 +73,13 @@ export type MainAgentEvent =
   /** `/direct`: the user works with the Main Agent's tools directly until `/done` (seeds 003 §10.5). */
   | { type: "direct.enter" }
   /** `/done`: the direct session's evidence is collected and summarised, then back to idle. */
-  | { type: "direct.done" };
+  | { type: "direct.done" }
+  /** The Scheduler child, spawned (not invoked) so that it outlives `executing`, reports its end as these. */
+  | DoneActorEvent<SchedulerRunResult, "scheduler">
+  | ErrorActorEvent<unknown, "scheduler">;
+
+/** What the user is told when a mid-run message ends in an answer of the Main Agent's own. */
+const told = (answer: string): RequestOutcome => ({ kind: "answered", answer });
 
 /** Actors reject with `AirFailure`s (or, on a bug, anything): the outcome always holds an AirError. */
 const failed = (error: unknown): RequestOutcome => ({ kind: "failed", error: to_air_error(error, "system_error") });
@@ -77,11 +111,50 @@ const plan_tasks = (context: MainAgentContext) =>
   held(context.classification?.intent === "plan" ? context.classification.tasks : undefined, "main-agent", "plan");
 const plan_input = ({ context }: { context: MainAgentContext }) => ({ request: request_of(context), tasks: plan_tasks(context) });
 const awaits_confirmation = (context: MainAgentContext) => context.confirm_plans && plan_tasks(context).length > 1;
+const change_of = (context: MainAgentContext) => held(context.change, "main-agent", "requirement change");
+const mid_run_request = (context: MainAgentContext) => held(context.mid_run?.request, "main-agent", "mid-run message");
+const executed = (context: MainAgentContext, run: SchedulerRunResult): RequestOutcome => ({
+  kind: "executed",
+  task_ids: [...plan_tasks(context).map((task) => task.id), ...context.added],
+  run,
+});
+const revision_of = (context: MainAgentContext) => held(context.revision, "main-agent", "revision");
+const mid_run_answer = (context: MainAgentContext) =>
+  held(context.triage?.kind === "question" ? context.triage.answer : undefined, "main-agent", "mid-run answer");
+const user_change = (context: MainAgentContext, triage: MidRunTriage): RequirementChange => ({
+  source: "user",
+  text: mid_run_request(context).text,
+  summary: triage.kind === "requirement_change" ? triage.summary : mid_run_request(context).text,
+  task_ids: [],
+});
+const revision_rejected = (context: MainAgentContext, reason: string): RequestOutcome => {
+  const revision = revision_of(context);
+  return { kind: "rejected", reason, task_count: revision.cancel.length + revision.revise.length + revision.add.length };
+};
+const FRESH_REQUEST = {
+  classification: undefined,
+  outcome: undefined,
+  impact: undefined,
+  scheduler_live: false,
+  run: undefined,
+  mid_run: undefined,
+  triage: undefined,
+  change: undefined,
+  change_class: undefined,
+  revision: undefined,
+  added: [],
+} as const;
+
+const failed_in = ({ event }: { event: { error: unknown } }) => failed(event.error);
+const told_in = ({ event }: { event: DoneActorEvent<string> }) => told(event.output);
+const design_revision = (change: ChangeClassification | undefined) => (change?.level === "design" ? change : undefined);
 
 /**
- * The Main Agent of seeds 000 §20.1: it classifies, answers or delegates a plan — shown first, confirmed by
- * the user when the runtime asks for it — and summarises; execution belongs to the Scheduler, invoked as a
- * child so cancelling reaches it.
+ * The Main Agent of seeds 000 §20.1: it classifies, answers or delegates a plan — through the Architecture
+ * Designer when the plan needs design, shown first, confirmed by the user when the runtime asks for it — and
+ * summarises. Execution belongs to the Scheduler, a child spawned for the request so that it keeps running
+ * while the Main Agent answers a question, weighs a requirement change (INTERRUPTING, the Scheduler paused) or
+ * revises the plan (ARCHITECTURE_REVISING, CONFIRMING); a cancel reaches it.
  */
 export const main_agent_machine = setup({
   types: {
@@ -94,10 +167,21 @@ export const main_agent_machine = setup({
     answer: unprovided<void, { request: UserRequest; answer: string }>("answer"),
     // Shows the plan before anything is recorded or confirmed.
     present_plan: unprovided<void, { request: UserRequest; tasks: readonly TaskSpec[]; awaiting_confirmation: boolean }>("present_plan"),
+    // The Architecture Designer's assessment of a plan that needs design; silent_continue when the runtime has none.
+    design_architecture: unprovided<ArchitectureImpact, { request: UserRequest; tasks: readonly TaskSpec[] }>("design_architecture"),
     // Records the whole plan at once: every task or none.
     create_tasks: unprovided<void, { request: UserRequest; tasks: readonly TaskSpec[] }>("create_tasks"),
     // The Scheduler runs as a child machine so that a cancel reaches it; its own actors are provided by the runtime.
     execute: scheduler_machine,
+    // A message while the plan runs: a question (answered from the rows) or a requirement change (recorded).
+    triage: unprovided<MidRunTriage, UserRequest>("triage"),
+    classify_change: unprovided<ChangeClassification, RequirementChange>("classify_change"),
+    // An implementation-level change: the pending tasks it names get their new text; what was done is told.
+    revise_tasks: unprovided<string, { change: RequirementChange; revision: ChangeClassification }>("revise_tasks"),
+    // Drafts the revision when a gate asked for it, then has the Architecture Designer assess it.
+    revise_architecture: unprovided<RevisionAssessment, { change: RequirementChange; revision: DesignRevision | undefined }>("revise_architecture"),
+    // Cancels, revises and adds the revision's tasks (the Scheduler has stopped the cancelled ones' agents).
+    apply_revision: unprovided<string, { change: RequirementChange; revision: DesignRevision }>("apply_revision"),
     summarize: unprovided<void, { request: UserRequest; outcome: RequestOutcome }>("summarize"),
     // Direct mode: the Main Agent runs the model ↔ tools loop itself and answers with the model's last text.
     direct_turn: unprovided<string, UserRequest>("direct_turn"),
@@ -107,10 +191,17 @@ export const main_agent_machine = setup({
   guards: {
     is_plan: ({ context }) => context.classification?.intent === "plan",
     needs_confirmation: ({ context }) => awaits_confirmation(context),
+    needs_design: ({ context }) => context.classification?.intent === "plan" && context.classification.touches_architecture === true,
+    design_stops: ({ context }) => stops_plan(context.impact),
+    design_confirms: ({ context }) => awaits_confirmation(context) || (context.confirm_plans && context.impact?.result_class === "requires_user_confirmation"),
+    confirms_revision: ({ context }) => context.confirm_plans,
+    revising: ({ context }) => context.revision !== undefined,
+    replan_requested: ({ context }) => !context.scheduler_live && context.run?.replan !== undefined,
+    scheduler_ended: ({ context }) => !context.scheduler_live && (context.run !== undefined || context.outcome !== undefined),
   },
   actions: {
     fail: assign({ outcome: (_, params: { error: unknown }) => failed(params.error) }),
-    take_request: assign((_, request: UserRequest) => ({ request, classification: undefined, outcome: undefined })),
+    take_request: assign((_, request: UserRequest) => ({ request, ...FRESH_REQUEST })),
     answer_with: assign({ outcome: (_, params: { answer: string }): RequestOutcome => ({ kind: "answered", answer: params.answer }) }),
     interrupt: assign({ outcome: (_, params: { reason: string }) => interrupted(params.reason) }),
     reject_plan: assign({
@@ -120,12 +211,57 @@ export const main_agent_machine = setup({
         task_count: plan_tasks(context).length,
       }),
     }),
-    forget_request: assign({ request: undefined, classification: undefined, outcome: undefined }),
+    forget_request: assign({ request: undefined, ...FRESH_REQUEST }),
+    start_scheduler: enqueueActions(({ enqueue }) => {
+      enqueue.spawnChild("execute", { id: "scheduler", input: { autostart: true } });
+      enqueue.assign({ scheduler_live: true, run: undefined });
+    }),
+    // The Scheduler may have ended meanwhile (all its tasks done): then there is no one to tell.
+    to_scheduler: enqueueActions(({ enqueue, context }, event: SchedulerEvent) => {
+      if (context.scheduler_live) enqueue.sendTo("scheduler", event);
+    }),
+    // After a change: the paused Scheduler plans again; one that ended while the plan changed starts anew.
+    continue_run: enqueueActions(({ enqueue, context }) => {
+      if (context.scheduler_live) {
+        enqueue.sendTo("scheduler", { type: "scheduler.resume" });
+        return;
+      }
+      if (context.revision === undefined) return;
+      enqueue.spawnChild("execute", { id: "scheduler", input: { autostart: true } });
+      enqueue.assign({ scheduler_live: true, run: undefined, outcome: undefined });
+    }),
+    take_mid_run: assign({ mid_run: (_, request: UserRequest): MidRunMessage => ({ request, outcome: undefined }) }),
+    end_mid_run: assign(({ context }, outcome: RequestOutcome) => ({
+      mid_run: context.mid_run === undefined ? undefined : { request: context.mid_run.request, outcome },
+      triage: undefined,
+      change: undefined,
+      change_class: undefined,
+      revision: undefined,
+    })),
+    take_gate_replan: assign(({ context }) => {
+      const run = held(context.run, "main-agent", "scheduler run");
+      const replan = held(run.replan, "main-agent", "replan request");
+      const change: RequirementChange = { source: "gate", text: replan.reason, summary: replan.reason, task_ids: replan.task_ids };
+      // The replan is taken once: a revision refused or rejected ends the request with the run as it stopped.
+      return { change, revision: undefined, run: { status: run.status, counts: run.counts, error: run.error } };
+    }),
+    settle_run: assign({ outcome: ({ context }) => context.outcome ?? executed(context, held(context.run, "main-agent", "scheduler run")) }),
   },
 }).createMachine({
   id: "main-agent",
   initial: "idle",
-  context: ({ input }) => ({ confirm_plans: input.confirm_plans, request: undefined, classification: undefined, outcome: undefined }),
+  context: ({ input }) => ({ confirm_plans: input.confirm_plans, request: undefined, ...FRESH_REQUEST }),
+  on: {
+    "xstate.done.actor.scheduler": {
+      actions: [assign({ run: ({ event }) => event.output, scheduler_live: false }), enqueueActions(({ enqueue }) => enqueue.stopChild("scheduler"))],
+    },
+    "xstate.error.actor.scheduler": {
+      actions: [
+        assign({ outcome: ({ event }) => failed(event.error), scheduler_live: false }),
+        enqueueActions(({ enqueue }) => enqueue.stopChild("scheduler")),
+      ],
+    },
+  },
   states: {
     idle: {
       on: {
@@ -185,23 +321,60 @@ export const main_agent_machine = setup({
         onError: { target: "idle", actions: { type: "fail", params: error_of } },
       },
     },
-    // Architecture review slots in here, before the plan is shown.
     delegating: {
       invoke: {
         id: "present_plan",
         src: "present_plan",
         input: ({ context }) => ({ ...plan_input({ context }), awaiting_confirmation: awaits_confirmation(context) }),
-        onDone: [{ guard: "needs_confirmation", target: "confirming" }, { target: "scheduling" }],
+        onDone: [{ guard: "needs_design", target: "architecture_designing" }, { guard: "needs_confirmation", target: "confirming" }, { target: "scheduling" }],
+        onError: { target: "idle", actions: { type: "fail", params: error_of } },
+      },
+    },
+    // A plan of several tasks, or one that touches the design, is assessed before it is confirmed or recorded.
+    architecture_designing: {
+      invoke: {
+        id: "design_architecture",
+        src: "design_architecture",
+        input: plan_input,
+        onDone: [
+          {
+            guard: ({ event }) => stops_plan(event.output),
+            target: "summarizing",
+            actions: [assign({ impact: ({ event }) => event.output }), { type: "reject_plan", params: ({ event }) => ({ reason: event.output.summary }) }],
+          },
+          {
+            guard: ({ context, event }) => context.confirm_plans && event.output.result_class === "requires_user_confirmation",
+            target: "confirming",
+            actions: assign({ impact: ({ event }) => event.output }),
+          },
+          { guard: "needs_confirmation", target: "confirming", actions: assign({ impact: ({ event }) => event.output }) },
+          { target: "scheduling", actions: assign({ impact: ({ event }) => event.output }) },
+        ],
         onError: { target: "idle", actions: { type: "fail", params: error_of } },
       },
     },
     // Nothing is recorded yet: a rejected plan leaves no task row, and an unconfirmed one cannot run on `air resume`.
     // A rejection is summarised like any other end of a request, so the conversation says what became of the plan.
+    // A revision waits here too, the Scheduler paused (or ended): rejected, the plan runs on as it was.
     confirming: {
       on: {
-        "plan.approve": "scheduling",
-        "plan.reject": { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
-        "user.cancel": { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
+        "plan.approve": [{ guard: "revising", target: "replanning" }, { target: "scheduling" }],
+        "plan.reject": [
+          {
+            guard: "revising",
+            target: "executing",
+            actions: ["continue_run", { type: "end_mid_run", params: ({ context, event }) => revision_rejected(context, event.reason) }],
+          },
+          { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
+        ],
+        "user.cancel": [
+          {
+            guard: "revising",
+            target: "executing",
+            actions: ["continue_run", { type: "end_mid_run", params: ({ context, event }) => revision_rejected(context, event.reason) }],
+          },
+          { target: "summarizing", actions: { type: "reject_plan", params: reason_of } },
+        ],
       },
     },
     scheduling: {
@@ -209,27 +382,128 @@ export const main_agent_machine = setup({
         id: "create_tasks",
         src: "create_tasks",
         input: plan_input,
-        onDone: "executing",
+        onDone: { target: "executing", actions: "start_scheduler" },
         onError: { target: "idle", actions: { type: "fail", params: error_of } },
       },
     },
+    // The Scheduler works while the Main Agent listens: a message is triaged and answered beside it.
     executing: {
-      invoke: {
-        id: "scheduler",
-        src: "execute",
-        input: { autostart: true },
-        onDone: {
-          target: "summarizing",
-          actions: assign({
-            outcome: ({ context, event }) => ({ kind: "executed", task_ids: plan_tasks(context).map((task) => task.id), run: event.output }),
-          }),
+      initial: "listening",
+      on: { "user.cancel": { actions: { type: "to_scheduler", params: ({ event }) => ({ type: "scheduler.cancel", reason: event.reason }) } } },
+      states: {
+        listening: {
+          always: [
+            { guard: "replan_requested", target: "#main-agent.architecture_revising", actions: "take_gate_replan" },
+            { guard: "scheduler_ended", target: "#main-agent.summarizing", actions: "settle_run" },
+          ],
+          on: { "user.message": { target: "triaging", actions: { type: "take_mid_run", params: request_in } } },
         },
-        onError: { target: "summarizing", actions: { type: "fail", params: error_of } },
+        triaging: {
+          invoke: {
+            id: "triage",
+            src: "triage",
+            input: ({ context }) => mid_run_request(context),
+            onDone: [
+              {
+                guard: ({ event }) => event.output.kind === "question",
+                target: "answering_question",
+                actions: assign({ triage: ({ event }) => event.output }),
+              },
+              { target: "#main-agent.interrupting", actions: assign({ change: ({ context, event }) => user_change(context, event.output) }) },
+            ],
+            onError: { target: "listening", actions: { type: "end_mid_run", params: failed_in } },
+          },
+        },
+        answering_question: {
+          invoke: {
+            id: "answer_question",
+            src: "answer",
+            input: ({ context }) => ({ request: mid_run_request(context), answer: mid_run_answer(context) }),
+            onDone: { target: "listening", actions: { type: "end_mid_run", params: ({ context }) => told(mid_run_answer(context)) } },
+            onError: { target: "listening", actions: { type: "end_mid_run", params: failed_in } },
+          },
+        },
       },
-      on: {
-        "user.cancel": {
-          actions: sendTo("scheduler", ({ event }) => ({ type: "scheduler.cancel", reason: event.reason })),
+    },
+    // A requirement change: dispatch pauses (running agents go on) while the change is classified.
+    interrupting: {
+      entry: { type: "to_scheduler", params: { type: "scheduler.pause" } },
+      on: { "user.cancel": { actions: { type: "to_scheduler", params: ({ event }) => ({ type: "scheduler.cancel", reason: event.reason }) } } },
+      initial: "classifying_change",
+      states: {
+        classifying_change: {
+          invoke: {
+            id: "classify_change",
+            src: "classify_change",
+            input: ({ context }) => change_of(context),
+            onDone: [
+              {
+                guard: ({ event }) => event.output.level === "implementation",
+                target: "updating_tasks",
+                actions: assign({ change_class: ({ event }) => event.output }),
+              },
+              { target: "#main-agent.architecture_revising", actions: assign({ revision: ({ event }) => design_revision(event.output) }) },
+            ],
+            onError: { target: "#main-agent.executing", actions: ["continue_run", { type: "end_mid_run", params: failed_in }] },
+          },
         },
+        updating_tasks: {
+          invoke: {
+            id: "revise_tasks",
+            src: "revise_tasks",
+            input: ({ context }) => ({ change: change_of(context), revision: held(context.change_class, "main-agent", "change classification") }),
+            onDone: { target: "#main-agent.executing", actions: ["continue_run", { type: "end_mid_run", params: told_in }] },
+            onError: { target: "#main-agent.executing", actions: ["continue_run", { type: "end_mid_run", params: failed_in }] },
+          },
+        },
+      },
+    },
+    // A design-level change (or a gate's replan): the revision is drafted if need be and assessed before it is confirmed.
+    architecture_revising: {
+      on: { "user.cancel": { actions: { type: "to_scheduler", params: ({ event }) => ({ type: "scheduler.cancel", reason: event.reason }) } } },
+      invoke: {
+        id: "revise_architecture",
+        src: "revise_architecture",
+        input: ({ context }) => ({ change: change_of(context), revision: context.revision }),
+        onDone: [
+          {
+            guard: ({ event }) => stops_plan(event.output.impact),
+            target: "executing",
+            actions: [
+              assign({ impact: ({ event }) => event.output.impact }),
+              "continue_run",
+              { type: "end_mid_run", params: ({ event }) => told(`The change was not applied: ${event.output.impact.summary}`) },
+            ],
+          },
+          {
+            guard: "confirms_revision",
+            target: "confirming",
+            actions: assign({ revision: ({ event }) => event.output.revision, impact: ({ event }) => event.output.impact }),
+          },
+          { target: "replanning", actions: assign({ revision: ({ event }) => event.output.revision, impact: ({ event }) => event.output.impact }) },
+        ],
+        onError: { target: "executing", actions: ["continue_run", { type: "end_mid_run", params: failed_in }] },
+      },
+    },
+    // The revision lands: the Scheduler stops the cancelled tasks' agents, the rest is recorded, dispatch goes on.
+    replanning: {
+      entry: {
+        type: "to_scheduler",
+        params: ({ context }) => ({ type: "scheduler.stop_tasks", task_ids: revision_of(context).cancel, reason: change_of(context).summary }),
+      },
+      invoke: {
+        id: "apply_revision",
+        src: "apply_revision",
+        input: ({ context }) => ({ change: change_of(context), revision: revision_of(context) }),
+        onDone: {
+          target: "executing",
+          actions: [
+            assign({ added: ({ context }) => [...context.added, ...revision_of(context).add.map((task) => task.id)] }),
+            "continue_run",
+            { type: "end_mid_run", params: told_in },
+          ],
+        },
+        onError: { target: "executing", actions: ["continue_run", { type: "end_mid_run", params: failed_in }] },
       },
     },
     summarizing: {

@@ -28,7 +28,7 @@ export type Dispatched = { readonly task_id: string; readonly agent_id: string }
 export type Collected = { readonly gate: boolean; readonly merge: boolean };
 
 /** The affected tasks the Architecture Designer (or a requirement change) sent back to be planned again. */
-export type ReplanRequest = { readonly task_ids: readonly string[]; readonly reason: string };
+type ReplanRequest = { readonly task_ids: readonly string[]; readonly reason: string };
 
 /**
  * How a gate ended. Passed: the work goes on to the next gate, then the merge (or, in the main checkout, its
@@ -68,12 +68,21 @@ type SchedulerContext = {
   replan: ReplanRequest | undefined;
   /** A cancel that arrived while a run was being collected, merged or retried: honoured once that step ends. */
   cancel_reason: string | undefined;
+  /** `scheduler.pause`: no new wave is planned until `scheduler.resume`; the running agents go on. */
+  paused: boolean;
+  /** Tasks `scheduler.stop_tasks` took out of the run (their agents already stopped), cancelled from `monitoring`. */
+  stopped: { readonly task_ids: readonly string[]; readonly reason: string } | undefined;
   error: AirError | undefined;
 };
 
 export type SchedulerEvent =
   | { type: "scheduler.run" }
   | { type: "scheduler.cancel"; reason: string }
+  /** A requirement change is being weighed (seeds 000 §20.1 INTERRUPTING): start nothing new, let the running agents go on. */
+  | { type: "scheduler.pause" }
+  | { type: "scheduler.resume" }
+  /** A replan cancelled these tasks: their running agents are stopped (workspaces kept until cleanup), the tasks cancelled. */
+  | { type: "scheduler.stop_tasks"; task_ids: readonly string[]; reason: string }
   | DoneActorEvent<WorkerRunOutcome, string>
   | ErrorActorEvent<unknown, string>;
 
@@ -90,9 +99,12 @@ const all_done = (graph: TaskGraphSnapshot | undefined) =>
 
 const is_running = (context: SchedulerContext, agent_id: string) => context.running.some((agent) => agent.agent_id === agent_id);
 
+type ActorEnd = DoneActorEvent<WorkerRunOutcome, string> | ErrorActorEvent<unknown, string>;
+const is_actor_end = (event: SchedulerEvent): event is ActorEnd => event.type.startsWith("xstate.");
+
 /** A run's end, from its child actor's done or error event. */
 function finished_of(context: SchedulerContext, event: SchedulerEvent): Finished | undefined {
-  if (event.type === "scheduler.run" || event.type === "scheduler.cancel") return undefined;
+  if (!is_actor_end(event)) return undefined;
   const agent = context.running.find((candidate) => candidate.agent_id === event.actorId);
   if (agent === undefined) return undefined;
   const run: WorkerRunOutcome = "output" in event ? event.output : { status: "failed", error: to_air_error(event.error, "agent_error") };
@@ -132,10 +144,13 @@ export const scheduler_machine = setup({
     autostart: ({ context }) => context.autostart,
     recovering: ({ context }) => context.recovering,
     has_finished: ({ context }) => context.finished.length > 0,
-    quiet_held_back: ({ context }) => context.running.length === 0 && context.wave?.held_back !== undefined,
-    quiet_done: ({ context }) => context.running.length === 0 && all_done(context.graph),
-    quiet_replan: ({ context }) => context.running.length === 0 && context.replan !== undefined,
-    quiet: ({ context }) => context.running.length === 0,
+    paused: ({ context }) => context.paused,
+    has_stopped: ({ context }) => context.stopped !== undefined,
+    // Quiet: nothing running and, unless paused (the plan is about to change), the last graph decides.
+    quiet_held_back: ({ context }) => !context.paused && context.running.length === 0 && context.wave?.held_back !== undefined,
+    quiet_done: ({ context }) => !context.paused && context.running.length === 0 && all_done(context.graph),
+    quiet_replan: ({ context }) => !context.paused && context.running.length === 0 && context.replan !== undefined,
+    quiet: ({ context }) => !context.paused && context.running.length === 0,
     has_runs_to_cancel: ({ context }) => context.running.length > 0 || context.finished.length > 0 || context.in_hand !== undefined,
     cancel_requested: ({ context }) => context.cancel_reason !== undefined,
   },
@@ -156,7 +171,7 @@ export const scheduler_machine = setup({
     /** A child that ended is stopped at once (XState copies the children map on every spawn and stop). */
     queue_finished: enqueueActions(({ enqueue, context, event }) => {
       const finished = finished_of(context, event);
-      if (finished === undefined || event.type === "scheduler.run" || event.type === "scheduler.cancel") return;
+      if (finished === undefined || !is_actor_end(event)) return;
       enqueue.stopChild(event.actorId);
       enqueue.assign({
         running: context.running.filter((agent) => agent.agent_id !== event.actorId),
@@ -165,6 +180,15 @@ export const scheduler_machine = setup({
     }),
     stop_agents: enqueueActions(({ enqueue, context }) => {
       for (const agent of context.running) enqueue.stopChild(agent.agent_id);
+    }),
+    /** Stopping a child aborts its run (the worker is cancelled); its end never comes back, so it leaves `running` here. */
+    stop_tasks: enqueueActions(({ enqueue, context }, params: { task_ids: readonly string[]; reason: string }) => {
+      const stopping = context.running.filter((agent) => params.task_ids.includes(agent.task_id));
+      for (const agent of stopping) enqueue.stopChild(agent.agent_id);
+      enqueue.assign({
+        running: context.running.filter((agent) => !params.task_ids.includes(agent.task_id)),
+        stopped: { task_ids: [...new Set([...(context.stopped?.task_ids ?? []), ...params.task_ids])], reason: params.reason },
+      });
     }),
   },
 }).createMachine({
@@ -183,11 +207,16 @@ export const scheduler_machine = setup({
     merge: undefined,
     replan: undefined,
     cancel_reason: undefined,
+    paused: false,
+    stopped: undefined,
     error: undefined,
   }),
   on: {
     // Outside the states that cancel at once, a cancel waits for the step in hand: a merge is all or nothing.
     "scheduler.cancel": { actions: assign({ cancel_reason: ({ event }) => event.reason }) },
+    "scheduler.pause": { actions: assign({ paused: true }) },
+    "scheduler.resume": { actions: assign({ paused: false }) },
+    "scheduler.stop_tasks": { actions: { type: "stop_tasks", params: ({ event }) => ({ task_ids: event.task_ids, reason: event.reason }) } },
     "xstate.done.actor.*": { guard: ({ context, event }) => is_running(context, event.actorId), actions: "queue_finished" },
     "xstate.error.actor.*": { guard: ({ context, event }) => is_running(context, event.actorId), actions: "queue_finished" },
   },
@@ -212,7 +241,10 @@ export const scheduler_machine = setup({
       invoke: {
         id: "load_graph",
         src: "load_graph",
-        onDone: { target: "planning_wave", actions: assign({ graph: ({ event }) => event.output }) },
+        onDone: [
+          { guard: "paused", target: "monitoring", actions: assign({ graph: ({ event }) => event.output }) },
+          { target: "planning_wave", actions: assign({ graph: ({ event }) => event.output }) },
+        ],
         onError: { target: "stopping", actions: { type: "remember_error", params: error_of } },
       },
       on: { "scheduler.cancel": "cancelling" },
@@ -245,15 +277,30 @@ export const scheduler_machine = setup({
       on: { "scheduler.cancel": "cancelling" },
     },
     // Waits for the next end of a run; with nothing running and nothing to collect, the last graph decides.
+    // Paused, it waits for `scheduler.resume` instead of deciding: the plan is about to change.
     monitoring: {
       always: [
+        { guard: "has_stopped", target: "cancelling_stopped" },
         { guard: "has_finished", target: "collecting_results", actions: "take_next_finished" },
         { guard: "quiet_held_back", target: "blocked" },
         { guard: "quiet_replan", target: "blocked" },
         { guard: "quiet_done", target: "completed" },
         { guard: "quiet", target: "blocked" },
       ],
-      on: { "scheduler.cancel": "cancelling" },
+      on: {
+        "scheduler.cancel": "cancelling",
+        "scheduler.resume": { target: "loading_graph", actions: assign({ paused: false }) },
+      },
+    },
+    // The tasks a replan cancelled: their agents were stopped at once, their rows are settled here.
+    cancelling_stopped: {
+      invoke: {
+        id: "cancel_stopped",
+        src: "cancel_tasks",
+        input: ({ context }) => held(context.stopped, "scheduler", "stopped tasks"),
+        onDone: { target: "loading_graph", actions: assign({ stopped: undefined }) },
+        onError: { target: "stopping", actions: [assign({ stopped: undefined }), { type: "remember_error", params: error_of }] },
+      },
     },
     collecting_results: {
       invoke: {

@@ -385,6 +385,14 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
       expect_attempt_updated(v, p.task_id, { status: "blocked", ended_at: v.at });
     },
   },
+  "task.revised": {
+    kind: "projected",
+    does: "replaces the task's spec and title; its status and dependency rows stay",
+    tables: ["tasks"],
+    check: (p, v) => {
+      expect_row_updated(v, "tasks", p.task_id, { title: p.task.title, spec_json: p.task, updated_at: v.at });
+    },
+  },
   "task.cancelled": {
     kind: "projected",
     does: "sets tasks.status = cancelled, and closes the running attempt as cancelled",

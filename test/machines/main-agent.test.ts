@@ -2,8 +2,10 @@ import * as v from "valibot";
 import { createActor, fromPromise, waitFor } from "xstate";
 import { getShortestPaths } from "xstate/graph";
 import { describe, expect, it } from "vitest";
+import type { ArchitectureImpact } from "../../src/contracts/architecture.js";
 import { air_failure } from "../../src/contracts/errors.js";
 import { TaskSpec } from "../../src/contracts/task.js";
+import type { DesignRevision } from "../../src/machines/requirement-change.js";
 import { main_agent_machine, type Classification, type MainAgentInput, type RequestOutcome } from "../../src/machines/main-agent.js";
 import { scheduler_machine, type SchedulerRunResult, type WaveDecision } from "../../src/machines/scheduler.js";
 import { minimal_task_spec } from "../fixtures/events.js";
@@ -14,6 +16,7 @@ const three: Classification = { intent: "plan", tasks: [lib_a, lib_b, app].filte
 const ids_of = (classification: Classification) => (classification.intent === "plan" ? classification.tasks.map((task) => task.id) : []);
 const NO_TASKS = { pending: 0, running: 0, completed: 0, failed: 0, blocked: 0, cancelled: 0, interrupted: 0 };
 const completed: SchedulerRunResult = { status: "completed", counts: NO_TASKS, error: undefined };
+const SILENT: ArchitectureImpact = { result_class: "silent_continue", summary: "no design change", impacted_task_ids: [] };
 
 /** How the provided direct-mode actors behave: a turn answers its text in upper case unless told otherwise. */
 type DirectBehaviour = { turn?: (text: string, signal: AbortSignal) => Promise<string>; summary?: () => Promise<string> };
@@ -35,6 +38,10 @@ function agent(
       present_plan: fromPromise(
         async ({ input }) => void calls.push(`present ${input.tasks.length}${input.awaiting_confirmation ? " awaiting confirmation" : ""}`),
       ),
+      design_architecture: fromPromise(async ({ input }) => {
+        calls.push(`design ${input.tasks.length}`);
+        return SILENT;
+      }),
       create_tasks: fromPromise(async ({ input }) => void calls.push(`create ${input.tasks.map((task) => task.id).join(" ")}`)),
       execute: scheduler_machine.provide({
         actors: {
@@ -82,6 +89,12 @@ describe("main agent machine", () => {
     const { actor, calls } = agent(async () => three);
     expect(await handled(actor, "fix the libraries")).toEqual({ kind: "executed", task_ids: ids_of(three), run: completed });
     expect(calls).toEqual(["classify fix the libraries", "present 3", `create ${ids_of(three).join(" ")}`, "execute", "summarize executed"]);
+  });
+
+  it("sends a plan the classifier marks as touching the architecture to the Architecture Designer before it is recorded", async () => {
+    const { actor, calls } = agent(async () => ({ ...three, touches_architecture: true }));
+    expect(await handled(actor, "fix the libraries")).toEqual({ kind: "executed", task_ids: ids_of(three), run: completed });
+    expect(calls).toEqual(["classify fix the libraries", "present 3", "design 3", `create ${ids_of(three).join(" ")}`, "execute", "summarize executed"]);
   });
 
   describe("confirming a plan", () => {
@@ -238,23 +251,36 @@ describe("main agent machine", () => {
     });
   });
 
-  it("reaches every state (model-based)", () => {
-    const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output }) as never;
-    const failed = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new Error(id) }) as never;
+  it("reaches every state of seeds 000 §20.1, and CONFIRMING from ARCHITECTURE_REVISING (model-based)", () => {
+    const done = (id: string, output?: unknown) => ({ type: `xstate.done.actor.${id}`, output, actorId: id }) as never;
+    const failed = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new Error(id), actorId: id }) as never;
+    const design: DesignRevision = { level: "design", summary: "drop lib b", cancel: [lib_b?.id ?? ""], revise: [], add: [] };
     const events = [
       { type: "user.message", message_id: "msg_1", text: "hi" } as const,
       done("classify", { intent: "chat", answer: "hello" }),
       done("classify", { intent: "plan", tasks: [spec] }),
       done("classify", three),
+      done("classify", { ...three, touches_architecture: true }),
       failed("classify"),
       done("present_plan"),
       failed("present_plan"),
+      done("design_architecture", SILENT),
+      done("design_architecture", { ...SILENT, result_class: "reject_or_escalate" }),
       { type: "plan.approve" } as const,
       { type: "plan.reject", reason: "no" } as const,
       done("answer"),
       done("create_tasks"),
       done("scheduler", completed),
+      done("scheduler", { ...completed, status: "blocked", replan: { task_ids: [spec.id], reason: "the interface changed" } }),
       failed("scheduler"),
+      done("triage", { kind: "question", answer: "half done" }),
+      done("triage", { kind: "requirement_change", summary: "drop lib b" }),
+      done("answer_question"),
+      done("classify_change", { level: "implementation", summary: "say hello", revise: [] }),
+      done("classify_change", design),
+      done("revise_tasks", "updated"),
+      done("revise_architecture", { revision: design, impact: SILENT }),
+      done("apply_revision", "applied"),
       done("summarize"),
       { type: "direct.enter" } as const,
       { type: "direct.done" } as const,
@@ -268,7 +294,17 @@ describe("main agent machine", () => {
       events,
       input: { confirm_plans: true },
       serializeState: (state) =>
-        `${JSON.stringify(state.value)} ${state.context.classification?.intent === "plan" ? state.context.classification.tasks.length : 0}`,
+        JSON.stringify([
+          state.value,
+          state.context.classification?.intent === "plan" ? state.context.classification.tasks.length : 0,
+          state.context.classification?.intent === "plan" && state.context.classification.touches_architecture === true,
+          state.context.scheduler_live,
+          state.context.run?.status,
+          state.context.run?.replan !== undefined,
+          state.context.revision !== undefined,
+          state.context.mid_run !== undefined,
+          state.context.outcome?.kind,
+        ]),
     });
     const name = (value: unknown): string =>
       typeof value === "string"
@@ -279,18 +315,32 @@ describe("main agent machine", () => {
     const reached = new Set(paths.map((path) => name(path.state.value)));
     expect([...reached].sort()).toEqual(
       [
-        "answering",
-        "classifying",
-        "confirming",
-        "delegating",
-        "executing",
         "idle",
+        "classifying",
+        "routing",
+        "answering",
+        "delegating",
+        "architecture_designing",
+        "confirming",
         "scheduling",
+        "executing.listening",
+        "executing.triaging",
+        "executing.answering_question",
+        "interrupting.classifying_change",
+        "interrupting.updating_tasks",
+        "architecture_revising",
+        "replanning",
         "summarizing",
         "direct_mode.awaiting_message",
         "direct_mode.direct_turn",
         "direct_mode.direct_summary",
-      ].sort(),
+      ]
+        .filter((state) => state !== "routing")
+        .sort(),
     );
+    const revision_confirmed = paths.find((path) => path.state.matches("confirming") && path.state.context.revision !== undefined);
+    expect(revision_confirmed?.steps.at(-1)?.event.type).toBe("xstate.done.actor.revise_architecture");
+    const gate_replan = paths.find((path) => path.state.matches("architecture_revising") && path.state.context.change?.source === "gate");
+    expect(gate_replan?.steps.map((step) => step.event.type)).toContain("xstate.done.actor.scheduler");
   });
 });

@@ -26,6 +26,7 @@ const TaskReply = v.strictObject({
   verification_commands: v.array(Line),
   verification_tools: v.optional(v.array(VerificationTool), []),
   write_area: v.optional(WriteArea),
+  touches_architecture: v.optional(v.boolean()),
 });
 
 /** What the model must answer through the `classify_request` tool: untrusted until it parses. */
@@ -72,6 +73,8 @@ function reply_of(response: ModelResponse): unknown {
   return text === "" ? undefined : { intent: "chat", answer: text };
 }
 
+const touches_architecture = (reply: unknown) =>
+  typeof reply === "object" && reply !== null && "touches_architecture" in reply && reply.touches_architecture === true;
 const is_plan = (reply: unknown) => typeof reply === "object" && reply !== null && "intent" in reply && reply.intent === "plan";
 
 /**
@@ -80,7 +83,7 @@ const is_plan = (reply: unknown) => typeof reply === "object" && reply !== null 
  */
 function parse_classification(response: ModelResponse, defaults: TaskDefaults): Classification {
   const raw = reply_of(response);
-  if (is_plan(raw)) return { intent: "plan", tasks: validate_plan(raw, defaults) };
+  if (is_plan(raw)) return { intent: "plan", tasks: validate_plan(raw, defaults), touches_architecture: touches_architecture(raw) };
   const parsed = v.safeParse(v.variant("intent", [ChatReply, TaskReply]), raw);
   if (!parsed.success) {
     throw air_failure({
@@ -105,7 +108,7 @@ function parse_classification(response: ModelResponse, defaults: TaskDefaults): 
     },
     defaults,
   );
-  return { intent: "plan", tasks: [spec] };
+  return { intent: "plan", tasks: [spec], touches_architecture: reply.touches_architecture === true };
 }
 
 const refused_plan = (error: unknown): error is AirFailure => error instanceof AirFailure && error.error.metadata?.reason === PLAN_REFUSED;

@@ -12,6 +12,9 @@ import { classify } from "./classification.js";
 import { batch_emitter, emitter } from "./emit.js";
 import { provide_scheduler, type SchedulerOptions } from "./scheduler-actors.js";
 import { read_task } from "./task-graph.js";
+import type { ArchitectureDesigner } from "../../contracts/architecture.js";
+import { classify_change, triage } from "./mid-run.js";
+import { apply_revision, design_plan, revise_architecture, revise_tasks } from "./revision.js";
 
 type CompleteModel = (request: ModelRequest, requester: string) => Promise<ModelResponse>;
 
@@ -26,6 +29,8 @@ export type MainAgentDependencies = {
   readonly prompts: Pick<SessionPrompts, "assemble_main">;
   /** Direct mode (`/direct` … `/done`): the tools the Main Agent runs itself, and its cancellable model calls. */
   readonly direct: DirectModeTools;
+  /** ARCHITECTURE_DESIGNING and ARCHITECTURE_REVISING ask it; without one they pass through (silent_continue). */
+  readonly architecture_designer?: ArchitectureDesigner;
 };
 
 const emit = emitter("main");
@@ -58,6 +63,12 @@ export function summary_of(session: Session, outcome: RequestOutcome): string {
 
 /** The I/O of the Main Agent machine: model calls, messages and task creation as durable events. */
 export function provide_main_agent(session: Session, dependencies: MainAgentDependencies) {
+  const mid_run = {
+    complete: (request: ModelRequest) => dependencies.complete(request, "main"),
+    prompts: dependencies.prompts,
+    task_defaults: dependencies.task_defaults,
+  };
+  const designer = dependencies.architecture_designer;
   return main_agent_machine.provide({
     actors: {
       classify: fromPromise(async ({ input }) =>
@@ -81,7 +92,13 @@ export function provide_main_agent(session: Session, dependencies: MainAgentDepe
           input.tasks.map((task) => ({ task })),
         );
       }),
+      design_architecture: fromPromise(async ({ input, signal }) => design_plan(session, designer, input.request, input.tasks, signal)),
       execute: provide_scheduler(session, dependencies.run_worker, dependencies.scheduler),
+      triage: fromPromise(async ({ input }) => triage(session, input, mid_run)),
+      classify_change: fromPromise(async ({ input }) => classify_change(session, input, mid_run)),
+      revise_tasks: fromPromise(async ({ input }) => revise_tasks(session, input.change, input.revision)),
+      revise_architecture: fromPromise(async ({ input, signal }) => revise_architecture(session, { designer, signal }, mid_run, input.change, input.revision)),
+      apply_revision: fromPromise(async ({ input }) => apply_revision(session, input.change, input.revision)),
       summarize: fromPromise(async ({ input }) => {
         emit(session, "assistant.message.created", { message_id: new_id("message"), content: summary_of(session, input.outcome) });
       }),

@@ -194,9 +194,13 @@ export type Runtime = {
   readonly main_agent: Actor<ReturnType<typeof provide_main_agent>>;
   /**
    * Records the user's message, hands it to the Main Agent and resolves when it is back to idle. One turn at
-   * a time: while one runs, another is refused before anything is recorded.
+   * a time: while one runs, another is refused before anything is recorded — except while its plan executes,
+   * where the message is the Main Agent's mid-run message (a question answered, a requirement change weighed)
+   * and resolves with how that ended, the Scheduler working meanwhile.
    */
   submit(text: string): Promise<RequestOutcome>;
+  /** The Main Agent takes a message now: idle, between direct turns, or listening while its plan executes. */
+  accepts_message(): boolean;
   /** A turn is running (the Main Agent is neither idle nor waiting for a message in direct mode). */
   busy(): boolean;
   /** `/direct`: the following messages are direct turns (seeds 003 §10.5); refused while a turn runs. */
@@ -285,6 +289,10 @@ class SessionRuntime implements Runtime {
     this.#run_worker = run_worker_logic(session, registry, prompts, options, this.#debug_records);
     this.#miner = experience_miner_of(session, registry, prompts, options);
     const miner = this.#miner;
+    // One designer for the Scheduler's gate and the Main Agent's design and revision steps.
+    const designer =
+      options.architecture_designer ??
+      make_architecture_designer({ session, registry, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window });
     this.#scheduler = {
       registry,
       debug_records: this.#debug_records,
@@ -292,9 +300,7 @@ class SessionRuntime implements Runtime {
       ...(options.run_budget === undefined ? {} : { run_budget: options.run_budget }),
       ...(options.lone_task === undefined ? {} : { lone_task: options.lone_task }),
       ...(miner === undefined ? {} : { after_step: () => miner.after_step() }),
-      architecture_designer:
-        options.architecture_designer ??
-        make_architecture_designer({ session, registry, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window }),
+      architecture_designer: designer,
       review: { settings: options.review ?? DEFAULT_REVIEW_SETTINGS, run_reviewer: review_runner(session, registry, prompts, options) },
     };
     const machine = provide_main_agent(session, {
@@ -303,6 +309,7 @@ class SessionRuntime implements Runtime {
       scheduler: this.#scheduler,
       task_defaults: options.task_defaults,
       prompts,
+      architecture_designer: designer,
       direct: {
         registry,
         tools: model_visible(registry),
@@ -332,15 +339,36 @@ class SessionRuntime implements Runtime {
   }
 
   async submit(text: string): Promise<RequestOutcome> {
+    if (this.main_agent.getSnapshot().matches({ executing: "listening" })) return this.#mid_run(text);
     if (this.busy()) throw busy_failure();
     const message_id = new_id("message");
     return this.#turn_of(async () => {
-      this.#session.ingestor.ingest(
-        make_event("user.message.created", { message_id, content: text }, { ...this.#session.origin, source: { kind: "user" }, route: ["user"] }),
-      );
+      this.#record_message(message_id, text);
       this.main_agent.send({ type: "user.message", message_id, text });
       return outcome_of(await this.#settled((snapshot) => takes_messages(snapshot) && snapshot.context.request?.message_id === message_id));
     });
+  }
+
+  accepts_message(): boolean {
+    const snapshot = this.main_agent.getSnapshot();
+    return (this.#turn === undefined && takes_messages(snapshot)) || snapshot.matches({ executing: "listening" });
+  }
+
+  /** A message while the plan runs: the turn in flight stays the request's; this one ends with its own outcome. */
+  async #mid_run(text: string): Promise<RequestOutcome> {
+    const message_id = new_id("message");
+    this.#record_message(message_id, text);
+    this.main_agent.send({ type: "user.message", message_id, text });
+    const snapshot = await this.#settled(
+      (candidate) => candidate.context.mid_run?.request.message_id === message_id && candidate.context.mid_run.outcome !== undefined,
+    );
+    return held(snapshot.context.mid_run?.outcome, "main-agent", "mid-run outcome");
+  }
+
+  #record_message(message_id: string, text: string): void {
+    this.#session.ingestor.ingest(
+      make_event("user.message.created", { message_id, content: text }, { ...this.#session.origin, source: { kind: "user" }, route: ["user"] }),
+    );
   }
 
   busy(): boolean {

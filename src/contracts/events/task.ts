@@ -64,6 +64,10 @@ export const task_events = {
   ),
   "task.cancelled": durable(v.strictObject({ task_id: TaskId, reason: Reason }), "tasks.status = cancelled."),
   "task.interrupted": durable(v.strictObject({ task_id: TaskId, reason: Reason }), "tasks.status = interrupted (runtime stopped, requirement changed)."),
+  "task.revised": durable(
+    v.strictObject({ task_id: TaskId, task: TaskSpec, reason: Reason }),
+    "Not in the seeds' event list: a requirement change gave a pending or interrupted task a new spec (seeds 000 §20.1 INTERRUPTING); its id, type and dependencies stay.",
+  ),
   "task.retried": durable(
     // `change` is absent in sessions recorded before retries named it; such a retry changed nothing.
     v.strictObject({ task_id: TaskId, reason: Reason, change: v.optional(RetryChange) }),

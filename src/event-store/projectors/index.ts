@@ -24,6 +24,7 @@ import {
   task_failed,
   task_interrupted,
   task_requeued,
+  task_revised,
   task_started,
 } from "./tasks.js";
 import { command_completed, command_failed, command_started, tool_cancelled, tool_completed, tool_failed, tool_started } from "./tools.js";
@@ -65,6 +66,7 @@ export const PROJECTIONS: { readonly [K in DurableEventType]: Projection<K> } = 
   "task.blocked": task_blocked,
   "task.cancelled": task_cancelled,
   "task.interrupted": task_interrupted,
+  "task.revised": task_revised,
   "task.retried": task_requeued,
   "task.resumed": task_requeued,
   "task.unblocked": task_requeued,

@@ -163,6 +163,12 @@ export const task_cancelled: Projection<"task.cancelled"> = (event, target) => {
   settle(event, target, { task_id: event.payload.task_id, attempt: "cancelled", reason: event.payload.reason });
 };
 
+/** A revised task keeps its row, status and dependency rows; only what it is asked to do changes. */
+export const task_revised: Projection<"task.revised"> = (event, { connection }) => {
+  const { task_id, task } = event.payload;
+  update_rows(connection, tasks, { id: task_id }, { title: task.title, spec_json: JSON.stringify(task), updated_at: event.timestamp });
+};
+
 export const task_interrupted: Projection<"task.interrupted"> = (event, target) => {
   settle(event, target, { task_id: event.payload.task_id, attempt: "interrupted", reason: event.payload.reason });
 };

@@ -40,5 +40,7 @@ export type PlannedTask = v.InferOutput<typeof PlannedTask>;
 export const PlanReply = v.strictObject({
   intent: v.literal("plan"),
   tasks: v.pipe(v.array(PlannedTask), v.minLength(1, "a plan needs at least one task")),
+  /** The work changes the project's design (interfaces, schemas, boundaries): the Architecture Designer sees it first. */
+  touches_architecture: v.optional(v.boolean()),
 });
 export type PlanReply = v.InferOutput<typeof PlanReply>;

@@ -21,6 +21,7 @@ import type { RunBudget } from "../contracts/budget.js";
 import { air_home } from "../project/layout.js";
 import { sweep_project_workspaces } from "../workspaces/sweep.js";
 import { read_air_config, type AirConfigFile } from "./wizard/air-config.js";
+import type { ReviewSettings } from "../orchestration/review/settings.js";
 import { DEFAULT_MINER_SETTINGS, type MinerSettings } from "../memory/experience-miner.js";
 
 export { note_project_opened };
@@ -45,6 +46,8 @@ export type RunRequest = {
   readonly permissions?: PermissionOptions;
   /** Live statecharts: the root actors report to it (`--inspect`, `--inspect-file`). */
   readonly inspect?: Observer<InspectionEvent>;
+  /** The review gate's settings, over `review` in ~/.air/config.yaml (an e2e fixture's own policy). */
+  readonly review?: ReviewSettings;
 };
 
 export type RunReport = { readonly code: number; readonly session_id: string; readonly outcome: RequestOutcome };
@@ -67,7 +70,7 @@ function miner_settings(config: AirConfigFile["experience_miner"]): MinerSetting
 export function runtime_for(
   session: Session,
   providers: ProviderManager,
-  request: Pick<RunRequest, "max_turns" | "max_parallel" | "run_budget" | "worker_entry" | "inspect"> & { readonly interactive?: boolean },
+  request: Pick<RunRequest, "max_turns" | "max_parallel" | "run_budget" | "worker_entry" | "inspect" | "review"> & { readonly interactive?: boolean },
   permissions: PermissionEngine,
 ): Runtime {
   const config = read_air_config(air_home());
@@ -86,7 +89,7 @@ export function runtime_for(
     ...(max_parallel === undefined ? {} : { max_parallel }),
     ...(config?.lone_task === undefined ? {} : { lone_task: config.lone_task }),
     experience_miner: miner_settings(config?.experience_miner),
-    ...(config?.review === undefined ? {} : { review: config.review }),
+    ...((request.review ?? config?.review) === undefined ? {} : { review: request.review ?? config?.review }),
     ...(request.worker_entry === undefined ? {} : { worker_entry: request.worker_entry }),
     ...(request.inspect === undefined ? {} : { inspect: request.inspect }),
     ...(request.interactive === undefined ? {} : { interactive: request.interactive }),

@@ -1,7 +1,7 @@
 /**
  * `air e2e cpp-debug-review-fixture` through the built CLI, then its two sessions and the project's
  * debug-records.db: a compile error that a blind retry does not fix goes to the Debugger by its signature, the
- * Debugger's fix lands and ctest passes, and its debug record makes the second run, on a fresh copy of the
+ * reviewer approves the Debugger's fix, it lands and ctest passes, and its debug record makes the second run, on a fresh copy of the
  * broken source in the same project, a retry with the known fix and fewer model turns.
  */
 import { spawnSync } from "node:child_process";
@@ -79,7 +79,12 @@ describe.skipIf(missing_tools.length > 0)("air e2e cpp-debug-review-fixture --ke
       .filter((event) => event.type === "task.retried")
       .map((event) => event.payload.change);
     expect(changes).toEqual(["failure_in_context", "debug"]);
-    expect(query(first, "SELECT agent_type FROM agents ORDER BY started_at").map((row) => row.agent_type)).toEqual(["executor", "executor", "debugger"]);
+    expect(query(first, "SELECT agent_type FROM agents ORDER BY started_at").map((row) => row.agent_type)).toEqual([
+      "executor",
+      "executor",
+      "debugger",
+      "reviewer",
+    ]);
     const [task] = query(first, "SELECT status, worker_result_json FROM tasks");
     expect(task?.status).toBe("completed");
     expect(task?.worker_result_json).toMatchObject({
@@ -88,6 +93,17 @@ describe.skipIf(missing_tools.length > 0)("air e2e cpp-debug-review-fixture --ke
       changed_files: ["src/clock.cpp"],
       result: { fix_applied: true },
     });
+  });
+
+  it("lands each run's fix only after the reviewer approved it (the fixture's review policy is always)", () => {
+    for (const session of [first, second]) {
+      const events = events_of(session);
+      const reviews = events.filter((event) => event.type === "review.completed");
+      expect(reviews.map((event) => event.payload)).toEqual([expect.objectContaining({ verdict: "approved", findings: [], gating: false })]);
+      const types = events.map((event) => event.type);
+      expect(types.indexOf("review.completed")).toBeLessThan(types.indexOf("task.completed"));
+      expect(types.indexOf("review.completed")).toBeGreaterThan(types.lastIndexOf("task.started"));
+    }
   });
 
   it("writes one verified debug record of the landed fix, then one debug.record.created naming it", () => {
@@ -117,7 +133,7 @@ describe.skipIf(missing_tools.length > 0)("air e2e cpp-debug-review-fixture --ke
   it("needs fewer model turns in the second run than in the first", () => {
     const before = model_turns(first);
     const after = model_turns(second);
-    expect(before).toMatchObject({ main: 1, executor: 4, debugger: 4 });
+    expect(before).toMatchObject({ main: 1, executor: 4, debugger: 4, reviewer: 1 });
     expect(total(after)).toBeLessThan(total(before));
   });
 

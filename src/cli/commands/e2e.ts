@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as v from "valibot";
+import { ReviewSettings } from "../../orchestration/review/settings.js";
 import { air_failure } from "../../contracts/errors.js";
 import { init_project } from "../../project/project-store.js";
 import { read_history, type HistoryEntry } from "../../project/session-catalog.js";
@@ -31,6 +32,8 @@ const Fixture = v.strictObject({
    * (the debug records) is there for the next.
    */
   runs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
+  /** The review gate's settings for the run (default: the user's config, else `significant`). */
+  review: v.optional(ReviewSettings),
 });
 type Fixture = v.InferOutput<typeof Fixture>;
 
@@ -127,7 +130,12 @@ async function run_once(io: Io, { name, fixture, root, work, server_url }: E2eRu
   });
   const report = await run_requirement(
     { ...io, cwd: root },
-    { requirement: fixture.requirement, format: "text", permissions: { mode: "accept-edits", prompts: "policy" } },
+    {
+      requirement: fixture.requirement,
+      format: "text",
+      permissions: { mode: "accept-edits", prompts: "policy" },
+      ...(fixture.review === undefined ? {} : { review: fixture.review }),
+    },
     providers,
   );
   const wall_ms = performance.now() - started;

@@ -44,10 +44,8 @@ const ExecutorResult = v.strictObject({
 
 /** How much a finding matters: P0 stops the merge outright, P3 is a nit. */
 const FindingSeverity = v.picklist(["P0", "P1", "P2", "P3"]);
-type FindingSeverity = v.InferOutput<typeof FindingSeverity>;
 
 const FindingCategory = v.picklist(["correctness", "security", "scope", "tests", "architecture", "style"]);
-type FindingCategory = v.InferOutput<typeof FindingCategory>;
 
 const LineNumber = v.pipe(v.number(), v.integer(), v.minValue(1));
 

@@ -6,12 +6,10 @@ import type { ContentBlock } from "../../contracts/provider.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import type { ToolSchema } from "../../contracts/tool.js";
 import { ExperienceMinerResult, type MemoryCandidateDraft, type WorkerResult, type WorkerStatus } from "../../contracts/worker-result.js";
-import { AgentContext } from "../../context/agent-context.js";
-import { DEFAULT_CONTEXT_WINDOW, token_budget_of } from "../../context/budget.js";
-import { task_spec_layer } from "../../context/layers.js";
 import { answer_tool_use, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
 import { is_cancellation, type WorkerRuntime } from "../runtime.js";
 import type { WorkerRole } from "./role.js";
+import { role_context } from "./role-context.js";
 
 /** The miner's one structured answer, served in the worker: the parent decides what becomes of the candidates. */
 export const PROPOSE_TOOL = "memory.propose";
@@ -65,7 +63,7 @@ class ExperienceMinerRun {
   }
 
   async #loop(): Promise<Ending> {
-    const context = this.#agent_context();
+    const context = role_context(this.task, this.brief, this.runtime, "summary", [...this.brief.tools, PROPOSE_SCHEMA]);
     context.add_user([`# Task: ${this.task.title}`, "", this.brief.instructions ?? "No evidence was handed over."].join("\n"));
     const offered = new Set(this.brief.tools.map((tool) => tool.name));
     for (let turn = 1; turn <= this.brief.max_turns; turn += 1) {
@@ -109,31 +107,6 @@ class ExperienceMinerRun {
     if (!parsed.success) return { accepted: false, result: tool_error(use, `error: the proposal does not match the schema: ${v.summarize(parsed.issues)}`) };
     this.#candidates = parsed.output.candidates;
     return { accepted: true, result: { type: "tool_result", tool_use_id: use.id, content: `recorded ${this.#candidates.length} candidate(s)` } };
-  }
-
-  #agent_context(): AgentContext {
-    const { brief, runtime, task } = this;
-    const context_window = brief.context_window ?? DEFAULT_CONTEXT_WINDOW;
-    const ids = { task_id: task.id, agent_id: runtime.address.agent_id };
-    return new AgentContext({
-      purpose: "summary",
-      layers: brief.layers ?? [task_spec_layer(task, brief.project_root)],
-      tools: [...brief.tools, PROPOSE_SCHEMA],
-      context_window,
-      token_budget: brief.token_budget ?? token_budget_of(context_window),
-      persist: (message) =>
-        message.role === "user"
-          ? runtime.emit("user.message.created", { message_id: message.message_id, content: message.content, ...ids })
-          : runtime.emit("assistant.message.created", {
-              message_id: message.message_id,
-              content: message.response.content,
-              model_id: message.response.model_id,
-              stop_reason: message.response.stop_reason,
-              usage: message.response.usage,
-              ...ids,
-            }),
-      ...(brief.compaction === undefined ? {} : { compaction: brief.compaction }),
-    });
   }
 
   #result(ending: Ending): WorkerResult {

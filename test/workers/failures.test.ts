@@ -82,10 +82,11 @@ describe("exit codes", () => {
   }
 
   it("the real worker exits 2 for a task type it has no role for", async () => {
-    const report = await h.run({ task: { type: "review", output_contract: "ReviewerResult" } });
+    // Compaction runs in the parent (context.compact); no worker runs a compactor.
+    const report = await h.run({ task: { type: "compact", output_contract: "CompactorResult" } });
     const payload = expect_ending(report, "failed");
     expect(payload.exit_code).toBe(WORKER_EXIT.protocol_error);
-    expect(report.output.error!.message).toContain("no reviewer role");
+    expect(report.output.error!.message).toContain("no compactor role");
   });
 });
 

@@ -1,15 +1,15 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import { AirFailure, type AirError } from "../../contracts/errors.js";
+import type { AirError } from "../../contracts/errors.js";
 import type { AgentBrief } from "../../contracts/ipc.js";
 import type { ContentBlock } from "../../contracts/provider.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import type { ToolSchema } from "../../contracts/tool.js";
 import { ExperienceMinerResult, type MemoryCandidateDraft, type WorkerResult, type WorkerStatus } from "../../contracts/worker-result.js";
 import { answer_tool_use, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
-import { is_cancellation, type WorkerRuntime } from "../runtime.js";
+import type { WorkerRuntime } from "../runtime.js";
 import type { WorkerRole } from "./role.js";
-import { role_context } from "./role-context.js";
+import { guarded, role_context } from "./role-context.js";
 
 /** The miner's one structured answer, served in the worker: the parent decides what becomes of the candidates. */
 export const PROPOSE_TOOL = "memory.propose";
@@ -48,17 +48,13 @@ class ExperienceMinerRun {
   ) {}
 
   async run(): Promise<WorkerResult> {
-    let ending: Ending;
-    try {
-      ending = await this.#loop();
-    } catch (error) {
-      // Cancellation and AirFailures (a provider outage, a broken channel) end the run with a result; bugs propagate.
-      if (is_cancellation(error) || this.runtime.cancelled) ending = "cancelled";
-      else if (error instanceof AirFailure) {
-        this.#failure = error.error;
-        ending = "error";
-      } else throw error;
-    }
+    const ending = await guarded(
+      this.runtime,
+      () => this.#loop(),
+      (failure) => {
+        this.#failure = failure;
+      },
+    );
     return this.#result(ending);
   }
 

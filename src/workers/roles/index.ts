@@ -4,7 +4,7 @@ import type { WorkerRole } from "./role.js";
 /**
  * The roles this worker can run, by `agent_type`, each loaded when a run asks for it: the worker answers
  * `worker.ready` before it loads the role's loop and the prompt modules the loop uses, so the handshake
- * costs only the protocol. The other roles (debugger, …) arrive later.
+ * costs only the protocol. The compactor has none: compaction runs in the parent, as `context.compact`.
  */
 const ROLES: Readonly<Partial<Record<AgentType, () => Promise<WorkerRole>>>> = {
   executor: async () => (await import("./executor.js")).executor_role,

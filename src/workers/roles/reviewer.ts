@@ -1,6 +1,6 @@
 import { toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
-import { AirFailure, type AirError } from "../../contracts/errors.js";
+import type { AirError } from "../../contracts/errors.js";
 import type { AgentBrief } from "../../contracts/ipc.js";
 import type { ContentBlock, ModelDelta } from "../../contracts/provider.js";
 import type { TaskSpec } from "../../contracts/task.js";
@@ -8,9 +8,9 @@ import type { ToolSchema } from "../../contracts/tool.js";
 import { ReviewerResult, type WorkerResult, type WorkerStatus } from "../../contracts/worker-result.js";
 import type { AgentContext } from "../../context/agent-context.js";
 import { answer_tool_use, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
-import { is_cancellation, type WorkerRuntime } from "../runtime.js";
+import type { WorkerRuntime } from "../runtime.js";
 import type { WorkerRole } from "./role.js";
-import { role_context } from "./role-context.js";
+import { guarded, role_context } from "./role-context.js";
 
 /** The reviewer's one structured answer: served by the worker itself, never by the parent's registry. */
 export const SUBMIT_REVIEW_TOOL = "submit_review";
@@ -54,16 +54,13 @@ class ReviewerRun {
   ) {}
 
   async run(): Promise<WorkerResult> {
-    let ending: Ending;
-    try {
-      ending = await this.#loop();
-    } catch (error) {
-      if (is_cancellation(error) || this.runtime.cancelled) ending = "cancelled";
-      else if (error instanceof AirFailure) {
-        this.#failure = error.error;
-        ending = "error";
-      } else throw error;
-    }
+    const ending = await guarded(
+      this.runtime,
+      () => this.#loop(),
+      (failure) => {
+        this.#failure = failure;
+      },
+    );
     return this.#result(ending);
   }
 

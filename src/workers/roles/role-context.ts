@@ -5,7 +5,8 @@ import { CONTEXT_COMPACT_TOOL, type ToolSchema } from "../../contracts/tool.js";
 import { AgentContext } from "../../context/agent-context.js";
 import { DEFAULT_CONTEXT_WINDOW, token_budget_of } from "../../context/budget.js";
 import { task_spec_layer } from "../../context/layers.js";
-import type { WorkerRuntime } from "../runtime.js";
+import { AirFailure, type AirError } from "../../contracts/errors.js";
+import { is_cancellation, type WorkerRuntime } from "../runtime.js";
 
 /** `context.compact` for this agent; a failure is logged and the run goes on uncompacted. */
 async function compact(runtime: WorkerRuntime, task: TaskSpec, reason: string): Promise<unknown> {
@@ -52,4 +53,25 @@ export function role_context(
     ...(brief.compaction === undefined ? {} : { compaction: brief.compaction }),
     ...(brief.internal_tools?.includes(CONTEXT_COMPACT_TOOL) ? { compact: (reason: string) => compact(runtime, task, reason) } : {}),
   });
+}
+
+/**
+ * A role's work, guarded: cancellation and AirFailures (a provider outage, a broken channel) end the run with a
+ * result — `cancelled`, or `error` with the failure handed to `on_failure` — while a bug propagates.
+ */
+export async function guarded<E extends string>(
+  runtime: WorkerRuntime,
+  work: () => Promise<E>,
+  on_failure: (error: AirError) => void,
+): Promise<E | "cancelled" | "error"> {
+  try {
+    return await work();
+  } catch (error) {
+    if (is_cancellation(error) || runtime.cancelled) return "cancelled";
+    if (error instanceof AirFailure) {
+      on_failure(error.error);
+      return "error";
+    }
+    throw error;
+  }
 }

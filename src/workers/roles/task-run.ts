@@ -1,14 +1,14 @@
 import { new_id } from "../../contracts/ids.js";
 import type { EvidenceRef } from "../../contracts/artifact.js";
-import { AirFailure, type AirError } from "../../contracts/errors.js";
+import type { AirError } from "../../contracts/errors.js";
 import type { AgentBrief } from "../../contracts/ipc.js";
 import type { ContentBlock, ModelDelta } from "../../contracts/provider.js";
 import type { TaskSpec } from "../../contracts/task.js";
 import { effects_of, type ToolOutcome, type ToolSchema } from "../../contracts/tool.js";
 import type { Risk, VerificationResult, WorkerStatus } from "../../contracts/worker-result.js";
 import { task_instruction } from "../../context/layers.js";
-import { role_context } from "./role-context.js";
-import { is_cancellation, type WorkerRuntime } from "../runtime.js";
+import { guarded, role_context } from "./role-context.js";
+import type { WorkerRuntime } from "../runtime.js";
 import { answer_tool_use, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
 import { ending_risk, run_summary, type Ending, type RunFacts } from "./run-wording.js";
 import { run_verification } from "./verification-run.js";
@@ -94,18 +94,10 @@ export class TaskRun {
     return this.#result(ending);
   }
 
-  /** Cancellation and AirFailures (a provider outage, a broken channel) end the run with a result; bugs propagate. */
-  async #guard(work: () => Promise<Ending>): Promise<Ending> {
-    try {
-      return await work();
-    } catch (error) {
-      if (is_cancellation(error) || this.runtime.cancelled) return "cancelled";
-      if (error instanceof AirFailure) {
-        this.#failure = error.error;
-        return "error";
-      }
-      throw error;
-    }
+  #guard(work: () => Promise<Ending>): Promise<Ending> {
+    return guarded(this.runtime, work, (failure) => {
+      this.#failure = failure;
+    });
   }
 
   async #loop(): Promise<Ending> {

@@ -50,6 +50,8 @@ export type MainAgentContext = {
   scheduler_live: boolean;
   /** How the Scheduler ended; the request ends once no mid-run message is in hand. */
   run: SchedulerRunResult | undefined;
+  /** The gate's replan of `run` was taken up: a revision refused or rejected ends the request with the run as it stopped. */
+  replan_taken: boolean;
   mid_run: MidRunMessage | undefined;
   triage: MidRunTriage | undefined;
   change: RequirementChange | undefined;
@@ -133,6 +135,7 @@ export const FRESH_REQUEST = {
   impact: undefined,
   scheduler_live: false,
   run: undefined,
+  replan_taken: false,
   mid_run: undefined,
   triage: undefined,
   change: undefined,

@@ -93,7 +93,7 @@ export const main_agent_machine = setup({
     design_confirms: ({ context }) => awaits_confirmation(context) || (context.confirm_plans && context.impact?.result_class === "requires_user_confirmation"),
     confirms_revision: ({ context }) => context.confirm_plans,
     revising: ({ context }) => context.revision !== undefined,
-    replan_requested: ({ context }) => !context.scheduler_live && context.run?.replan !== undefined,
+    replan_requested: ({ context }) => !context.scheduler_live && context.run?.replan !== undefined && !context.replan_taken,
     scheduler_ended: ({ context }) => !context.scheduler_live && (context.run !== undefined || context.outcome !== undefined),
   },
   actions: {
@@ -111,7 +111,7 @@ export const main_agent_machine = setup({
     forget_request: assign({ request: undefined, ...FRESH_REQUEST }),
     start_scheduler: enqueueActions(({ enqueue }) => {
       enqueue.spawnChild("execute", { id: "scheduler", input: { autostart: true } });
-      enqueue.assign({ scheduler_live: true, run: undefined });
+      enqueue.assign({ scheduler_live: true, run: undefined, replan_taken: false });
     }),
     // The Scheduler may have ended meanwhile (all its tasks done): then there is no one to tell.
     to_scheduler: enqueueActions(({ enqueue, context }, event: SchedulerEvent) => {
@@ -125,7 +125,7 @@ export const main_agent_machine = setup({
       }
       if (context.revision === undefined) return;
       enqueue.spawnChild("execute", { id: "scheduler", input: { autostart: true } });
-      enqueue.assign({ scheduler_live: true, run: undefined, outcome: undefined });
+      enqueue.assign({ scheduler_live: true, run: undefined, replan_taken: false, outcome: undefined });
     }),
     take_mid_run: assign({ mid_run: (_, request: UserRequest): MidRunMessage => ({ request, outcome: undefined }) }),
     end_mid_run: assign(({ context }, outcome: RequestOutcome) => ({
@@ -139,8 +139,7 @@ export const main_agent_machine = setup({
       const run = held(context.run, "main-agent", "scheduler run");
       const replan = held(run.replan, "main-agent", "replan request");
       const change: RequirementChange = { source: "gate", text: replan.reason, summary: replan.reason, task_ids: replan.task_ids };
-      // The replan is taken once: a revision refused or rejected ends the request with the run as it stopped.
-      return { change, revision: undefined, run: { status: run.status, counts: run.counts, error: run.error } };
+      return { change, revision: undefined, replan_taken: true };
     }),
     settle_run: assign({ outcome: ({ context }) => context.outcome ?? executed(context, held(context.run, "main-agent", "scheduler run")) }),
   },

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { start_runtime } from "../../src/actors/runtime/runtime.js";
+import { DEFAULT_REVIEW_SETTINGS } from "../../src/orchestration/review/settings.js";
 import type { LoneTask } from "../../src/actors/runtime/task-workspaces.js";
 import { DEFAULT_TASK_DEFAULTS } from "../../src/cli/run-requirement.js";
 import type { DurableEventType, RuntimeEvent } from "../../src/contracts/events/registry.js";
@@ -92,6 +93,8 @@ async function run_gated(script: ScriptInput, setup: GateSetup = {}): Promise<Ga
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode: "accept-edits", ...(answerer === undefined ? {} : { answerer }) }),
     task_defaults: DEFAULT_TASK_DEFAULTS,
+    // A header change is significant to the review gate too; that gate has tests of its own.
+    review: { ...DEFAULT_REVIEW_SETTINGS, policy: "never" },
     ...(lone_task === undefined ? {} : { lone_task }),
   });
   cleanups.push(() => runtime.stop());

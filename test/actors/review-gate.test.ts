@@ -150,13 +150,26 @@ describe("ReviewGate", () => {
 
   it("rejects an empty-diff completion at the gate before any reviewer, and retries it with the failure", async () => {
     const { temp, server, outcome } = await run_with_review(
-      { turns: { main: [CLASSIFY], executor: [say("Done: the note is written."), say("Done, really.")], reviewer: [] } },
+      {
+        turns: {
+          main: [CLASSIFY],
+          executor: [say("Done: the note is written."), say("Done, really.")],
+          debugger: [say("Done, truly.")],
+          reviewer: [],
+        },
+      },
       { policy: "always" },
     );
     expect(outcome).toMatchObject({ kind: "executed", run: { status: "blocked" } });
     expect(requests_of(server, "reviewer")).toEqual([]);
     const failures = temp.session.store.query({ types: ["task.failed"] }).flatMap(({ event }) => (event.type === "task.failed" ? [event.payload.error] : []));
-    expect(failures).toHaveLength(2);
+    // The same false success twice goes to the Debugger, as any repeated failure does; its empty claim ends it.
+    expect(failures).toHaveLength(3);
+    expect(failures[1]?.semantic_signature).toBe(failures[0]?.semantic_signature);
+    const changes = temp.session.store
+      .query({ types: ["task.retried"] })
+      .map(({ event }) => (event.type === "task.retried" ? event.payload.change : undefined));
+    expect(changes).toEqual(["failure_in_context", "debug"]);
     expect(failures[0]).toMatchObject({ kind: "agent_error", metadata: { false_success: true } });
     expect(failures[0]?.message).toContain("diff against its base is empty");
     expect(first_user_text(requests_of(server, "executor")[1]?.body)).toContain("diff against its base is empty");

@@ -123,6 +123,8 @@ describe("session database under SIGKILL", () => {
       const child = new Child("crash-writer.ts", [root, session_id], { AIR_HOME: air_home });
       children.push(child);
       await child.line((line) => line === "ready");
+      // Its first commit first: a kill before it would test nothing, and under load that could be most kills.
+      await child.line((line) => line.startsWith("c "));
       await sleep(5 + random() * 145);
       child.kill("SIGKILL");
       const exit = await child.exit;
@@ -141,7 +143,7 @@ describe("session database under SIGKILL", () => {
     }
 
     // Every writer resumed the session after its predecessor's crash and got its events accepted.
-    expect(per_child.filter((commits) => commits > 0).length).toBeGreaterThanOrEqual(KILLS - 5);
+    expect(per_child.filter((commits) => commits > 0)).toHaveLength(KILLS);
 
     // The session is still writable by a normal opener after the last crash.
     const resumed = open_session(project, { session_id });
@@ -165,5 +167,5 @@ describe("session database under SIGKILL", () => {
       `crash-safety: ${KILLS} kills in ${seconds.toFixed(1)} s (seed ${seed}); ${reported.size} events reported committed, ` +
         `${checked.events} stored; commits per writer min ${Math.min(...per_child)} max ${Math.max(...per_child)}`,
     );
-  }, 180_000);
+  }, 300_000);
 });

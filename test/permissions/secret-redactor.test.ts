@@ -205,12 +205,11 @@ describe("SecretRedactor.redact: hostile input", () => {
     ["nothing but password assignments", "password=abc123def "],
   ];
   for (const [name, unit] of adversarial) {
-    // Linear work is well under a second here; backtracking would take minutes.
+    // Linear work is well under a second here; backtracking would take minutes, past the test's timeout. The
+    // timeout is the bound: a wall-clock assertion would measure the machine's load as much as the redactor.
     it(`finishes 5 MB of ${name} in linear time`, () => {
       const text = unit.repeat(Math.ceil(FIVE_MB / unit.length));
-      const started = performance.now();
-      redactor.redact(text);
-      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(redactor.redact(text).length).toBeGreaterThan(0);
     });
   }
 });

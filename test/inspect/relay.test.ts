@@ -52,7 +52,7 @@ describe("the --inspect relay", () => {
     expect(actors_named(messages, "agent_1")[0]!.parentId).toBe(scheduler.sessionId);
     expect(JSON.parse(actors_named(messages, "task")[0]!.definition!)).toMatchObject({ id: "task" });
 
-    expect(latest_snapshot(messages, "main-agent")!.snapshot).toMatchObject({ status: "active", value: "executing" });
+    expect(latest_snapshot(messages, "main-agent")!.snapshot).toMatchObject({ status: "active", value: { executing: "listening" } });
     expect(latest_snapshot(messages, "scheduler")!.snapshot).toMatchObject({
       value: "monitoring",
       context: { running: [{ task_id: "task_1", agent_id: "agent_1" }] },

@@ -99,7 +99,7 @@ export class ExperienceMiner {
       session,
       call_tool: async (call, caller, on_stream) =>
         call.tool_name === MODEL_COMPLETE_TOOL || READ_TOOLS.has(call.tool_name)
-          ? registry.call(call, { session, agent_id: caller.agent_id, signal: caller.signal }, on_stream)
+          ? registry.call(call, { session, agent_id: caller.agent_id, signal: caller.signal, access: "read_only" }, on_stream)
           : refused(call.tool_name),
       ...(options.entry === undefined ? {} : { entry: options.entry }),
       ...(options.on_log === undefined ? {} : { on_log: options.on_log }),

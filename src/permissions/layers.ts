@@ -315,7 +315,7 @@ function read_only_layer(layers: Layers): void {
   if (declared.executes || request.command !== undefined) acts.push("runs commands");
   if (declared.network) acts.push("uses the network");
   if (ACTING_CATEGORIES.has(request.category)) acts.push(`is a ${request.category} tool`);
-  if (acts.length > 0) layers.refuse({ reason: `${request.tool_name} ${acts.join(", ")}: this agent's role (a reviewer) may only read` });
+  if (acts.length > 0) layers.refuse({ reason: `${request.tool_name} ${acts.join(", ")}: this agent's role (a reviewer, the experience miner) may only read` });
 }
 
 /** Layer 2's baseline for the request's kinds of access, by mode. */

@@ -74,7 +74,7 @@ describe("the reviewer cannot write", () => {
     for (const attack of REVIEWER_ATTACKS.filter((candidate) => registry.get(candidate.tool_name) !== undefined)) {
       const outcome = await registry.call(attack, caller);
       expect(outcome.ok, attack.tool_name).toBe(false);
-      if (!outcome.ok) expect(outcome.error.message).toContain("this agent's role (a reviewer) may only read");
+      if (!outcome.ok) expect(outcome.error.message).toContain("this agent's role (a reviewer, the experience miner) may only read");
     }
     expect(fs.readFileSync(path.join(root, "notes/today.md"), "utf8")).toBe(TODAY);
     expect(await registry.call({ tool_name: "fs.read", input: { path: "notes/today.md" } }, caller)).toMatchObject({ ok: true });

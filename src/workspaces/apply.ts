@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { TreeChange } from "./blobs.js";
@@ -31,10 +32,36 @@ function prune_empty_parents(root: string, relative: string): void {
 }
 
 /**
+ * Where a file's new bytes wait before they are renamed over it: inside `.git`, so a kill between the two
+ * leaves at most a stray file there, never a truncated file in the checkout. None when `.git` is not a folder.
+ */
+function staging_dir(root: string): string | undefined {
+  const git = path.join(root, ".git");
+  if (kind_at(git) !== "dir") return undefined;
+  const dir = path.join(git, "air", "staging");
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** `bytes` at `file` in one rename (the bytes and mode written beside it first), or in place without staging. */
+function put_bytes(file: string, bytes: Uint8Array, mode: number | undefined, staging: string | undefined): void {
+  const target = staging === undefined ? file : path.join(staging, `${process.pid}-${crypto.randomUUID()}`);
+  fs.writeFileSync(target, bytes, mode === undefined ? {} : { mode });
+  if (target === file) return;
+  try {
+    fs.renameSync(target, file);
+  } catch (error) {
+    fs.rmSync(target, { force: true });
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    fs.writeFileSync(file, bytes, mode === undefined ? {} : { mode });
+  }
+}
+
+/**
  * Writes a regular file. One that exists keeps its permission bits (only the executable bit follows git's
  * mode), as a user's checkout after `git merge` does; a new one gets git's 0644/0755 under the umask.
  */
-function write_regular(file: string, bytes: Uint8Array, executable: boolean): void {
+function write_regular(file: string, bytes: Uint8Array, executable: boolean, staging: string | undefined): void {
   let existing: fs.Stats | undefined;
   try {
     existing = fs.lstatSync(file);
@@ -44,12 +71,15 @@ function write_regular(file: string, bytes: Uint8Array, executable: boolean): vo
   if (existing?.isFile() !== true) {
     if (existing?.isDirectory() === true) fs.rmdirSync(file);
     else if (existing !== undefined) fs.unlinkSync(file);
-    fs.writeFileSync(file, bytes, { mode: executable ? 0o755 : 0o644 });
+    put_bytes(file, bytes, executable ? 0o755 : 0o644, staging);
     return;
   }
-  fs.writeFileSync(file, bytes);
-  const was_executable = (existing.mode & 0o100) !== 0;
-  if (was_executable !== executable) fs.chmodSync(file, executable ? existing.mode | 0o111 : existing.mode & ~0o111);
+  const kept = existing.mode & 0o7777;
+  const was_executable = (kept & 0o100) !== 0;
+  const mode = was_executable === executable ? kept : executable ? kept | 0o111 : kept & ~0o111;
+  put_bytes(file, bytes, mode, staging);
+  // The umask trimmed the new inode's mode; the existing file's exact bits are the ones to keep.
+  fs.chmodSync(file, mode);
 }
 
 function write_symlink(file: string, target: string): void {
@@ -69,6 +99,7 @@ export async function apply_changes(root: string, changes: readonly TreeChange[]
     root,
     effective.filter((change) => change.new_mode !== ABSENT).map((change) => change.new_oid),
   );
+  const staging = staging_dir(root);
   for (const relative of obstacles) remove_entry(path.join(root, relative));
   const deletions = effective.filter((change) => change.new_mode === ABSENT);
   for (const change of deletions) remove_entry(path.join(root, change.path));
@@ -79,7 +110,7 @@ export async function apply_changes(root: string, changes: readonly TreeChange[]
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const bytes = blobs.get(change.new_oid) ?? Buffer.alloc(0);
     if (is_symlink_mode(change.new_mode)) write_symlink(file, bytes.toString("utf8"));
-    else write_regular(file, bytes, change.new_mode === "100755");
+    else write_regular(file, bytes, change.new_mode === "100755", staging);
   }
 }
 

@@ -84,7 +84,7 @@ async function round(model_delay_ms: number): Promise<{ executor_ms: number; gat
       env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
       retry: { sleep: async () => undefined },
     });
-    const runtime = start_runtime(session, {
+    const runtime = await start_runtime(session, {
       provider: providers.for_session(),
       permissions: permissions_for_project(project.layout, { mode: "accept-edits" }),
       task_defaults: DEFAULT_TASK_DEFAULTS,

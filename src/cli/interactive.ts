@@ -214,7 +214,9 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
     answerer.forward_to(projection.answerer);
     // The first frame does not wait for the runtime: the channel keeps what the user sends meanwhile.
     tui = await show_tui(session, projection, metrics);
-    runtime = runtime_for(session, providers, { ...options, interactive: true }, permissions);
+    // A resumed session's "allow for this session" answers hold before its MCP servers ask to start.
+    if (options.session_id !== undefined) permissions.restore_session_grants(prompts_of(session).answered);
+    runtime = await runtime_for(session, providers, { ...options, interactive: true }, permissions);
     const unshow = show_plans(session);
     metrics.main_agent_ready_at = epoch_ms();
     const turns = new Turns(session);

@@ -72,7 +72,7 @@ export function runtime_for(
   providers: ProviderManager,
   request: Pick<RunRequest, "max_turns" | "max_parallel" | "run_budget" | "worker_entry" | "inspect" | "review"> & { readonly interactive?: boolean },
   permissions: PermissionEngine,
-): Runtime {
+): Promise<Runtime> {
   const config = read_air_config(air_home());
   const budget = config?.budget ?? {};
   const max_parallel = request.max_parallel ?? config?.max_parallel;
@@ -123,7 +123,7 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
   const unfollow = follow(session.bus, request.format, io.out);
   const replies = follow_replies(session.bus);
   const plan = follow_plan(session.bus);
-  const runtime = runtime_for(session, providers, request, permissions);
+  const runtime = await runtime_for(session, providers, request, permissions);
   try {
     await sweep_project_workspaces(session);
     const outcome = await runtime.submit(request.requirement);

@@ -1,5 +1,6 @@
+import * as v from "valibot";
 import type { ContentBlock } from "../contracts/provider.js";
-import type { ToolCall, ToolOutcome } from "../contracts/tool.js";
+import { ToolResultBlocks, type ToolCall, type ToolOutcome } from "../contracts/tool.js";
 import { clip_tool_output } from "./assembler.js";
 
 /**
@@ -27,8 +28,15 @@ export function text_of(content: readonly ContentBlock[]): string {
     .trim();
 }
 
-/** A tool's outcome as the text of its tool_result: the error with what to do, or the output, clipped. */
-function render_outcome(outcome: ToolOutcome): string {
+/**
+ * A tool's outcome as the content of its tool_result: the error with what to do, the blocks of a tool that answers
+ * in blocks (an MCP tool's text and images), or the output as text, clipped.
+ */
+function render_outcome(outcome: ToolOutcome): string | ContentBlock[] {
+  if (outcome.ok && v.is(ToolResultBlocks, outcome.output)) {
+    const blocks: ContentBlock[] = outcome.output.blocks.map((block) => (block.type === "text" ? { ...block, text: clip_tool_output(block.text) } : block));
+    return blocks.length > 0 ? blocks : "(the tool returned no content)";
+  }
   if (!outcome.ok) {
     const { kind, message, user_action } = outcome.error;
     return `error (${kind}): ${message}${user_action === undefined ? "" : `\n${user_action}`}`;
@@ -38,7 +46,7 @@ function render_outcome(outcome: ToolOutcome): string {
 }
 
 /** The tool_result block that answers a tool use; `is_error` only on an error, as the APIs expect. */
-function tool_result(use: ToolUse, content: string, is_error: boolean): ContentBlock {
+function tool_result(use: ToolUse, content: string | ContentBlock[], is_error: boolean): ContentBlock {
   return is_error ? { type: "tool_result", tool_use_id: use.id, content, is_error: true } : { type: "tool_result", tool_use_id: use.id, content };
 }
 

@@ -72,3 +72,29 @@ export const ToolSchema = v.strictObject({
   input_schema: JsonObject,
 });
 export type ToolSchema = v.InferOutput<typeof ToolSchema>;
+
+/** An image in a tool result, as the Anthropic API takes it (the canonical message format inside air). */
+const ImageBlock = v.strictObject({
+  type: v.literal("image"),
+  source: v.strictObject({
+    type: v.literal("base64"),
+    media_type: v.picklist(["image/png", "image/jpeg", "image/gif", "image/webp"]),
+    data: v.string(),
+  }),
+});
+
+/** One block of a tool result's content in the canonical message format: text or an image. */
+export const ToolResultBlock = v.variant("type", [v.strictObject({ type: v.literal("text"), text: v.string() }), ImageBlock]);
+export type ToolResultBlock = v.InferOutput<typeof ToolResultBlock>;
+
+/**
+ * The output of a tool whose result is content blocks rather than data (an MCP server's tool): the model is
+ * answered with the blocks themselves, images included. `structured` is the tool's structured content when it
+ * declares an output schema (already checked against it).
+ */
+export const ToolResultBlocks = v.strictObject({
+  kind: v.literal("tool_result_blocks"),
+  blocks: v.array(ToolResultBlock),
+  structured: v.optional(JsonObject),
+});
+export type ToolResultBlocks = v.InferOutput<typeof ToolResultBlocks>;

@@ -54,6 +54,18 @@ export type Confirmation = {
   readonly task_id?: TaskId;
 };
 
+/** What `approve` asks about: the subjects an answer covers, the question, and what would run. */
+export type Approval = {
+  readonly subject: string;
+  readonly question: string;
+  readonly reason: string;
+  readonly risk_level: RiskLevel;
+  readonly subjects: readonly PermissionSubject[];
+  readonly commands: readonly string[];
+};
+
+export type ApprovalVerdict = { readonly allowed: boolean; readonly reason: string };
+
 /** Where permission events go: a `Session` is one. */
 export type PermissionRecorder = {
   readonly ingestor: { ingest(event: unknown): unknown };
@@ -85,6 +97,7 @@ function describe_subject(subject: PermissionSubject): string {
   if (subject.kind === "path") return `${subject.op} ${subject.path}`;
   if (subject.kind === "network") return `network for ${subject.tool_name}`;
   if (subject.kind === "capability_tool") return `${subject.tool_name} of ${subject.capability_id}`;
+  if (subject.kind === "mcp_server") return `starting the MCP server ${subject.server}`;
   return subject.command;
 }
 
@@ -193,6 +206,56 @@ export class PermissionEngine {
     return answer;
   }
 
+  /**
+   * A question about something that is not a tool call but must not happen unasked: starting a project's MCP
+   * server. An earlier answer (a grant for exactly these subjects) settles it, `bypass` allows and `plan` denies
+   * without asking; otherwise it is asked, recorded, and an allow beyond `once` kept as a grant.
+   */
+  async approve(question: Approval, recorder: PermissionRecorder, signal?: AbortSignal): Promise<ApprovalVerdict> {
+    const grants = question.subjects.map((subject) => this.grants.find(subject));
+    if (grants.some((grant) => grant?.effect === "deny")) return { allowed: false, reason: "denied by your earlier answer" };
+    const given = grants.filter((grant) => grant !== undefined);
+    if (given.length === grants.length && given.length > 0) {
+      this.grants.consume(question.subjects);
+      return { allowed: true, reason: `allowed by your earlier answer (${given.map((grant) => grant.scope).join(", ")})` };
+    }
+    if (this.mode === "bypass") return { allowed: true, reason: "bypass mode" };
+    if (this.mode === "plan") return { allowed: false, reason: "plan mode starts nothing" };
+    const prompt: PermissionPrompt = {
+      prompt_id: new_id("permission_prompt"),
+      tool_name: question.subject,
+      question: clip(question.question),
+      reason: clip(question.reason),
+      risk_level: question.risk_level,
+      offered_scopes: ["once", "session", "project"],
+      subjects: [...question.subjects],
+      categories: [],
+      commands: [...question.commands],
+    };
+    const { prompt_id, offered_scopes, subjects, commands } = prompt;
+    recorder.ingestor.ingest(
+      make_event(
+        "permission.prompt.requested",
+        {
+          prompt_id,
+          question: prompt.question,
+          risk_level: prompt.risk_level,
+          offered_scopes: [...offered_scopes],
+          subjects,
+          commands,
+          mode: this.mode,
+          tool_name: question.subject,
+        },
+        recorder.origin,
+      ),
+    );
+    const answer = await this.#answerer.answer(prompt, signal);
+    recorder.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id, ...answer }, recorder.origin));
+    if (answer.answer === "deny" || answer.grant_scope !== "once") this.grants.add(answer.answer, answer.grant_scope, prompt.subjects);
+    const by = answer.resolved_by === "user" ? "you" : "the headless prompt policy";
+    return { allowed: answer.answer === "allow", reason: `${answer.answer === "allow" ? "allowed" : "denied"} (${answer.grant_scope}) by ${by}` };
+  }
+
   /** Appends `permission.decision.recorded` (the audit trail). */
   record(decision: PermissionDecision, request: PermissionRequest, recorder: PermissionRecorder): void {
     recorder.ingestor.ingest(
@@ -222,9 +285,7 @@ export class PermissionEngine {
    * second question. Session grants answered before the stop are restored too.
    */
   async resume_prompts(pending: readonly PendingPrompt[], answered: readonly AnsweredPrompt[], recorder: PermissionRecorder): Promise<number> {
-    for (const prompt of answered) {
-      if (prompt.answer === "allow" && prompt.grant_scope === "session") this.grants.add("allow", "session", prompt.subjects);
-    }
+    this.restore_session_grants(answered);
     for (const prompt of pending) {
       const answer = await this.#answerer.answer(prompt);
       recorder.ingestor.ingest(
@@ -237,6 +298,16 @@ export class PermissionEngine {
       this.grants.add(answer.answer, answer.grant_scope, prompt.subjects);
     }
     return pending.length;
+  }
+
+  /**
+   * The session grants a stopped runtime had: its "allow for this session" answers, read back from its events. A
+   * resumed session restores them before anything asks (its MCP servers start with the runtime); a repeat is harmless.
+   */
+  restore_session_grants(answered: readonly AnsweredPrompt[]): void {
+    for (const prompt of answered) {
+      if (prompt.answer === "allow" && prompt.grant_scope === "session") this.grants.add("allow", "session", prompt.subjects);
+    }
   }
 
   /** `deny`/`ask` rules of the permissions files, as layer-2 findings for the subjects they cover. */

@@ -43,6 +43,8 @@ function same_subject(a: PermissionSubject, b: PermissionSubject): boolean {
       return a.tool_name === (b as typeof a).tool_name;
     case "capability_tool":
       return a.capability_id === (b as typeof a).capability_id && a.tool_name === (b as typeof a).tool_name;
+    case "mcp_server":
+      return a.server === (b as typeof a).server && a.fingerprint === (b as typeof a).fingerprint;
   }
 }
 

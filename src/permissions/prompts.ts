@@ -41,6 +41,7 @@ function render_prompt(prompt: PermissionPrompt): string {
   for (const subject of prompt.subjects) {
     if (subject.kind === "path") lines.push(`  ${subject.op} ${subject.path}`);
     if (subject.kind === "capability_tool") lines.push(`  first use of ${subject.tool_name} (capability ${subject.capability_id})`);
+    if (subject.kind === "mcp_server") lines.push(`  first start of the MCP server ${subject.server}`);
   }
   if (prompt.categories.length > 0) lines.push(`  categories: ${prompt.categories.join(", ")}`);
   lines.push(`  why: ${prompt.reason}`);

@@ -1,5 +1,6 @@
 import type * as v from "valibot";
 import type { ArtifactRef } from "../contracts/artifact.js";
+import type { JsonObject } from "../contracts/entity.js";
 import type { EvidenceKind } from "../contracts/artifact.js";
 import { AirFailure, type AirError } from "../contracts/errors.js";
 import type { CapabilityTrust } from "../contracts/events/capability.js";
@@ -93,6 +94,11 @@ export type ToolDefinition<I extends v.GenericSchema = v.GenericSchema, O extend
   readonly description: string;
   readonly category: ToolCategory;
   readonly input: I;
+  /**
+   * The JSON Schema the model is offered, for a tool whose input schema is not ours to write in valibot (an MCP
+   * server's): `input` then checks calls against this same schema. Default: generated from `input`.
+   */
+  readonly input_json_schema?: JsonObject;
   readonly output: O;
   readonly permissions: ToolPermissions<v.InferOutput<I>>;
   /** Set for a capability's tool: the PermissionEngine asks before the first use of one the user has not vouched for. */

@@ -115,7 +115,7 @@ export class ToolRegistry {
         user_action: "Register each tool once.",
       });
     }
-    const { $schema: _dialect, ...input_schema } = toJsonSchema(definition.input, { errorMode: "throw" }) as JsonObject;
+    const { $schema: _dialect, ...input_schema } = definition.input_json_schema ?? (toJsonSchema(definition.input, { errorMode: "throw" }) as JsonObject);
     const schema = v.parse(ToolSchema, { name: definition.name, description: definition.description, input_schema });
     this.#tools.set(definition.name, { definition, schema });
   }

@@ -89,7 +89,7 @@ async function run_gated(script: ScriptInput, setup: GateSetup = {}): Promise<Ga
     env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
     retry: { sleep: async () => undefined },
   });
-  const runtime = start_runtime(temp.session, {
+  const runtime = await start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode: "accept-edits", ...(answerer === undefined ? {} : { answerer }) }),
     task_defaults: DEFAULT_TASK_DEFAULTS,

@@ -72,13 +72,13 @@ function session(): TempSession {
   return temp;
 }
 
-function runtime_against(temp: TempSession, base_url: string, mode: PermissionMode): Runtime {
+async function runtime_against(temp: TempSession, base_url: string, mode: PermissionMode): Promise<Runtime> {
   const providers = ProviderManager.load({
     home: temp.root,
     env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base_url },
     retry: { sleep: async () => undefined },
   });
-  const runtime = start_runtime(temp.session, {
+  const runtime = await start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode }),
     task_defaults: DEFAULT_TASK_DEFAULTS,
@@ -113,7 +113,7 @@ async function rejection(work: () => unknown): Promise<unknown> {
 describe("direct mode", () => {
   it("runs the model's fs.write in the main workspace with no agent, answers, and /done summarises back to idle", async () => {
     const temp = session();
-    const runtime = runtime_against(temp, await scripted([WRITE_HELLO, text("Wrote hello.txt.", { tool_result_contains: "hello.txt" })]), "accept-edits");
+    const runtime = await runtime_against(temp, await scripted([WRITE_HELLO, text("Wrote hello.txt.", { tool_result_contains: "hello.txt" })]), "accept-edits");
 
     runtime.enter_direct();
     expect(runtime.in_direct_mode()).toBe(true);
@@ -150,7 +150,7 @@ describe("direct mode", () => {
     fs.mkdirSync(path.join(temp.project.layout.root, "src"));
     fs.writeFileSync(path.join(temp.project.layout.root, "src/greet.txt"), "hello\n");
     fs.writeFileSync(path.join(temp.project.layout.root, "src/count.txt"), "one\ntwo\n");
-    const runtime = runtime_against(temp, await scripted(PATCH_TWO_FILES), "accept-edits");
+    const runtime = await runtime_against(temp, await scripted(PATCH_TWO_FILES), "accept-edits");
 
     runtime.enter_direct();
     expect(await runtime.submit("please patch both files")).toEqual({ kind: "answered", answer: "Patched both files." });
@@ -170,7 +170,7 @@ describe("direct mode", () => {
 
   it("keeps one conversation across the direct session's messages: the model sees what came before", async () => {
     const temp = session();
-    const runtime = runtime_against(temp, await scripted([text("First answer."), text("Second answer.", { last_user_contains: "second" })]), "default");
+    const runtime = await runtime_against(temp, await scripted([text("First answer."), text("Second answer.", { last_user_contains: "second" })]), "default");
     runtime.enter_direct();
     await runtime.submit("first message");
     await runtime.submit("second message");
@@ -184,7 +184,7 @@ describe("direct mode", () => {
 
   it("lets the session's permission engine judge each call: in default mode an unanswered write is refused and nothing is written", async () => {
     const temp = session();
-    const runtime = runtime_against(temp, await scripted([WRITE_HELLO, text("I could not write it.", { tool_result_contains: "error" })]), "default");
+    const runtime = await runtime_against(temp, await scripted([WRITE_HELLO, text("I could not write it.", { tool_result_contains: "error" })]), "default");
     runtime.enter_direct();
     expect(await runtime.submit("please write hello.txt")).toEqual({ kind: "answered", answer: "I could not write it." });
     expect(fs.existsSync(path.join(temp.project.layout.root, "hello.txt"))).toBe(false);
@@ -196,7 +196,7 @@ describe("direct mode", () => {
     const temp = session();
     const model = await silent_server();
     cleanups.push(() => model.close());
-    const runtime = runtime_against(temp, model.url, "default");
+    const runtime = await runtime_against(temp, model.url, "default");
     expect(is_air_failure(await rejection(() => runtime.leave_direct()))).toBe(true);
 
     runtime.enter_direct();

@@ -46,7 +46,7 @@ async function interactive_runtime(mode: PermissionMode): Promise<{ temp: TempSe
     env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
     retry: { sleep: async () => undefined },
   });
-  const runtime = start_runtime(temp.session, {
+  const runtime = await start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode }),
     task_defaults: DEFAULT_TASK_DEFAULTS,

@@ -61,7 +61,7 @@ afterEach(async () => {
   cleanups = [];
 });
 
-type Run = { temp: TempSession; root: string; server: ScriptedServer; outcome: Awaited<ReturnType<ReturnType<typeof start_runtime>["submit"]>> };
+type Run = { temp: TempSession; root: string; server: ScriptedServer; outcome: Awaited<ReturnType<Awaited<ReturnType<typeof start_runtime>>["submit"]>> };
 
 async function run_with_review(script: ScriptInput, review: ReviewSettingsInput): Promise<Run> {
   const temp = open_temp_session();
@@ -77,7 +77,7 @@ async function run_with_review(script: ScriptInput, review: ReviewSettingsInput)
     env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
     retry: { sleep: async () => undefined },
   });
-  const runtime = start_runtime(temp.session, {
+  const runtime = await start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode: "accept-edits" }),
     task_defaults: DEFAULT_TASK_DEFAULTS,

@@ -22,13 +22,13 @@ afterEach(async () => {
   cleanups = [];
 });
 
-function runtime_against(temp: TempSession, base_url: string): Runtime {
+async function runtime_against(temp: TempSession, base_url: string): Promise<Runtime> {
   const providers = ProviderManager.load({
     home: temp.root,
     env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: base_url },
     retry: { sleep: async () => undefined },
   });
-  const runtime = start_runtime(temp.session, {
+  const runtime = await start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, {}),
     task_defaults: DEFAULT_TASK_DEFAULTS,
@@ -47,7 +47,7 @@ describe("Runtime turns", () => {
     cleanups.push(() => temp.cleanup());
     const server = await start_scripted_server({ script: { turns: { main: [chat("first answer"), chat("second answer")] } }, api_key: KEY });
     cleanups.push(() => server.close());
-    const runtime = runtime_against(temp, server.url);
+    const runtime = await runtime_against(temp, server.url);
 
     expect(await runtime.submit("first question")).toEqual({ kind: "answered", answer: "first answer" });
     expect(runtime.busy()).toBe(false);
@@ -60,7 +60,7 @@ describe("Runtime turns", () => {
     cleanups.push(() => temp.cleanup());
     const model = await silent_server();
     cleanups.push(() => model.close());
-    const runtime = runtime_against(temp, model.url);
+    const runtime = await runtime_against(temp, model.url);
 
     const running = runtime.submit("first question");
     expect(runtime.busy()).toBe(true);
@@ -79,7 +79,7 @@ describe("Runtime turns", () => {
     cleanups.push(() => temp.cleanup());
     const model = await silent_server();
     cleanups.push(() => model.close());
-    const runtime = runtime_against(temp, model.url);
+    const runtime = await runtime_against(temp, model.url);
 
     const running = runtime.submit("a question the model never answers");
     await new Promise<void>((resolve) => {

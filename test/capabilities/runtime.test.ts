@@ -61,7 +61,7 @@ describe("capabilities in a session runtime", () => {
     temp = open_temp_session();
     write_project_manifest(temp.project.layout.root, "echo-tools", manifest("echo-tools"));
     const providers = ProviderManager.load({ home: temp.root, env: { ANTHROPIC_API_KEY: "sk-caps-runtime-test" } });
-    const runtime = start_runtime(temp.session, {
+    const runtime = await start_runtime(temp.session, {
       provider: providers.for_session(),
       permissions: permissions_for_project(temp.project.layout, {}),
       task_defaults: DEFAULT_TASK_DEFAULTS,

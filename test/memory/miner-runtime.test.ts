@@ -56,7 +56,7 @@ async function run_task(miner_turns: MinerTurns, settings: MinerSettings) {
     retry: { sleep: async () => undefined },
   });
   const logs: string[] = [];
-  const runtime = start_runtime(temp.session, {
+  const runtime = await start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode: "accept-edits" }),
     task_defaults: DEFAULT_TASK_DEFAULTS,

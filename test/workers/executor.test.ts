@@ -235,7 +235,7 @@ describe("an fs.patch task through the runtime (real tools, scripted model serve
       env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
       retry: { sleep: async () => undefined },
     });
-    const runtime = start_runtime(h.session, {
+    const runtime = await start_runtime(h.session, {
       provider: providers.for_session(),
       permissions: permissions_for_project(h.temp.project.layout, { mode: "accept-edits" }),
       task_defaults: DEFAULT_TASK_DEFAULTS,

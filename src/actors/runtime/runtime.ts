@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { createActor, fromPromise, toPromise, waitFor, type Actor, type InspectionEvent, type Observer, type SnapshotFrom } from "xstate";
 import { CapabilityRegistry } from "../../capabilities/registry.js";
+import { McpServers, type McpServersOptions } from "../../mcp/servers.js";
 import { load_compaction_rules } from "../../context/compaction/rules.js";
 import { SessionPrompts } from "../../context/session-prompts.js";
 import { make_event } from "../../contracts/events/registry.js";
@@ -67,6 +68,8 @@ export type RuntimeOptions = {
   readonly architecture_designer?: ArchitectureDesigner;
   /** The review gate's policy (config `review`; default: `significant`, 20 lines, confidence 0.8). */
   readonly review?: ReviewSettings;
+  /** Limits for the session's MCP servers (call and start timeouts, message size); default: McpConnection's. */
+  readonly mcp?: Omit<McpServersOptions, "air_home">;
 };
 
 /** Plans of more than one task wait for the user only where someone answers, in a mode that asks before acting. */
@@ -274,14 +277,17 @@ class SessionRuntime implements Runtime {
   readonly #scheduler: SchedulerOptions;
   readonly #inspect: Observer<InspectionEvent> | undefined;
   readonly #capabilities: CapabilityRegistry;
+  readonly #mcp: McpServers;
   readonly #miner: ExperienceMiner | undefined;
   readonly #debug_records: DebugKnowledgeStore;
   #turn: AbortController | undefined;
   #resumed: Actor<ReturnType<typeof provide_scheduler>> | undefined;
 
-  constructor(session: Session, options: RuntimeOptions, registry: ToolRegistry, prompts: SessionPrompts, capabilities: CapabilityRegistry) {
+  constructor(session: Session, options: RuntimeOptions, prompts: SessionPrompts, tools: SessionTools) {
+    const { registry, capabilities, mcp } = tools;
     this.#session = session;
     this.#capabilities = capabilities;
+    this.#mcp = mcp;
     this.registry = registry;
     this.#inspect = options.inspect;
     // The project's one writer of debug-records.db (INV-2), for the whole runtime.
@@ -418,7 +424,7 @@ class SessionRuntime implements Runtime {
     this.main_agent.stop();
     // Session end is a trigger of its own; the miner still needs the tools, so it runs before they close.
     await this.#miner?.session_end();
-    await this.#capabilities.close();
+    await Promise.all([this.#capabilities.close(), this.#mcp.close()]);
     this.#debug_records.close();
   }
 
@@ -441,11 +447,14 @@ class SessionRuntime implements Runtime {
   }
 }
 
+type SessionTools = { readonly registry: ToolRegistry; readonly capabilities: CapabilityRegistry; readonly mcp: McpServers };
+
 /**
- * The session's tools: the built-in ones, judged by its permission engine, its model's, and those of every enabled
- * capability that applies to the project (their lifecycle recorded in the session).
+ * The session's tools: the built-in ones, judged by its permission engine, its model's, those of every enabled
+ * capability that applies to the project, and those of its MCP servers (their lifecycles recorded in the session).
+ * A server's tools must be listed before they can be offered, so the servers start here, in parallel.
  */
-function session_tools(session: Session, options: RuntimeOptions): { registry: ToolRegistry; capabilities: CapabilityRegistry } {
+async function session_tools(session: Session, options: RuntimeOptions): Promise<SessionTools> {
   const registry = create_tool_registry({ permissions: options.permissions });
   registry.register(model_complete_tool(options.provider, options.run_budget === undefined ? {} : { run_budget: options.run_budget }));
   registry.register(context_compact_tool(options.provider));
@@ -454,14 +463,16 @@ function session_tools(session: Session, options: RuntimeOptions): { registry: T
     project_root: session.project.layout.root,
     air_home: air_home(),
   });
+  const mcp = new McpServers(session, { ...options.mcp, air_home: air_home() });
   try {
     capabilities.activate(session, registry);
+    await mcp.activate(registry, options.permissions);
   } catch (error) {
-    // A runtime that does not start must not leave a capability's processes behind.
-    capabilities.close().catch(() => undefined);
+    // A runtime that does not start must not leave a capability's or a server's processes behind.
+    await Promise.allSettled([capabilities.close(), mcp.close()]);
     throw error;
   }
-  return { registry, capabilities };
+  return { registry, capabilities, mcp };
 }
 
 /** The session's ExperienceMiner, when its settings switch it on. */
@@ -480,8 +491,7 @@ function experience_miner_of(session: Session, registry: ToolRegistry, prompts: 
 }
 
 /** The runtime of one open session: tool registry, permission engine, Main Agent with its Scheduler. */
-export function start_runtime(session: Session, options: RuntimeOptions): Runtime {
+export async function start_runtime(session: Session, options: RuntimeOptions): Promise<Runtime> {
   const prompts = new SessionPrompts({ session, mode: options.permissions.mode, context_window: options.provider.capabilities.context_window });
-  const { registry, capabilities } = session_tools(session, options);
-  return new SessionRuntime(session, options, registry, prompts, capabilities);
+  return new SessionRuntime(session, options, prompts, await session_tools(session, options));
 }

@@ -51,12 +51,14 @@ export async function run_resume(io: Io, options: { session?: string; permission
   }
   const session = open_session(project, { session_id: session_id as SessionId });
   const unfollow = follow(session.bus, "text", io.out);
-  const runtime = runtime_for(session, providers, run_budget === undefined ? {} : { run_budget }, permissions);
+  const { pending, answered } = prompts_of(session);
+  // The session's "allow for this session" answers hold before its MCP servers ask to start.
+  permissions.restore_session_grants(answered);
+  const runtime = await runtime_for(session, providers, run_budget === undefined ? {} : { run_budget }, permissions);
   try {
     const recovered = recover_session(session);
     await sweep_project_workspaces(session);
     io.out(`Resumed ${session.id}: ${recovered.lost_agents.length} lost agent(s), ${recovered.requeued_tasks.length} task(s) re-queued\n`);
-    const { pending, answered } = prompts_of(session);
     if (pending.length > 0) io.out(`${pending.length} permission prompt(s) were waiting when the session stopped; asking again\n`);
     await permissions.resume_prompts(pending, answered, session);
     const result = await runtime.resume();

@@ -47,7 +47,7 @@ export type PermissionMode = v.InferOutput<typeof PermissionMode>;
 /**
  * What an `ask_user` finding is about, so an answer or a rule can cover it exactly: one command the shell
  * would run (argv joined by spaces), a whole command line the analyzer could not see through, a path, a
- * tool's network access, or the first use of a capability's tool.
+ * tool's network access, the first use of a capability's tool, or the first start of a project's MCP server.
  */
 export const PermissionSubject = v.variant("kind", [
   v.strictObject({ kind: v.literal("command"), command: NonEmpty }),
@@ -56,6 +56,8 @@ export const PermissionSubject = v.variant("kind", [
   v.strictObject({ kind: v.literal("network"), tool_name: NonEmpty }),
   /** The first use of a tool from a capability nobody vouched for (a project's own). */
   v.strictObject({ kind: v.literal("capability_tool"), capability_id: NonEmpty, tool_name: NonEmpty }),
+  /** Starting a project's MCP server: its entry as written (the fingerprint), so a changed command is asked about again. */
+  v.strictObject({ kind: v.literal("mcp_server"), server: NonEmpty, fingerprint: NonEmpty }),
 ]);
 export type PermissionSubject = v.InferOutput<typeof PermissionSubject>;
 

@@ -29,7 +29,9 @@ function subject_line(subject: PermissionPromptView["subjects"][number]): string
       return `${subject.op} ${clean_line(subject.path)}`;
     case "capability_tool":
       return `first use of ${clean_line(subject.tool_name)} (${clean_line(subject.capability_id)})`;
-    default:
+    case "mcp_server":
+      return `start the MCP server ${clean_line(subject.server)} (from the project's .mcp.json)`;
+    case "network":
       return `network (${clean_line(subject.tool_name)})`;
   }
 }

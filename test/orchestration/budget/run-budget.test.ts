@@ -80,8 +80,8 @@ async function providers_for(temp: TempSession) {
   return ProviderManager.load({ home: temp.root, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url }, retry: { sleep: async () => undefined } });
 }
 
-function runtime_of(temp: TempSession, providers: ProviderManager, run_budget: RunBudget) {
-  const runtime = start_runtime(temp.session, {
+async function runtime_of(temp: TempSession, providers: ProviderManager, run_budget: RunBudget) {
+  const runtime = await start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode: "accept-edits" }),
     task_defaults: { ...DEFAULT_TASK_DEFAULTS, retry_budget: 0 },
@@ -108,7 +108,7 @@ describe("a run budget", () => {
     const providers = await providers_for(temp);
 
     // 110 tokens for the plan, 500 for the first task: 610 of 600 once the first task is done.
-    const outcome = await runtime_of(temp, providers, { tokens: 600 }).submit("read the three notes");
+    const outcome = await (await runtime_of(temp, providers, { tokens: 600 })).submit("read the three notes");
     expect(outcome.kind).toBe("executed");
     if (outcome.kind !== "executed") return;
     expect(outcome.run.status).toBe("blocked");
@@ -119,7 +119,7 @@ describe("a run budget", () => {
 
     // Resumed with a higher budget, the run goes on with the tasks it held back.
     recover_session(temp.session);
-    const resumed = await runtime_of(temp, providers, { tokens: 5_000 }).resume();
+    const resumed = await (await runtime_of(temp, providers, { tokens: 5_000 })).resume();
     expect(resumed.status).toBe("completed");
     expect(temp.session.store.query({ types: ["task.started"] })).toHaveLength(3);
     expect(statuses(temp)).toEqual(["completed", "completed", "completed"]);

@@ -57,7 +57,7 @@ async function run_endless_worker(max_turns: number, budget?: TaskBudget): Promi
     env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url },
     retry: { sleep: async () => undefined },
   });
-  const runtime = start_runtime(temp.session, {
+  const runtime = await start_runtime(temp.session, {
     provider: providers.for_session(),
     permissions: permissions_for_project(temp.project.layout, { mode: "accept-edits" }),
     task_defaults: { ...DEFAULT_TASK_DEFAULTS, max_turns, retry_budget: 0, ...(budget === undefined ? {} : { budget }) },

@@ -1,11 +1,12 @@
 import { lifecycle_machines } from "./index.js";
 import { main_agent_machine } from "./main-agent.js";
+import { mcp_server_machine } from "./mcp-server.js";
 import { scheduler_machine } from "./scheduler.js";
 import { worker_run_machine } from "./worker-run.js";
 import { to_mermaid } from "./to-mermaid.js";
 
-/** Every machine with a committed chart: the entity lifecycles, the orchestration machines, a worker run. */
-export const charted_machines = [...Object.values(lifecycle_machines), scheduler_machine, main_agent_machine, worker_run_machine];
+/** Every machine with a committed chart: the entity lifecycles, the orchestration machines, a worker run, an MCP server. */
+export const charted_machines = [...Object.values(lifecycle_machines), scheduler_machine, main_agent_machine, worker_run_machine, mcp_server_machine];
 
 /**
  * Every committed statechart file (`statecharts/<id>.json` and `statecharts/<id>.mmd`), keyed by

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createActor, type SnapshotFrom } from "xstate";
 import { mcp_server_machine, restart_delay_ms, type McpServerEvent } from "../../src/machines/mcp-server.js";
 
-function after(...events: McpServerEvent[]): SnapshotFrom<typeof mcp_server_machine> {
+function snapshot_after(...events: McpServerEvent[]): SnapshotFrom<typeof mcp_server_machine> {
   const actor = createActor(mcp_server_machine).start();
   for (const event of events) actor.send(event);
   return actor.getSnapshot();
@@ -12,26 +12,26 @@ const failed = (at: number): McpServerEvent => ({ type: "mcp.failed", error: "th
 
 describe("mcp-server machine", () => {
   it("starts on first use and runs until it fails or the session closes it", () => {
-    expect(after().value).toBe("stopped");
-    expect(after({ type: "mcp.start" }).value).toBe("starting");
-    expect(after({ type: "mcp.start" }, { type: "mcp.started" }).value).toBe("running");
-    expect(after({ type: "mcp.start" }, { type: "mcp.started" }, { type: "mcp.close" }).status).toBe("done");
+    expect(snapshot_after().value).toBe("stopped");
+    expect(snapshot_after({ type: "mcp.start" }).value).toBe("starting");
+    expect(snapshot_after({ type: "mcp.start" }, { type: "mcp.started" }).value).toBe("running");
+    expect(snapshot_after({ type: "mcp.start" }, { type: "mcp.started" }, { type: "mcp.close" }).status).toBe("done");
   });
 
   it("counts failures from a start or a run, and a completed call clears them", () => {
-    const crashed = after({ type: "mcp.start" }, { type: "mcp.started" }, failed(1_000));
+    const crashed = snapshot_after({ type: "mcp.start" }, { type: "mcp.started" }, failed(1_000));
     expect(crashed.value).toBe("crashed");
     expect(crashed.context).toEqual({ failures: 1, last_failure_at: 1_000, last_error: "the connection closed" });
-    const twice = after({ type: "mcp.start" }, failed(1_000), { type: "mcp.start" }, failed(2_000));
+    const twice = snapshot_after({ type: "mcp.start" }, failed(1_000), { type: "mcp.start" }, failed(2_000));
     expect(twice.context.failures).toBe(2);
-    const healthy = after({ type: "mcp.start" }, failed(1_000), { type: "mcp.start" }, { type: "mcp.started" }, { type: "mcp.call_succeeded" });
+    const healthy = snapshot_after({ type: "mcp.start" }, failed(1_000), { type: "mcp.start" }, { type: "mcp.started" }, { type: "mcp.call_succeeded" });
     expect(healthy.context.failures).toBe(0);
   });
 
   it("refuses what its state does not allow: no call success before a start, no second start while starting", () => {
-    expect(after().can({ type: "mcp.call_succeeded" })).toBe(false);
-    expect(after({ type: "mcp.start" }).can({ type: "mcp.start" })).toBe(false);
-    expect(after({ type: "mcp.start" }, { type: "mcp.started" }).can({ type: "mcp.started" })).toBe(false);
+    expect(snapshot_after().can({ type: "mcp.call_succeeded" })).toBe(false);
+    expect(snapshot_after({ type: "mcp.start" }).can({ type: "mcp.start" })).toBe(false);
+    expect(snapshot_after({ type: "mcp.start" }, { type: "mcp.started" }).can({ type: "mcp.started" })).toBe(false);
   });
 });
 

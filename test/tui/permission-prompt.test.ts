@@ -21,6 +21,23 @@ describe("permission prompt dialog", () => {
     for (const option of ["[y] Allow once", "[s] Allow for this session", "[p] Allow for this project", "[n] Deny"]) expect(frame).toContain(option);
   });
 
+  it("names the MCP server of a tool it asks about, and the server a project wants to start", () => {
+    const call = prompt({ tool_name: "mcp.docs.search", commands: [], categories: [], subjects: [{ kind: "network", tool_name: "mcp.docs.search" }] });
+    const start = prompt({
+      tool_name: "mcp.theirs",
+      commands: [],
+      categories: [],
+      subjects: [{ kind: "mcp_server", server: "theirs", fingerprint: "f".repeat(64) }],
+    });
+    const frame = render_app(state_with(base_state(), { permission_prompts: [call] })).lastFrame() ?? "";
+    expect(frame).toContain("Permission needed: mcp.docs.search: tool search of the MCP server docs");
+    expect(frame).toContain("network (mcp.docs.search: tool search of the MCP server docs)");
+    cleanup();
+    expect(render_app(state_with(base_state(), { permission_prompts: [start] })).lastFrame() ?? "").toContain(
+      "start the MCP server theirs (from the project's .mcp.json)",
+    );
+  });
+
   it("sends answer_permission(prompt_id, allow, session) when the user presses s", async () => {
     const asked = prompt();
     const rendered = render_app(state_with(base_state(), { permission_prompts: [asked] }));

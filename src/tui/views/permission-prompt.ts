@@ -20,6 +20,15 @@ function prompt_options(prompt: PermissionPromptView): readonly Option[] {
 
 const RISK_COLOR: Record<string, string> = { none: "gray", low: "green", medium: "yellow", high: "red", critical: "redBright" };
 
+/** A tool by name; an MCP server's (`mcp.<server>.<tool>`) with its server named, so the user knows who is asking. */
+export function describe_tool(tool_name: string): string {
+  const [prefix, server, ...rest] = tool_name.split(".");
+  const clean = clean_line(tool_name);
+  return prefix === "mcp" && server !== undefined && rest.length > 0
+    ? `${clean}: tool ${clean_line(rest.join("."))} of the MCP server ${clean_line(server)}`
+    : clean;
+}
+
 function subject_line(subject: PermissionPromptView["subjects"][number]): string {
   switch (subject.kind) {
     case "command":
@@ -32,7 +41,7 @@ function subject_line(subject: PermissionPromptView["subjects"][number]): string
     case "mcp_server":
       return `start the MCP server ${clean_line(subject.server)} (from the project's .mcp.json)`;
     case "network":
-      return `network (${clean_line(subject.tool_name)})`;
+      return `network (${describe_tool(subject.tool_name)})`;
   }
 }
 
@@ -76,7 +85,7 @@ export function PermissionDialog(props: { readonly prompt: PermissionPromptView;
       Text,
       { bold: true },
       "Permission needed: ",
-      h(Text, { color: "cyan" }, clean_line(prompt.tool_name)),
+      h(Text, { color: "cyan" }, describe_tool(prompt.tool_name)),
       "  risk ",
       h(Text, { color: RISK_COLOR[prompt.risk_level] ?? "yellow", bold: true }, prompt.risk_level),
     ),

@@ -34,6 +34,11 @@ function strings<K extends string>(values: Record<string, unknown>, names: Recor
   return picked;
 }
 
+/** A flag given with `multiple: true`: every value, in order. */
+function list(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
 const COMMANDS: Record<string, Command> = {
   init: {
     summary: "Make the current folder an air project (.air/shared, .air/local)",
@@ -117,7 +122,8 @@ const COMMANDS: Record<string, Command> = {
       }),
   },
   doctor: {
-    summary: "Check this machine: node, git, the shell sandbox, the provider, each capability's dependencies; --fix installs what they miss",
+    summary:
+      "Check this machine: node, git, the shell sandbox, the provider, each capability's dependencies, each MCP server; --fix installs what capabilities miss",
     usage: "air doctor [--json] [--fix [--dry-run] [--yes]]",
     options: { json: { type: "boolean" }, fix: { type: "boolean" }, "dry-run": { type: "boolean" }, yes: { type: "boolean", short: "y" } },
     run: async (values, _, io) =>
@@ -206,6 +212,48 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     positionals: true,
     run: async (_, positionals, io) => (await import("./commands/capability.js")).run_capability_choice(io, { id: positionals[0], choice: "disabled" }),
+  },
+  "mcp list": {
+    summary: "The MCP servers of this project's .mcp.json and ~/.air/mcp.json: transport (never a secret), trust, state, and what each one offers",
+    usage: "air mcp list [--json]",
+    options: { json: { type: "boolean" } },
+    run: async (values, _, io) => (await import("./commands/mcp.js")).run_mcp_list(io, { json: values.json === true }),
+  },
+  "mcp add": {
+    summary:
+      "Add an MCP server as `claude mcp add` does: to the project's .mcp.json (the default) or, with --scope user, to ~/.air/mcp.json; ${VAR} is written as typed",
+    usage:
+      'air mcp add NAME [--scope project|user] [--env KEY=VALUE]... -- COMMAND [ARGS...] | air mcp add NAME URL --transport http|sse [--scope project|user] [--header "Key: Value"]...',
+    options: {
+      scope: { type: "string", short: "s" },
+      transport: { type: "string", short: "t" },
+      env: { type: "string", short: "e", multiple: true },
+      header: { type: "string", short: "H", multiple: true },
+    },
+    positionals: true,
+    run: async (values, positionals, io) => {
+      const [name, ...target] = positionals;
+      return (await import("./commands/mcp.js")).run_mcp_add(io, {
+        ...(name === undefined ? {} : { name }),
+        target,
+        env: list(values.env),
+        header: list(values.header),
+        ...strings(values, { scope: "scope", transport: "transport" }),
+      });
+    },
+  },
+  "mcp remove": {
+    summary: "Remove an MCP server from the project's .mcp.json or ~/.air/mcp.json (--scope says which, when both have it)",
+    usage: "air mcp remove NAME [--scope project|user]",
+    options: { scope: { type: "string", short: "s" } },
+    positionals: true,
+    run: async (values, positionals, io) => {
+      if (positionals.length > 1) return usage_error(io, `air mcp remove takes one NAME, not "${positionals.join(" ")}"`);
+      return (await import("./commands/mcp.js")).run_mcp_remove(io, {
+        ...(positionals[0] === undefined ? {} : { name: positionals[0] }),
+        ...strings(values, { scope: "scope" }),
+      });
+    },
   },
   history: {
     summary: "Show a session as the TUI does, or its event log (default: the latest session; piped: the log)",

@@ -56,7 +56,7 @@ type ServerEntry = v.InferOutput<typeof ServerEntry>;
 /** A server name as the peers accept it: letters, digits, `-` and `_`. */
 const ServerName = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, - and _ (at most 64)"));
 
-export const McpConfigFile = v.strictObject({ mcpServers: v.optional(v.record(ServerName, ServerEntry), () => ({})) });
+const McpConfigFile = v.strictObject({ mcpServers: v.optional(v.record(ServerName, ServerEntry), () => ({})) });
 
 /** Where a server was configured: the project's `.mcp.json` (project-local trust) or the user's `~/.air/mcp.json`. */
 export type McpScope = "project" | "user";
@@ -149,7 +149,7 @@ function transport_of(entry: ServerEntry): McpTransport {
 }
 
 /** The servers of one file, checked; a broken file is an AirError naming it (and the entry, when one is at fault). */
-export function read_config_file(file: string, scope: McpScope): McpServerConfig[] {
+function read_config_file(file: string, scope: McpScope): McpServerConfig[] {
   const raw = read_raw_config(file);
   return raw === undefined ? [] : parse_config(file, scope, raw);
 }

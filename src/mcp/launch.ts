@@ -18,7 +18,7 @@ export function minimal_path(): string {
 }
 
 /** A server's whole environment: what its entry declares, and PATH. Provider keys and the user's variables stay out. */
-export function server_env(transport: StdioTransport): Record<string, string> {
+function server_env(transport: StdioTransport): Record<string, string> {
   return { PATH: minimal_path(), ...transport.env };
 }
 

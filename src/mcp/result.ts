@@ -5,7 +5,7 @@ import type { ToolResultBlock, ToolResultBlocks } from "../contracts/tool.js";
 import type { ToolExecution } from "../tools/define.js";
 
 /** Past this much text, a result is saved whole as an artifact and the model gets its beginning and the artifact. */
-export const LARGE_RESULT_CHARS = 32 * 1024;
+const LARGE_RESULT_CHARS = 32 * 1024;
 const PREVIEW_CHARS = 8 * 1024;
 /** Larger images are saved as artifacts rather than sent to the model (the Anthropic API's limit is 5 MB). */
 const MAX_IMAGE_BASE64_CHARS = 5 * 1024 * 1024;

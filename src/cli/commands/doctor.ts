@@ -9,6 +9,7 @@ import { locate_project_root } from "../../project/project-store.js";
 import { load_provider_settings, no_provider_action } from "../../providers/config.js";
 import { BWRAP_ACTION, choose_sandbox } from "../../tools/shell/sandbox.js";
 import { render_error, table, type Io } from "../output.js";
+import { mcp_checks } from "./doctor-mcp.js";
 
 /** The oldest Node air runs on (package.json `engines`). */
 const MIN_NODE: readonly [number, number] = [20, 12];
@@ -23,7 +24,7 @@ export type DoctorCheck = {
   readonly user_action?: string;
   /** For an error: what is wrong and what to do, as everywhere in air. */
   readonly error?: AirError;
-  readonly detail?: Record<string, string | boolean | null>;
+  readonly detail?: Record<string, string | number | boolean | null>;
 };
 
 /**
@@ -157,8 +158,18 @@ function check_provider(env: NodeJS.ProcessEnv): DoctorCheck {
   return { id: "provider", status: "ok", summary: `${settings.provider_id}, model ${settings.model_id}, ${key}`, detail };
 }
 
-export function doctor_report(env: NodeJS.ProcessEnv = process.env, project_root = process.cwd()): DoctorReport {
-  const checks = [check_node(), check_git(), check_optional("cmake"), check_optional("ctest"), check_sandbox(env), check_air_home(env), check_provider(env)];
+/** The machine's checks, then one per configured MCP server (doctor-mcp.ts). */
+async function doctor_report(env: NodeJS.ProcessEnv, project_root: string): Promise<DoctorReport> {
+  const checks = [
+    check_node(),
+    check_git(),
+    check_optional("cmake"),
+    check_optional("ctest"),
+    check_sandbox(env),
+    check_air_home(env),
+    check_provider(env),
+    ...(await mcp_checks(project_root, env)),
+  ];
   const capabilities = check_dependencies(doctor_manifests(project_root, air_home(env)), { env, project_root, versions: probe_version });
   return { healthy: checks.every((check) => check.status !== "error"), checks, capabilities };
 }
@@ -208,7 +219,7 @@ export async function run_doctor(io: Io, options: DoctorOptions): Promise<number
   }
   if (options.fix === true)
     return (await import("./doctor-fix.js")).run_doctor_fix(io, { json: options.json, dry_run: options.dry_run === true, yes: options.yes === true });
-  const report = doctor_report(process.env, locate_project_root(io.cwd) ?? io.cwd);
+  const report = await doctor_report(process.env, locate_project_root(io.cwd) ?? io.cwd);
   if (options.json) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report.healthy ? 0 : 1;

@@ -21,7 +21,7 @@ function prompt_options(prompt: PermissionPromptView): readonly Option[] {
 const RISK_COLOR: Record<string, string> = { none: "gray", low: "green", medium: "yellow", high: "red", critical: "redBright" };
 
 /** A tool by name; an MCP server's (`mcp.<server>.<tool>`) with its server named, so the user knows who is asking. */
-export function describe_tool(tool_name: string): string {
+function describe_tool(tool_name: string): string {
   const [prefix, server, ...rest] = tool_name.split(".");
   const clean = clean_line(tool_name);
   return prefix === "mcp" && server !== undefined && rest.length > 0

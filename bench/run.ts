@@ -29,6 +29,8 @@
  *  18. the review gate per task (diff, reviewer worker, one model turn of a fixed delay) — beside the executor run
  *      it gates
  *  19. model turns to fix a compile error whose signature has a debug record — beside the same failure without one
+ *  20. an MCP tool call (`mcp.fixture.echo` of the stdio fixture server) through ToolRegistry, PermissionEngine and the
+ *      session DB, p50 and p95 — vs a bare SDK `Client` calling the same server's `echo`, call for call
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
@@ -41,6 +43,7 @@ import { bench_review_gate } from "./review-gate.js";
 import { bench_debug_known_fix, format_debug_known_fix } from "./debug-known-fix.js";
 import { bench_e2e_split } from "./e2e-split.js";
 import { bench_ingest, type IngestMode } from "./ingest.js";
+import { bench_mcp_call, format_mcp_call } from "./mcp-call.js";
 import { bench_permissions_check } from "./permissions-check.js";
 import { format_line, ms, rate, type Line } from "./report.js";
 import { format_limit_line } from "./report-limit.js";
@@ -70,6 +73,8 @@ const SPAWN_RUNS = QUICK ? 3 : 21;
 const TOOL_ROUNDS = QUICK ? 1 : 9;
 const TOOL_WARMUP = QUICK ? 5 : 20;
 const TOOL_CALLS = QUICK ? 20 : 200;
+const MCP_WARMUP = QUICK ? 5 : 20;
+const MCP_CALLS = QUICK ? 20 : 200;
 const E2E_RUNS = QUICK ? 1 : 3;
 const CHECK_ROUNDS = QUICK ? 1 : 5;
 const ASSEMBLY_ROUNDS = QUICK ? 2 : 15;
@@ -171,6 +176,10 @@ async function main(): Promise<number> {
       note: "fs.list through bridge + ToolRegistry + session DB",
     }),
   );
+
+  log(`mcp call: ${MCP_CALLS} mcp.fixture.echo round trips through air (after ${MCP_WARMUP} warm-up), each beside a bare SDK Client's echo`);
+  printed.push(...format_mcp_call(await bench_mcp_call(MCP_WARMUP, MCP_CALLS)));
+  log(`  mcp call: ${took()}`);
 
   log(`e2e: ${E2E_RUNS} runs of air e2e cpp-fix-fixture`);
   const e2e = bench_e2e_split(E2E_RUNS);
@@ -368,7 +377,8 @@ async function main(): Promise<number> {
   for (const line of per_turn) console.log(line);
   console.log(
     `\nmedians of ${ROUNDS} rounds (ingest), ${LIST_RUNS} runs (session list), ${SPAWN_RUNS} runs (worker spawn), ` +
-      `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ${E2E_RUNS} runs (e2e), ` +
+      `${TOOL_ROUNDS} rounds × ${TOOL_CALLS} calls (tool.call: median per round, then across rounds), ` +
+      `${MCP_CALLS} calls each (mcp call: p50 and p95 of air and of the bare client, ratio of the two), ${E2E_RUNS} runs (e2e), ` +
       `${ASSEMBLY_ROUNDS} rounds (context assembly), ${WAVE_ROUNDS} rounds (wave planning), ${WORKSPACE_ROUNDS} rounds (workspace merge, ${workspace.files.toLocaleString("en-US")} files), ` +
       `${OVERHEAD_ROUNDS} runs × ${OVERHEAD_TASKS} tasks (scheduler overhead: p50 and max over every task, steps as medians); ` +
       `cache-eligible: share of input bytes after the second request; ` +

@@ -11,7 +11,7 @@ import {
   type PermissionSubject,
   type RiskLevel,
 } from "../contracts/events/permission.js";
-import { new_id, type PermissionDecisionId, type PermissionPromptId, type TaskId } from "../contracts/ids.js";
+import { new_id, type AgentId, type PermissionDecisionId, type PermissionPromptId, type TaskId, type ToolRunId } from "../contracts/ids.js";
 import type { CommandAnalysis } from "./command-risk/index.js";
 import { GrantStore } from "./grants.js";
 import { layered_findings, type LayeredFindings, type PermissionFinding, type PermissionRequest } from "./layers.js";
@@ -53,6 +53,9 @@ export type Confirmation = {
   readonly risk_level: RiskLevel;
   readonly task_id?: TaskId;
 };
+
+/** What a recorded prompt is linked to: the tool run, task and agent that asked, where there are some. */
+type PromptLinks = { readonly tool_run_id?: ToolRunId; readonly task_id?: TaskId; readonly agent_id?: AgentId };
 
 /** What `approve` asks about: the subjects an answer covers, the question, and what would run. */
 export type Approval = {
@@ -144,28 +147,8 @@ export class PermissionEngine {
       return decision;
     }
     const prompt = this.#prompt_of(request, decision);
-    recorder?.ingestor.ingest(
-      make_event(
-        "permission.prompt.requested",
-        {
-          prompt_id: prompt.prompt_id,
-          question: prompt.question,
-          risk_level: prompt.risk_level,
-          offered_scopes: [...prompt.offered_scopes],
-          subjects: [...prompt.subjects],
-          categories: [...prompt.categories],
-          commands: [...prompt.commands],
-          mode: this.mode,
-          tool_run_id: request.tool_run_id,
-          task_id: request.task_id,
-          agent_id: request.agent_id,
-          tool_name: request.tool_name,
-        },
-        recorder.origin,
-      ),
-    );
-    const answer = await this.#answerer.answer(prompt, signal);
-    recorder?.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id: prompt.prompt_id, ...answer }, recorder.origin));
+    const { tool_run_id, task_id, agent_id } = request;
+    const answer = await this.#ask(prompt, recorder, { tool_run_id, task_id, agent_id }, signal);
     if (answer.answer === "allow" && answer.grant_scope !== "once") this.grants.add("allow", answer.grant_scope, prompt.subjects);
     const reason = clip(
       `${decision.reason} — answered "${answer.answer}" (${answer.grant_scope}) by the ${answer.resolved_by === "user" ? "user" : "headless prompt policy"}`,
@@ -198,11 +181,7 @@ export class PermissionEngine {
       categories: [],
       commands: [],
     };
-    const { prompt_id, offered_scopes } = prompt;
-    const asked = { prompt_id, question: prompt.question, risk_level: prompt.risk_level, offered_scopes: [...offered_scopes], mode: this.mode };
-    recorder.ingestor.ingest(make_event("permission.prompt.requested", { ...asked, task_id: question.task_id, tool_name: question.subject }, recorder.origin));
-    const answer = await this.#answerer.answer(prompt, signal);
-    recorder.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id, ...answer }, recorder.origin));
+    const answer = await this.#ask(prompt, recorder, { task_id: question.task_id }, signal);
     return answer;
   }
 
@@ -232,25 +211,7 @@ export class PermissionEngine {
       categories: [],
       commands: [...question.commands],
     };
-    const { prompt_id, offered_scopes, subjects, commands } = prompt;
-    recorder.ingestor.ingest(
-      make_event(
-        "permission.prompt.requested",
-        {
-          prompt_id,
-          question: prompt.question,
-          risk_level: prompt.risk_level,
-          offered_scopes: [...offered_scopes],
-          subjects,
-          commands,
-          mode: this.mode,
-          tool_name: question.subject,
-        },
-        recorder.origin,
-      ),
-    );
-    const answer = await this.#answerer.answer(prompt, signal);
-    recorder.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id, ...answer }, recorder.origin));
+    const answer = await this.#ask(prompt, recorder, {}, signal);
     if (answer.answer === "deny" || answer.grant_scope !== "once") this.grants.add(answer.answer, answer.grant_scope, prompt.subjects);
     const by = answer.resolved_by === "user" ? "you" : "the headless prompt policy";
     return { allowed: answer.answer === "allow", reason: `${answer.answer === "allow" ? "allowed" : "denied"} (${answer.grant_scope}) by ${by}` };
@@ -308,6 +269,21 @@ export class PermissionEngine {
     for (const prompt of answered) {
       if (prompt.answer === "allow" && prompt.grant_scope === "session") this.grants.add("allow", "session", prompt.subjects);
     }
+  }
+
+  /** Asks a prompt, recorded before (so a pending prompt survives a restart) and after with its answer. */
+  async #ask(prompt: PermissionPrompt, recorder: PermissionRecorder | undefined, links: PromptLinks, signal?: AbortSignal): Promise<PromptAnswer> {
+    const { prompt_id, question, risk_level, offered_scopes, subjects, categories, commands, tool_name } = prompt;
+    recorder?.ingestor.ingest(
+      make_event(
+        "permission.prompt.requested",
+        { prompt_id, question, risk_level, offered_scopes: [...offered_scopes], subjects, categories, commands, mode: this.mode, tool_name, ...links },
+        recorder.origin,
+      ),
+    );
+    const answer = await this.#answerer.answer(prompt, signal);
+    recorder?.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id, ...answer }, recorder.origin));
+    return answer;
   }
 
   /** `deny`/`ask` rules of the permissions files, as layer-2 findings for the subjects they cover. */

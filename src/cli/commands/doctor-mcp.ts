@@ -1,23 +1,13 @@
-import fs from "node:fs";
 import path from "node:path";
 import { make_air_error, to_air_error, type AirError } from "../../contracts/errors.js";
 import { expand_transport, read_mcp_config, type McpServerConfig, type McpTransport } from "../../mcp/config.js";
 import { minimal_path } from "../../mcp/launch.js";
 import { air_home } from "../../project/layout.js";
-import { find_on_path } from "../../tools/shell/sandbox.js";
+import { find_on_path, is_executable_file } from "../../tools/shell/sandbox.js";
 import type { DoctorCheck } from "./doctor.js";
 
 type StdioTransport = Extract<McpTransport, { kind: "stdio" }>;
 type Detail = NonNullable<DoctorCheck["detail"]>;
-
-function executable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /** The PATH the server gets: its entry's own, or the minimal one (launch.ts). */
 function search_path(transport: StdioTransport): string {
@@ -28,7 +18,7 @@ function search_path(transport: StdioTransport): string {
 function locate_command(transport: StdioTransport, project_root: string): string | undefined {
   if (transport.command.includes("/")) {
     const file = path.resolve(project_root, transport.command);
-    return executable(file) ? file : undefined;
+    return is_executable_file(file) ? file : undefined;
   }
   return find_on_path(transport.command, search_path(transport));
 }
@@ -90,7 +80,7 @@ async function server_check(server: McpServerConfig, project_root: string, may_s
 
 /**
  * A check for each configured MCP server, started in parallel. A config (or permissions) file that cannot be
- * read is one failed check naming it: sessions in this project cannot start until it is fixed.
+ * read is one failed check naming it: a session starts none of the servers until it is fixed.
  */
 export async function mcp_checks(project_root: string, env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
   let servers: McpServerConfig[];

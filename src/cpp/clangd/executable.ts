@@ -1,19 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { is_executable_file } from "../../tools/shell/sandbox.js";
 
 /** The names Debian and upstream LLVM install clangd under, newest first (the manifest's `clangd` dependency). */
 const NAMES = ["clangd", "clangd-19", "clangd-18", "clangd-17", "clangd-16", "clangd-15", "clangd-14"];
 /** Debian's versioned LLVM trees, searched when no clangd is on PATH (the unversioned link is optional there). */
 const LLVM_TREES = "/usr/lib";
-
-function executable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
 
 function llvm_binaries(): string[] {
   let entries: string[];
@@ -34,8 +26,8 @@ export function find_clangd(search_path: string = process.env.PATH ?? ""): strin
   for (const name of NAMES) {
     for (const folder of folders) {
       const candidate = path.join(folder, name);
-      if (executable(candidate)) return candidate;
+      if (is_executable_file(candidate)) return candidate;
     }
   }
-  return llvm_binaries().find(executable) ?? null;
+  return llvm_binaries().find(is_executable_file) ?? null;
 }

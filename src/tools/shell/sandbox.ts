@@ -45,19 +45,22 @@ export function sandbox_setting(env: NodeJS.ProcessEnv = process.env): SandboxSe
   });
 }
 
+/** Whether `file` is a regular file this process may execute. */
+export function is_executable_file(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** The first executable `name` on PATH, as an absolute path (so a later PATH change cannot swap it). */
 export function find_on_path(name: string, search_path: string | undefined): string | undefined {
   for (const folder of (search_path ?? "").split(path.delimiter)) {
     if (!path.isAbsolute(folder)) continue;
     const candidate = path.join(folder, name);
-    try {
-      if (fs.statSync(candidate).isFile()) {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        return candidate;
-      }
-    } catch {
-      // not here
-    }
+    if (is_executable_file(candidate)) return candidate;
   }
   return undefined;
 }

@@ -25,6 +25,8 @@ export type McpConnectionOptions = {
   readonly max_message_bytes?: number;
   /** Default: the shell sandbox's choice for this machine (`AIR_SANDBOX`). */
   readonly sandbox?: SandboxChoice;
+  /** Told what the server offers each time it starts (the session keeps its tool list for the next one). */
+  readonly on_listing?: (listing: McpListing) => void;
 };
 
 /** What a running server offers, read once per start. */
@@ -172,6 +174,7 @@ export class McpConnection {
       if (this.state !== "starting") throw server_failure(this.server, this.last_error ?? "the server stopped while starting");
       this.#listing = listing;
       this.#lifecycle.send({ type: "mcp.started" });
+      this.#options.on_listing?.(listing);
       return listing;
     } catch (error) {
       if (this.state === "starting") await this.#fail(`it did not start: ${message_of(error)}`);

@@ -4,7 +4,8 @@ import type { PermissionEngine } from "../permissions/engine.js";
 import type { Session } from "../project/session-manager.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { read_mcp_config, type McpServerConfig } from "./config.js";
-import { McpConnection, type McpConnectionOptions } from "./connection.js";
+import { McpConnection, type McpConnectionOptions, type McpListing } from "./connection.js";
+import { McpToolCache } from "./tool-cache.js";
 import { mcp_tools, type SkippedTool } from "./tools.js";
 
 /** How one configured server ended up in a session. */
@@ -19,7 +20,7 @@ export type McpServerEntry = {
   readonly error?: AirError;
 };
 
-export type McpServersOptions = Omit<McpConnectionOptions, "project_root"> & { readonly air_home: string };
+export type McpServersOptions = Omit<McpConnectionOptions, "project_root" | "on_listing"> & { readonly air_home: string };
 
 /** The command line or address a server is reached by, as the approval question shows it (never its env values). */
 function reached_by(server: McpServerConfig): string {
@@ -29,16 +30,20 @@ function reached_by(server: McpServerConfig): string {
 
 /**
  * The MCP servers of one session (issue 16): each configured server is a capability — discovered, validated, for a
- * project's own server approved by the user, started, its tools registered in the ToolRegistry (where every call is
- * judged by the PermissionEngine like any tool) — and every server is stopped with the session.
+ * project's own server approved by the user, its tools registered in the ToolRegistry (where every call is judged by
+ * the PermissionEngine like any tool) — started on first use (or at once, when its tools are not known yet), and
+ * every server is stopped with the session.
  */
 export class McpServers {
   readonly #connections: McpConnection[] = [];
+  readonly #cache: McpToolCache;
 
   constructor(
     private readonly session: Session,
     private readonly options: McpServersOptions,
-  ) {}
+  ) {
+    this.#cache = new McpToolCache(session.project.layout.mcp_tools);
+  }
 
   /** The servers' processes or sessions, for `air doctor` and tests. */
   get connections(): readonly McpConnection[] {
@@ -63,6 +68,17 @@ export class McpServers {
     // One question at a time, before anything starts: a prompt is never raced by a server's output.
     for (const server of servers) approvals.set(server, await this.#refusal(server, permissions));
     return Promise.all(servers.map((server) => this.#activate_one(server, approvals.get(server), tools)));
+  }
+
+  /** Keeps a server's tool list for the next session; a cache that cannot be written only means that one lists again. */
+  #remember(server: McpServerConfig): (listing: McpListing) => void {
+    return (listing) => {
+      try {
+        this.#cache.remember(server, listing.tools);
+      } catch {
+        // the next session starts the server to list its tools, as if it had never run
+      }
+    };
   }
 
   /** Stops every server this session started; none outlives it. */
@@ -97,11 +113,12 @@ export class McpServers {
       lifecycle.step("capability.disabled", { reason: refusal });
       return { ...entry, status: "disabled", reason: refusal };
     }
-    const connection = new McpConnection(server, { ...this.options, project_root: this.session.project.layout.root });
+    const connection = new McpConnection(server, { ...this.options, project_root: this.session.project.layout.root, on_listing: this.#remember(server) });
     this.#connections.push(connection);
-    let listing: Awaited<ReturnType<McpConnection["listing"]>>;
+    let tools_listed = this.#cache.tools_of(server);
     try {
-      listing = await connection.listing();
+      // A server whose tools are known starts on the first call to one of them; an unknown one starts now to list them.
+      tools_listed ??= [...(await connection.listing()).tools];
     } catch (error) {
       const air_error = to_air_error(error, "tool_error");
       lifecycle.step("capability.failed", { error: air_error });
@@ -109,7 +126,7 @@ export class McpServers {
     }
     lifecycle.step("capability.doctor_checked", { issues: 0 });
     lifecycle.step("capability.enabled", {});
-    const made = mcp_tools(connection, listing.tools);
+    const made = mcp_tools(connection, tools_listed);
     const skipped = [...made.skipped];
     const tool_names: string[] = [];
     for (const definition of made.definitions) {

@@ -28,6 +28,7 @@ export function project_layout(root: string) {
     locks: path.join(local, "locks"),
     debug_records_db: path.join(local, "debug-records.db"),
     learned_memory_db: path.join(local, "learned-memory.db"),
+    mcp_tools: path.join(local, "mcp-tools.json"),
   };
 }
 export type ProjectLayout = ReturnType<typeof project_layout>;

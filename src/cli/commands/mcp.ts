@@ -14,6 +14,7 @@ import {
 import { approved_servers, probe_server, type ProbeResult } from "../../mcp/probe.js";
 import { tool_names } from "../../mcp/tools.js";
 import { write_file_atomic } from "../../project/atomic-write.js";
+import { shell_quote } from "../../tools/git/output.js";
 import { air_home } from "../../project/layout.js";
 import { locate_project_root } from "../../project/project-store.js";
 import { render_error, table, type Io } from "../output.js";
@@ -69,14 +70,9 @@ function server_view(server: McpServerConfig, result: ProbeResult | undefined): 
   };
 }
 
-/** An argument as a shell would need it typed, so the command line shown can be run as it is. */
-function shell_word(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
-
 function transport_text(view: TransportView): string {
   const names = view.kind === "stdio" ? view.env_names : view.header_names;
-  const what = view.kind === "stdio" ? [view.command ?? "", ...(view.args ?? [])].map(shell_word).join(" ") : (view.url ?? "");
+  const what = view.kind === "stdio" ? [view.command ?? "", ...(view.args ?? [])].map(shell_quote).join(" ") : (view.url ?? "");
   const secrets = names === undefined || names.length === 0 ? "" : ` (${view.kind === "stdio" ? "env" : "headers"}: ${names.join(", ")})`;
   return `${view.kind}: ${what}${secrets}`;
 }

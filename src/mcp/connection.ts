@@ -48,6 +48,7 @@ const DEFAULT_START_TIMEOUT_MS = 30_000;
  */
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const STDERR_TAIL_CHARS = 16_384;
+const MAX_TOOL_PAGES = 100;
 
 /** A server failure as an AirError: a tool error the model can read, the server named, what to do. */
 export function server_failure(server: McpServerConfig, message: string, cause?: unknown): AirFailure {
@@ -189,11 +190,13 @@ export class McpConnection {
     const tools: Tool[] = [];
     if (capabilities.tools !== undefined) {
       let cursor: string | undefined;
-      do {
+      // A server that hands out cursors forever must not hold the start forever.
+      for (let page_count = 0; page_count < MAX_TOOL_PAGES; page_count += 1) {
         const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
         tools.push(...page.tools);
         cursor = page.nextCursor;
-      } while (cursor !== undefined);
+        if (cursor === undefined) break;
+      }
     }
     // Resources and prompts are shown by `air mcp list`, never needed to call a tool: a server that fails them still runs.
     const resources =

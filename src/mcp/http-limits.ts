@@ -5,13 +5,26 @@ function too_large(max_bytes: number): Error {
   return new Error(`the server's response is larger than ${max_bytes} bytes`);
 }
 
-/** A body that errors once more than `max_bytes` have passed: a remote server cannot fill air's memory. */
-function limited_body(body: ReadableStream<Uint8Array>, max_bytes: number): ReadableStream<Uint8Array> {
+/** Where the last event of an event stream ends in `chunk` (after its blank line), or -1. */
+function last_event_end(chunk: Uint8Array): number {
+  for (let index = chunk.byteLength - 1; index > 0; index -= 1) {
+    if (chunk[index] === 0x0a && (chunk[index - 1] === 0x0a || (chunk[index - 1] === 0x0d && chunk[index - 2] === 0x0a))) return index + 1;
+  }
+  return -1;
+}
+
+/**
+ * A body that errors once more than `max_bytes` have passed, so a remote server cannot fill air's memory. An event
+ * stream stays open for the whole session with every answer on it: there the limit is per event, counted afresh
+ * after each blank line.
+ */
+function limited_body(body: ReadableStream<Uint8Array>, max_bytes: number, per_event: boolean): ReadableStream<Uint8Array> {
   let seen = 0;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        seen += chunk.byteLength;
+        const end = per_event ? last_event_end(chunk) : -1;
+        seen = end < 0 ? seen + chunk.byteLength : chunk.byteLength - end;
         if (seen > max_bytes) controller.error(too_large(max_bytes));
         else controller.enqueue(chunk);
       },
@@ -43,6 +56,11 @@ export function limited_fetch(max_bytes: number, headers_timeout_ms = HEADERS_TI
       throw too_large(max_bytes);
     }
     if (response.body === null) return response;
-    return new Response(limited_body(response.body, max_bytes), { status: response.status, statusText: response.statusText, headers: response.headers });
+    const per_event = (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
+    return new Response(limited_body(response.body, max_bytes, per_event), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

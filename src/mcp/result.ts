@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ArtifactRef } from "../contracts/artifact.js";
 import { air_failure } from "../contracts/errors.js";
 import type { ToolResultBlock, ToolResultBlocks } from "../contracts/tool.js";
+import { default_redactor } from "../permissions/secret-redactor.js";
 import type { ToolExecution } from "../tools/define.js";
 
 /** Past this much text, a result is saved whole as an artifact and the model gets its beginning and the artifact. */
@@ -58,7 +59,8 @@ function bounded(blocks: ToolResultBlock[], execution: ToolExecution): ToolResul
   const text = blocks.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
   if (text.length <= LARGE_RESULT_CHARS) return blocks;
   const ref = execution.artifact({ type: "report", content: text, mime_type: "text/plain", original_name: `${execution.tool_name}.txt` });
-  const preview: ToolResultBlock = { type: "text", text: text.slice(0, PREVIEW_CHARS) };
+  // Redacted before it is cut: a key cut in half at the end of the preview would no longer look like one.
+  const preview: ToolResultBlock = { type: "text", text: default_redactor().redact(text).slice(0, PREVIEW_CHARS) };
   const note: ToolResultBlock = {
     type: "text",
     text: `[the result is ${text.length} characters; the first ${PREVIEW_CHARS} are above, all of it is saved as ${ref.uri}: read more with artifact.read]`,
@@ -82,6 +84,9 @@ export function result_output(result: CallToolResult, execution: ToolExecution):
     });
   }
   const structured = result.structuredContent;
-  if (blocks.length === 0 && structured !== undefined) blocks.push({ type: "text", text: JSON.stringify(structured) });
-  return { kind: "tool_result_blocks", blocks: bounded(blocks, execution), ...(structured === undefined ? {} : { structured }) };
+  const structured_text = structured === undefined ? undefined : JSON.stringify(structured);
+  if (blocks.length === 0 && structured_text !== undefined) blocks.push({ type: "text", text: structured_text });
+  // Large structured content stays out of the recorded output; its text (or the artifact of it) carries it.
+  const kept = structured !== undefined && (structured_text ?? "").length <= LARGE_RESULT_CHARS ? { structured } : {};
+  return { kind: "tool_result_blocks", blocks: bounded(blocks, execution), ...kept };
 }

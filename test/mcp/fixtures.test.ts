@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, describe, expect, it } from "vitest";
@@ -63,5 +64,17 @@ describe("fixture MCP servers", () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
     cleanups.push(() => client.close());
     await exercise(client);
+  });
+
+  it("legacy http+sse: on the same port, messages posted to the endpoint its stream names", async () => {
+    const server = await start_http_server();
+    cleanups.push(() => server.stop());
+    expect(server.sse_url).toBe(server.url.replace(/\/mcp$/, "/sse"));
+    const client = new Client({ name: "air-test", version: "0.0.0" });
+    await client.connect(new SSEClientTransport(new URL(server.sse_url)));
+    cleanups.push(() => client.close());
+    expect(client.getServerVersion()).toEqual({ name: "air-fixture", version: "1.0.0" });
+    await exercise(client);
+    expect(await client.callTool({ name: "garbage", arguments: {} })).toMatchObject({ isError: true });
   });
 });

@@ -272,3 +272,70 @@ describe("a project's .mcp.json server", () => {
     expect(again.entries).toMatchObject([{ status: "disabled" }]);
   });
 });
+
+describe("McpServers with a legacy SSE server", () => {
+  it("lists and calls its tools over the deprecated HTTP+SSE transport", async () => {
+    const temp = session();
+    const http = await start_http_server();
+    cleanups.push(() => http.stop());
+    write_user_servers({ legacy: { type: "sse", url: http.sse_url } });
+    const up = await bring_up(temp, bypass());
+    expect(up.entries).toMatchObject([{ name: "legacy", status: "enabled" }]);
+    const names = up.registry.schemas().map((schema) => schema.name);
+    expect(names).toEqual(expect.arrayContaining(["mcp.legacy.echo", "mcp.legacy.add", "mcp.legacy.big", "mcp.legacy.lookup"]));
+    expect(await call(up, temp, "mcp.legacy.add", { a: 1, b: 2 })).toMatchObject({ ok: true, output: { structured: { sum: 3 } } });
+    expect(events(temp, "tool.completed").at(-1)).toMatchObject({ output: { structured: { sum: 3 } } });
+  });
+
+  it("limits each message on the session's one event stream, not the stream as a whole", async () => {
+    const temp = session();
+    const http = await start_http_server();
+    cleanups.push(() => http.stop());
+    write_user_servers({ legacy: { type: "sse", url: http.sse_url } });
+    const up = await bring_up(temp, bypass(), { max_message_bytes: 256 * 1024, call_timeout_ms: 3_000 });
+    for (let round = 0; round < 4; round += 1) expect(await call(up, temp, "mcp.legacy.big", { bytes: 100_000 })).toMatchObject({ ok: true });
+    expect(await call(up, temp, "mcp.legacy.big", { bytes: 1_000_000 })).toMatchObject({ ok: false });
+  });
+});
+
+describe("MCP results and secrets", () => {
+  // Built from parts so no key-shaped literal sits in the source; the shape of an Anthropic API key.
+  const key = ["sk", "ant", "api03", `${"Xq7vR2mK9pL4".repeat(7)}Ab_cD`].join("-");
+  const mark = "[REDACTED:anthropic_key]";
+
+  it("redacts secrets in results before the model or the session log sees them", async () => {
+    const temp = session();
+    write_user_servers({ fixture: stdio_entry() });
+    const up = await bring_up(temp, bypass());
+    const outcome = await call(up, temp, "mcp.fixture.echo", { text: `the config says ANTHROPIC=${key} and nothing else` });
+    expect(outcome.ok).toBe(true);
+    expect(texts(outcome)).not.toContain(key);
+    expect(texts(outcome)).toContain(mark);
+    expect(texts(outcome)).toContain("and nothing else");
+    const completed = events(temp, "tool.completed").at(-1);
+    expect(JSON.stringify(completed)).not.toContain(key);
+    expect(JSON.stringify(completed)).toContain(mark);
+  });
+
+  it("redacts secrets in the artifact that keeps a large result whole", async () => {
+    const temp = session();
+    write_user_servers({ fixture: stdio_entry() });
+    const up = await bring_up(temp, bypass());
+    const filler = "lorem ipsum dolor sit amet ".repeat(8);
+    const text = Array.from({ length: 200 }, (_, line) => `line ${line}: ${filler}key=${key} ${filler}`).join("\n");
+    expect(text.length).toBeGreaterThan(40 * 1024);
+    const outcome = await call(up, temp, "mcp.fixture.echo", { text });
+    expect(outcome.ok).toBe(true);
+    expect(texts(outcome)).toMatch(/saved as artifact:\/\//);
+    expect(texts(outcome)).not.toContain(key);
+    const completed = events(temp, "tool.completed").at(-1) as { artifact_ids: string[] };
+    expect(completed.artifact_ids).toHaveLength(1);
+    expect(JSON.stringify(completed)).not.toContain(key);
+    const created = events(temp, "artifact.created") as { artifact: { id: string }; path: string }[];
+    expect(created.map(({ artifact }) => artifact.id)).toEqual(completed.artifact_ids);
+    const saved = fs.readFileSync(temp.session.artifacts.path_of(created[0]?.path ?? ""), "utf8");
+    expect(saved).not.toContain(key);
+    expect(saved.split(mark)).toHaveLength(201);
+    expect(saved).toContain(`line 199: ${filler}`);
+  });
+});

@@ -188,7 +188,7 @@ export class PermissionEngine {
   /**
    * A question about something that is not a tool call but must not happen unasked: starting a project's MCP
    * server. An earlier answer (a grant for exactly these subjects) settles it, `bypass` allows and `plan` denies
-   * without asking; otherwise it is asked, recorded, and an allow beyond `once` kept as a grant.
+   * without asking; otherwise it is asked (for the project, or this session), recorded, and kept as a grant.
    */
   async approve(question: Approval, recorder: PermissionRecorder, signal?: AbortSignal): Promise<ApprovalVerdict> {
     const grants = question.subjects.map((subject) => this.grants.find(subject));
@@ -206,7 +206,8 @@ export class PermissionEngine {
       question: clip(question.question),
       reason: clip(question.reason),
       risk_level: question.risk_level,
-      offered_scopes: ["once", "session", "project"],
+      // Peers remember an approved server for the project; "this session" is there to try one out.
+      offered_scopes: ["project", "session"],
       subjects: [...question.subjects],
       categories: [],
       commands: [...question.commands],

@@ -115,10 +115,24 @@ function runs_of(of: Session, tool_name: string): { started: Record<string, unkn
 
 const text = (answer: string, expect: TurnInput["expect"] = {}): TurnInput => ({ expect, reply: { content: [{ type: "text", text: answer }] } });
 
-describe("a model calls an MCP tool in direct mode", () => {
-  it("calls mcp.fixture.echo on a user-installed stdio server, gets its text back as the tool_result, and answers", async () => {
-    const temp = session();
+type Transport = "stdio" | "streamable-HTTP";
+const TRANSPORTS: readonly Transport[] = ["stdio", "streamable-HTTP"];
+
+/** The fixture server as the user-installed server "fixture", over the transport given. */
+async function serve_fixture(transport: Transport): Promise<void> {
+  if (transport === "stdio") {
     write_user_servers({ fixture: stdio_entry() });
+    return;
+  }
+  const http = await start_http_server();
+  cleanups.push(() => http.stop());
+  write_user_servers({ fixture: { type: "http", url: http.url } });
+}
+
+describe.each(TRANSPORTS)("a model calls an MCP tool in direct mode (%s)", (transport) => {
+  it("calls mcp.fixture.echo on a user-installed server, gets its text back as the tool_result, and answers", async () => {
+    const temp = session();
+    await serve_fixture(transport);
     const server = await scripted({
       turns: {
         main: [
@@ -160,14 +174,12 @@ describe("a model calls an MCP tool in direct mode", () => {
   });
 });
 
-describe("a worker calls an MCP tool through its parent", () => {
+describe.each(TRANSPORTS)("a worker calls an MCP tool through its parent (%s)", (transport) => {
   it(
-    "runs an executor that calls mcp.remote.add on a streamable-HTTP server, writes the sum, and passes verification",
+    "runs an executor that calls mcp.fixture.add, writes the sum, and passes verification",
     async () => {
       const temp = session();
-      const http = await start_http_server();
-      cleanups.push(() => http.stop());
-      write_user_servers({ remote: { type: "http", url: http.url } });
+      await serve_fixture(transport);
       const server = await scripted({
         turns: {
           main: [
@@ -181,7 +193,7 @@ describe("a worker calls an MCP tool through its parent", () => {
                     input: {
                       intent: "task",
                       title: "Write the sum of two and three",
-                      description: "Ask the remote MCP server's add tool for 2 + 3 and write the sum to result.txt.",
+                      description: "Ask the MCP server's add tool for 2 + 3 and write the sum to result.txt.",
                       acceptance_criteria: ["result.txt holds the sum, 5"],
                       verification_commands: ["grep -qx 5 result.txt"],
                     },
@@ -192,11 +204,11 @@ describe("a worker calls an MCP tool through its parent", () => {
           ],
           executor: [
             {
-              expect: { tools: ["mcp.remote.add", "fs.write"] },
+              expect: { tools: ["mcp.fixture.add", "fs.write"] },
               reply: {
                 content: [
                   { type: "text", text: "Asking the server for the sum." },
-                  { type: "tool_use", name: "mcp.remote.add", input: { a: 2, b: 3 } },
+                  { type: "tool_use", name: "mcp.fixture.add", input: { a: 2, b: 3 } },
                 ],
               },
             },
@@ -227,14 +239,14 @@ describe("a worker calls an MCP tool through its parent", () => {
       expect(agent_id).toMatch(/^agt_/);
 
       // The worker holds no MCP client: its call reached the server through the parent's registry, under its agent.
-      const runs = runs_of(temp.session, "mcp.remote.add");
+      const runs = runs_of(temp.session, "mcp.fixture.add");
       expect(runs).toHaveLength(1);
       const [run] = runs;
-      expect(run?.started).toMatchObject({ tool_name: "mcp.remote.add", input: { a: 2, b: 3 }, task_id, agent_id });
+      expect(run?.started).toMatchObject({ tool_name: "mcp.fixture.add", input: { a: 2, b: 3 }, task_id, agent_id });
       expect(run?.completed).toMatchObject({ output: { kind: "tool_result_blocks", blocks: [{ type: "text", text: "5" }], structured: { sum: 5 } } });
       const [row] = find_rows(temp.session.connection, "tool_runs", String(run?.started.tool_run_id), "id");
-      expect(row).toMatchObject({ tool_name: "mcp.remote.add", status: "ok", task_id, agent_id });
-      const decision = payloads(temp.session, "permission.decision.recorded").find((payload) => payload.tool_name === "mcp.remote.add");
+      expect(row).toMatchObject({ tool_name: "mcp.fixture.add", status: "ok", task_id, agent_id });
+      const decision = payloads(temp.session, "permission.decision.recorded").find((payload) => payload.tool_name === "mcp.fixture.add");
       expect(decision).toMatchObject({ action: "allow", task_id, agent_id });
       expect(payloads(temp.session, "review.completed")).toEqual([]);
       const result = v.parse(WorkerResult, JSON.parse(read_task(temp.session.connection, task_id ?? "").worker_result_json ?? "null"));

@@ -237,7 +237,11 @@ describe("a project's .mcp.json server", () => {
     write_project_servers(temp.project.layout.root, { theirs: stdio_entry(["--counter-file", counter]) });
     const answers = scripted_answers({ answer: "deny", grant_scope: "once", resolved_by: "user" });
     const up = await bring_up(temp, new PermissionEngine({ answerer: answers }));
-    expect(answers.asked[0]).toMatchObject({ tool_name: "mcp.theirs", subjects: [{ kind: "mcp_server", server: "theirs" }] });
+    expect(answers.asked[0]).toMatchObject({
+      tool_name: "mcp.theirs",
+      offered_scopes: ["project", "session"],
+      subjects: [{ kind: "mcp_server", server: "theirs" }],
+    });
     expect(answers.asked[0]?.question).toContain("stdio-server.ts");
     expect(up.entries).toMatchObject([{ name: "theirs", status: "disabled" }]);
     expect(up.registry.schemas().some((schema) => schema.name.startsWith("mcp."))).toBe(false);

@@ -45,7 +45,7 @@ export class McpServers {
     this.#cache = new McpToolCache(session.project.layout.mcp_tools);
   }
 
-  /** The servers' processes or sessions, for `air doctor` and tests. */
+  /** Each server's connection, started or not (tests check that none outlives the session). */
   get connections(): readonly McpConnection[] {
     return this.#connections;
   }

@@ -72,6 +72,11 @@ function answered(error: unknown): boolean {
   return error instanceof McpError && error.code !== ErrorCode.RequestTimeout && error.code !== ErrorCode.ConnectionClosed;
 }
 
+/** What a server lists of something it may not offer: nothing when it does not say it does, or when listing fails. */
+async function optional<T>(offered: object | undefined, list: () => Promise<T[]>): Promise<T[]> {
+  return offered === undefined ? [] : list().catch(() => []);
+}
+
 function message_of(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -199,20 +204,10 @@ export class McpConnection {
       }
     }
     // Resources and prompts are shown by `air mcp list`, never needed to call a tool: a server that fails them still runs.
-    const resources =
-      capabilities.resources === undefined
-        ? []
-        : await client.listResources({}, { timeout }).then(
-            (page) => page.resources,
-            () => [],
-          );
-    const prompts =
-      capabilities.prompts === undefined
-        ? []
-        : await client.listPrompts({}, { timeout }).then(
-            (page) => page.prompts,
-            () => [],
-          );
+    const [resources, prompts] = await Promise.all([
+      optional(capabilities.resources, () => client.listResources({}, { timeout }).then((page) => page.resources)),
+      optional(capabilities.prompts, () => client.listPrompts({}, { timeout }).then((page) => page.prompts)),
+    ]);
     const version = client.getServerVersion();
     return { tools, resources, prompts, ...(version === undefined ? {} : { server_version: { name: version.name, version: version.version } }) };
   }

@@ -54,6 +54,26 @@ export type Confirmation = {
   readonly task_id?: TaskId;
 };
 
+/** A question that is not a tool call's (a confirmation, an approval) as a prompt, offered with these scopes. */
+function question_prompt(
+  question: Pick<Confirmation, "subject" | "question" | "reason" | "risk_level">,
+  offered_scopes: readonly PermissionGrantScope[],
+  subjects: readonly PermissionSubject[] = [],
+  commands: readonly string[] = [],
+): PermissionPrompt {
+  return {
+    prompt_id: new_id("permission_prompt"),
+    tool_name: question.subject,
+    question: clip(question.question),
+    reason: clip(question.reason),
+    risk_level: question.risk_level,
+    offered_scopes: [...offered_scopes],
+    subjects: [...subjects],
+    categories: [],
+    commands: [...commands],
+  };
+}
+
 /** What a recorded prompt is linked to: the tool run, task and agent that asked, where there are some. */
 type PromptLinks = { readonly tool_run_id?: ToolRunId; readonly task_id?: TaskId; readonly agent_id?: AgentId };
 
@@ -170,19 +190,7 @@ export class PermissionEngine {
    * Architecture Designer's "may this contract change land?". Recorded as a prompt and its answer, offered once.
    */
   async confirm(question: Confirmation, recorder: PermissionRecorder, signal?: AbortSignal): Promise<PromptAnswer> {
-    const prompt: PermissionPrompt = {
-      prompt_id: new_id("permission_prompt"),
-      tool_name: question.subject,
-      question: clip(question.question),
-      reason: clip(question.reason),
-      risk_level: question.risk_level,
-      offered_scopes: ["once"],
-      subjects: [],
-      categories: [],
-      commands: [],
-    };
-    const answer = await this.#ask(prompt, recorder, { task_id: question.task_id }, signal);
-    return answer;
+    return this.#ask(question_prompt(question, ["once"]), recorder, { task_id: question.task_id }, signal);
   }
 
   /**
@@ -200,18 +208,8 @@ export class PermissionEngine {
     }
     if (this.mode === "bypass") return { allowed: true, reason: "bypass mode" };
     if (this.mode === "plan") return { allowed: false, reason: "plan mode starts nothing" };
-    const prompt: PermissionPrompt = {
-      prompt_id: new_id("permission_prompt"),
-      tool_name: question.subject,
-      question: clip(question.question),
-      reason: clip(question.reason),
-      risk_level: question.risk_level,
-      // Peers remember an approved server for the project; "this session" is there to try one out.
-      offered_scopes: ["project", "session"],
-      subjects: [...question.subjects],
-      categories: [],
-      commands: [...question.commands],
-    };
+    // Peers remember an approved server for the project; "this session" is there to try one out.
+    const prompt = question_prompt(question, ["project", "session"], question.subjects, question.commands);
     const answer = await this.#ask(prompt, recorder, {}, signal);
     if (answer.answer === "deny" || answer.grant_scope !== "once") this.grants.add(answer.answer, answer.grant_scope, prompt.subjects);
     const by = answer.resolved_by === "user" ? "you" : "the headless prompt policy";

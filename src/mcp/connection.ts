@@ -4,8 +4,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type CallToolResult, type Prompt, type Resource, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { createActor } from "xstate";
-import { air_failure, AirFailure } from "../contracts/errors.js";
+import { createActor, type SnapshotFrom } from "xstate";
+import { AirFailure, make_air_error } from "../contracts/errors.js";
 import { mcp_server_machine, restart_delay_ms } from "../machines/mcp-server.js";
 import type { SandboxChoice } from "../tools/shell/sandbox.js";
 import { expand_transport, type McpServerConfig, type McpTransport } from "./config.js";
@@ -37,7 +37,7 @@ export type McpListing = {
   readonly server_version?: { readonly name: string; readonly version: string };
 };
 
-export type McpServerState = "stopped" | "starting" | "running" | "crashed" | "closed";
+export type McpServerState = SnapshotFrom<typeof mcp_server_machine>["value"];
 
 const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -50,18 +50,23 @@ const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 const STDERR_TAIL_CHARS = 16_384;
 const MAX_TOOL_PAGES = 100;
 
+/**
+ * A server that failed — did not start, crashed, hung — and was stopped: unlike a refusal it answered, its stderr
+ * says why, so a call that meets one keeps that.
+ */
+export class McpServerStopped extends AirFailure {}
+
 /** A server failure as an AirError: a tool error the model can read, the server named, what to do. */
-export function server_failure(server: McpServerConfig, message: string, cause?: unknown): AirFailure {
-  return air_failure(
-    {
-      kind: "tool_error",
-      message: `MCP server "${server.name}": ${message}`,
-      retryability: "retryable",
-      user_action: `Check the server's entry in ${server.file}, run it by hand to see its output, or remove it (air mcp remove ${server.name}).`,
-      metadata: { server: server.name, file: server.file },
-    },
-    cause,
-  );
+export function server_failure(server: McpServerConfig, message: string, cause?: unknown, stopped = false): AirFailure {
+  const error = make_air_error({
+    kind: "tool_error",
+    message: `MCP server "${server.name}": ${message}`,
+    retryability: "retryable",
+    user_action: `Check the server's entry in ${server.file}, run it by hand to see its output, or remove it (air mcp remove ${server.name}).`,
+    metadata: { server: server.name, file: server.file },
+  });
+  const options = cause === undefined ? undefined : { cause };
+  return stopped ? new McpServerStopped(error, options) : new AirFailure(error, options);
 }
 
 /**
@@ -152,7 +157,7 @@ export class McpConnection {
       if (answered(error)) throw server_failure(this.server, `${name} was refused: ${message_of(error)}`, error);
       const why = this.#why();
       await this.#fail(`${name} failed: ${message_of(error)}${why}`);
-      throw server_failure(this.server, `${name} did not complete: ${message_of(error)}${why}; it is started again on the next call`, error);
+      throw server_failure(this.server, `${name} did not complete: ${message_of(error)}${why}; it is started again on the next call`, error, true);
     }
   }
 
@@ -186,7 +191,7 @@ export class McpConnection {
       if (this.state === "starting") await this.#fail(`it did not start: ${message_of(error)}`);
       else await this.#disconnect();
       if (error instanceof AirFailure) throw error;
-      throw server_failure(this.server, `it did not start: ${message_of(error)}${this.#why()}`, error);
+      throw server_failure(this.server, `it did not start: ${message_of(error)}${this.#why()}`, error, true);
     }
   }
 
@@ -253,9 +258,8 @@ export class McpConnection {
     transport.onerror = (error) => {
       if (this.#transport === transport) this.#transport_error = error.message;
     };
-    const chained = transport.onclose;
+    // Set before `connect`, which chains the client's own handler after this one.
     transport.onclose = () => {
-      chained?.();
       if (this.#transport !== transport) return;
       this.#transport = undefined;
       this.#client = undefined;

@@ -38,15 +38,13 @@ function limited_body(body: ReadableStream<Uint8Array>, max_bytes: number, per_e
  */
 export function limited_fetch(max_bytes: number, headers_timeout_ms = HEADERS_TIMEOUT_MS): typeof fetch {
   return async (input, init) => {
-    const controller = new AbortController();
-    const outer = init?.signal;
-    const forward = () => controller.abort(outer?.reason);
-    if (outer?.aborted === true) forward();
-    else outer?.addEventListener("abort", forward, { once: true });
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${headers_timeout_ms} ms`)), headers_timeout_ms);
+    const headers = new AbortController();
+    // `any` lets go of the transport's long-lived signal with the request, where a listener on it would pile up.
+    const signal = init?.signal == null ? headers.signal : AbortSignal.any([init.signal, headers.signal]);
+    const timer = setTimeout(() => headers.abort(new Error(`no answer within ${headers_timeout_ms} ms`)), headers_timeout_ms);
     let response: Response;
     try {
-      response = await fetch(input, { ...init, signal: controller.signal });
+      response = await fetch(input, { ...init, signal });
     } finally {
       clearTimeout(timer);
     }

@@ -8,6 +8,8 @@ import type { ToolExecution } from "../tools/define.js";
 /** Past this much text, a result is saved whole as an artifact and the model gets its beginning and the artifact. */
 const LARGE_RESULT_CHARS = 32 * 1024;
 const PREVIEW_CHARS = 8 * 1024;
+/** Longer than a secret the redactor knows, so one that starts in the preview is redacted whole, not cut first. */
+const REDACTION_MARGIN = 16 * 1024;
 /** Larger images are saved as artifacts rather than sent to the model (the Anthropic API's limit is 5 MB). */
 const MAX_IMAGE_BASE64_CHARS = 5 * 1024 * 1024;
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
@@ -59,8 +61,13 @@ function bounded(blocks: ToolResultBlock[], execution: ToolExecution): ToolResul
   const text = blocks.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
   if (text.length <= LARGE_RESULT_CHARS) return blocks;
   const ref = execution.artifact({ type: "report", content: text, mime_type: "text/plain", original_name: `${execution.tool_name}.txt` });
-  // Redacted before it is cut: a key cut in half at the end of the preview would no longer look like one.
-  const preview: ToolResultBlock = { type: "text", text: default_redactor().redact(text).slice(0, PREVIEW_CHARS) };
+  // Redacted before it is cut, with a margin: a key cut in half at the end of the preview would no longer look like one.
+  const preview: ToolResultBlock = {
+    type: "text",
+    text: default_redactor()
+      .redact(text.slice(0, PREVIEW_CHARS + REDACTION_MARGIN))
+      .slice(0, PREVIEW_CHARS),
+  };
   const note: ToolResultBlock = {
     type: "text",
     text: `[the result is ${text.length} characters; the first ${PREVIEW_CHARS} are above, all of it is saved as ${ref.uri}: read more with artifact.read]`,

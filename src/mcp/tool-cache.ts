@@ -17,11 +17,15 @@ type CacheFile = v.InferOutput<typeof CacheFile>;
  * miss; a server's new tools reach the next session, once it has run again.
  */
 export class McpToolCache {
+  #known: CacheFile | undefined;
+
   constructor(private readonly file: string) {}
 
   /** The tools a server listed under this very entry, or undefined when it never ran so (or the file is unreadable). */
   tools_of(server: McpServerConfig): Tool[] | undefined {
-    const cached = this.#read().servers[server.name];
+    // Read once for all of a session's servers; `remember` reads afresh, to keep what other sessions wrote.
+    this.#known ??= this.#read();
+    const cached = this.#known.servers[server.name];
     if (cached === undefined || cached.fingerprint !== server.fingerprint) return undefined;
     const tools: Tool[] = [];
     for (const tool of cached.tools) {

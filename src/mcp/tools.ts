@@ -4,9 +4,9 @@ import * as v from "valibot";
 import { JsonObject } from "../contracts/entity.js";
 import { AirFailure } from "../contracts/errors.js";
 import { ToolResultBlocks } from "../contracts/tool.js";
-import { define_tool, ToolFailure, type AnyToolDefinition, type ToolExecution } from "../tools/define.js";
+import { define_tool, type AnyToolDefinition, type ToolExecution } from "../tools/define.js";
 import { name_segment, type McpServerConfig } from "./config.js";
-import { server_failure, type McpConnection } from "./connection.js";
+import { McpServerStopped, server_failure, type McpConnection } from "./connection.js";
 import { result_output } from "./result.js";
 
 /** The Anthropic API's limit on a tool name, which `mcp-<server>-<tool>` must fit on the wire. */
@@ -77,24 +77,17 @@ function uses_network(server: McpServerConfig, tool: Tool): boolean {
   return !(tool.annotations?.readOnlyHint === true && server.trust === "user_installed");
 }
 
-/** The stderr tail of a stdio server that failed, kept as an artifact of the call; its id joins the error. */
+/** The stderr tail of a stdio server that failed and was stopped, kept as an artifact of the call; its id joins the error. */
 function with_stderr(connection: McpConnection, execution: ToolExecution, error: AirFailure): AirFailure {
   const tail = connection.stderr_tail();
-  if (tail === "") return error;
+  if (!(error instanceof McpServerStopped) || tail === "") return error;
   const ref = execution.artifact({ type: "command_log", content: tail, mime_type: "text/plain", original_name: `${connection.server.name}-stderr.txt` });
   const { error: air_error } = error;
-  return new ToolFailure(
-    {
-      ...air_error,
-      message: `${air_error.message} (the server's stderr is saved as ${ref.uri})`,
-      metadata: { ...air_error.metadata, stderr_artifact_id: ref.id },
-    },
-    {},
-    error,
-  );
+  const message = `${air_error.message} (the server's stderr is saved as ${ref.uri})`;
+  return new AirFailure({ ...air_error, message, metadata: { ...air_error.metadata, stderr_artifact_id: ref.id } }, { cause: error });
 }
 
-function definition_of(connection: McpConnection, tool: Tool, name: string, validate: ValidateFunction): AnyToolDefinition {
+function definition_of(connection: McpConnection, tool: Tool, name: string, schema: JsonObject, validate: ValidateFunction): AnyToolDefinition {
   const { server } = connection;
   return define_tool({
     name,
@@ -103,7 +96,7 @@ function definition_of(connection: McpConnection, tool: Tool, name: string, vali
     category: "network",
     capability: { id: `mcp.${server.segment}`, trust: server.trust },
     input: input_schema(validate),
-    input_json_schema: offered_schema(tool),
+    input_json_schema: schema,
     output: ToolResultBlocks,
     permissions: { network: uses_network(server, tool) },
     async execute(input, execution) {
@@ -129,15 +122,16 @@ export function mcp_tools(connection: McpConnection, tools: readonly Tool[]): Mc
   const definitions: AnyToolDefinition[] = [];
   const skipped: SkippedTool[] = [];
   for (const tool of tools) {
+    const schema = offered_schema(tool);
     let validate: ValidateFunction;
     try {
-      validate = ajv.compile(offered_schema(tool));
+      validate = ajv.compile(schema);
     } catch (error) {
       skipped.push({ tool: tool.name, reason: `its input schema cannot be checked: ${(error as Error).message}` });
       continue;
     }
     // biome-ignore lint/style/noNonNullAssertion: tool_names named every tool of the list
-    definitions.push(definition_of(connection, tool, names.get(tool)!, validate));
+    definitions.push(definition_of(connection, tool, names.get(tool)!, schema, validate));
   }
   return { definitions, skipped };
 }

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { start_runtime, type Runtime } from "../../src/actors/runtime/runtime.js";
 import { read_task } from "../../src/actors/runtime/task-graph.js";
@@ -28,29 +28,21 @@ import type { ScriptInput, TurnInput } from "../../src/providers/scripted/script
 import { start_scripted_server, type ScriptedServer } from "../../src/providers/scripted/server.js";
 import { wire_tool_name } from "../../src/providers/tool-names.js";
 import { write_project_servers, write_user_servers } from "../fixtures/mcp/config.js";
-import { start_http_server, stdio_entry } from "../fixtures/mcp/servers.js";
+import { stdio_entry } from "../fixtures/mcp/servers.js";
+import { mcp_harness } from "../fixtures/mcp/harness.js";
 import { scripted_answers } from "../fixtures/permissions.js";
-import { find_rows, open_temp_session, temp_project, type TempProject, type TempSession } from "../fixtures/session.js";
+import { find_rows, temp_project, type TempProject, type TempSession } from "../fixtures/session.js";
 
 const KEY = "sk-mcp-agents-test";
 /** A worker run spawns a worker process through tsx: slower than one call, well within this on a loaded machine. */
 const WORKER_TEST_TIMEOUT_MS = 90_000;
 
-let cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
-
-function session(): TempSession {
-  const temp = open_temp_session();
-  cleanups.push(() => temp.cleanup());
-  return temp;
-}
+const harness = mcp_harness();
+const { session } = harness;
 
 async function scripted(script: ScriptInput): Promise<ScriptedServer> {
   const server = await start_scripted_server({ script, api_key: KEY });
-  cleanups.push(() => server.close());
+  harness.defer(() => server.close());
   return server;
 }
 
@@ -75,7 +67,7 @@ async function runtime_of(setup: RuntimeSetup): Promise<Runtime> {
     task_defaults: DEFAULT_TASK_DEFAULTS,
     ...(setup.review === undefined ? {} : { review: setup.review }),
   });
-  cleanups.push(() => stop(runtime));
+  harness.defer(() => stop(runtime));
   return runtime;
 }
 
@@ -124,8 +116,7 @@ async function serve_fixture(transport: Transport): Promise<void> {
     write_user_servers({ fixture: stdio_entry() });
     return;
   }
-  const http = await start_http_server();
-  cleanups.push(() => http.stop());
+  const http = await harness.http_server();
   write_user_servers({ fixture: { type: "http", url: http.url } });
 }
 
@@ -270,7 +261,7 @@ describe("a tool description that gives the model an instruction", () => {
     fs.writeFileSync(path.join(home, "canary.txt"), "still here\n");
     const previous_home = process.env.HOME;
     process.env.HOME = home;
-    cleanups.push(() => {
+    harness.defer(() => {
       if (previous_home === undefined) delete process.env.HOME;
       else process.env.HOME = previous_home;
     });
@@ -335,14 +326,14 @@ describe("an approval of a project's server survives air resume", () => {
   /** The project, its sessions closed after the test; the fixture server in its `.mcp.json`. */
   function project_with_server(): TempProject {
     const temp = temp_project();
-    cleanups.push(() => temp.cleanup());
+    harness.defer(() => temp.cleanup());
     write_project_servers(temp.project.layout.root, { theirs: stdio_entry() });
     return temp;
   }
 
   function opened(project: Project, session_id?: SessionId): Session {
     const opened_session = open_session(project, session_id === undefined ? { title: "mcp approval" } : { session_id });
-    cleanups.push(() => close(opened_session));
+    harness.defer(() => close(opened_session));
     return opened_session;
   }
 

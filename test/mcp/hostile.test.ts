@@ -5,45 +5,24 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ToolOutcome } from "../../src/contracts/tool.js";
 import { read_mcp_config } from "../../src/mcp/config.js";
 import { McpConnection } from "../../src/mcp/connection.js";
-import { McpServers, type McpServersOptions } from "../../src/mcp/servers.js";
-import { PermissionEngine } from "../../src/permissions/engine.js";
+import type { McpServersOptions } from "../../src/mcp/servers.js";
 import { air_home } from "../../src/project/layout.js";
 import { process_alive } from "../../src/project/process-alive.js";
-import { create_tool_registry } from "../../src/tools/builtin.js";
-import type { ToolRegistry } from "../../src/tools/registry.js";
 import { write_project_servers, write_user_servers } from "../fixtures/mcp/config.js";
-import { start_http_server, stdio_entry } from "../fixtures/mcp/servers.js";
-import { open_temp_session, type TempSession } from "../fixtures/session.js";
+import { stdio_entry } from "../fixtures/mcp/servers.js";
+import { bypass, call, mcp_harness, type Up } from "../fixtures/mcp/harness.js";
+import type { TempSession } from "../fixtures/session.js";
 
-let cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
+const harness = mcp_harness();
+const { session } = harness;
 
-function session(): TempSession {
-  const temp = open_temp_session();
-  cleanups.push(() => temp.cleanup());
-  return temp;
-}
-
-type Up = { servers: McpServers; registry: ToolRegistry };
-
-async function bring_up(temp: TempSession, options: Partial<McpServersOptions> = {}): Promise<Up> {
-  const permissions = new PermissionEngine({ policy: { mode: "bypass", rules: [] } });
-  const servers = new McpServers(temp.session, { air_home: air_home(), call_timeout_ms: 1_500, ...options });
-  cleanups.push(() => servers.close());
-  const registry = create_tool_registry({ permissions });
-  await servers.activate(registry, permissions);
-  return { servers, registry };
-}
-
-function call(up: Up, temp: TempSession, tool_name: string, input: Record<string, unknown> = {}): Promise<ToolOutcome> {
-  return up.registry.call({ tool_name, input }, { session: temp.session });
+/** Everything allowed, and a short call timeout: these servers hang on purpose. */
+function bring_up(temp: TempSession, options: Partial<McpServersOptions> = {}): Promise<Up> {
+  return harness.bring_up(temp, bypass(), { call_timeout_ms: 1_500, ...options });
 }
 
 function failed(outcome: ToolOutcome): string {
@@ -128,10 +107,7 @@ describe("a hostile stdio MCP server", () => {
   it("is not a program at all: the capability fails with the reason, and the others still come up", async () => {
     const temp = session();
     write_user_servers({ missing: { command: "/nonexistent/mcp-server" }, fixture: stdio_entry() });
-    const servers = new McpServers(temp.session, { air_home: air_home() });
-    cleanups.push(() => servers.close());
-    const permissions = new PermissionEngine({ policy: { mode: "bypass", rules: [] } });
-    const entries = await servers.activate(create_tool_registry({ permissions }), permissions);
+    const { entries } = await bring_up(temp);
     expect(entries.map((entry) => [entry.name, entry.status])).toEqual([
       ["missing", "failed"],
       ["fixture", "enabled"],
@@ -147,7 +123,7 @@ describe("McpConnection restarts", () => {
     const [server] = read_mcp_config({ project_root: temp.project.layout.root, air_home: air_home() });
     if (server === undefined) throw new Error("no server configured");
     const connection = new McpConnection(server, { project_root: temp.project.layout.root, call_timeout_ms: 5_000 });
-    cleanups.push(() => connection.close());
+    harness.defer(() => connection.close());
     const signal = new AbortController().signal;
     const waits: number[] = [];
     for (let crash = 0; crash < 3; crash += 1) {
@@ -164,8 +140,7 @@ describe("McpConnection restarts", () => {
 describe("a hostile streamable-HTTP MCP server", () => {
   it("exits mid-call: the call fails at its timeout, and the session keeps going without it", async () => {
     const temp = session();
-    const http = await start_http_server();
-    cleanups.push(() => http.stop());
+    const http = await harness.http_server();
     write_user_servers({ remote: { type: "http", url: http.url }, fixture: stdio_entry() });
     const up = await bring_up(temp);
     expect(failed(await call(up, temp, "mcp.remote.exit"))).toMatch(/MCP server "remote"/);
@@ -187,10 +162,7 @@ describe("bad MCP configuration", () => {
       const temp = session();
       const file = path.join(temp.project.layout.root, ".mcp.json");
       fs.writeFileSync(file, text);
-      const servers = new McpServers(temp.session, { air_home: air_home() });
-      const permissions = new PermissionEngine({ policy: { mode: "bypass", rules: [] } });
-      const registry = create_tool_registry({ permissions });
-      const entries = await servers.activate(registry, permissions);
+      const { servers, registry, entries } = await bring_up(temp);
       expect(entries).toHaveLength(1);
       expect(entries[0]?.status).toBe("failed");
       expect(entries[0]?.error?.message).toMatch(message);
@@ -206,10 +178,9 @@ describe("bad MCP configuration", () => {
     write_project_servers(temp.project.layout.root, {
       remote: { type: "http", url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${AIR_TEST_UNSET_TOKEN}" } },
     });
-    const servers = new McpServers(temp.session, { air_home: air_home() });
-    cleanups.push(() => servers.close());
-    const permissions = new PermissionEngine({ policy: { mode: "bypass", rules: [] } });
-    const [entry] = await servers.activate(create_tool_registry({ permissions }), permissions);
+    const {
+      entries: [entry],
+    } = await bring_up(temp);
     expect(entry?.status).toBe("failed");
     expect(entry?.error?.message).toContain("uses ${AIR_TEST_UNSET_TOKEN} in header Authorization, and AIR_TEST_UNSET_TOKEN is not set");
   });

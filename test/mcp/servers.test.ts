@@ -5,52 +5,19 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import type { JsonObject } from "../../src/contracts/entity.js";
+import { describe, expect, it } from "vitest";
 import type { ToolOutcome } from "../../src/contracts/tool.js";
-import { McpServers, type McpServersOptions } from "../../src/mcp/servers.js";
 import { PermissionEngine } from "../../src/permissions/engine.js";
 import { GrantStore, grants_file } from "../../src/permissions/grants.js";
-import { air_home } from "../../src/project/layout.js";
 import { process_alive } from "../../src/project/process-alive.js";
-import { create_tool_registry } from "../../src/tools/builtin.js";
-import type { ToolRegistry } from "../../src/tools/registry.js";
 import { write_project_servers, write_user_servers } from "../fixtures/mcp/config.js";
-import { start_http_server, stdio_entry } from "../fixtures/mcp/servers.js";
+import { stdio_entry } from "../fixtures/mcp/servers.js";
 import { scripted_answers } from "../fixtures/permissions.js";
-import { open_temp_session, type TempSession } from "../fixtures/session.js";
+import { bypass, call, mcp_harness } from "../fixtures/mcp/harness.js";
+import type { TempSession } from "../fixtures/session.js";
 
-let cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
-
-function session(): TempSession {
-  const temp = open_temp_session();
-  cleanups.push(() => temp.cleanup());
-  return temp;
-}
-
-type Up = { servers: McpServers; registry: ToolRegistry; permissions: PermissionEngine };
-
-async function bring_up(
-  temp: TempSession,
-  permissions: PermissionEngine,
-  options: Partial<McpServersOptions> = {},
-): Promise<Up & { entries: Awaited<ReturnType<McpServers["activate"]>> }> {
-  const servers = new McpServers(temp.session, { air_home: air_home(), ...options });
-  cleanups.push(() => servers.close());
-  const registry = create_tool_registry({ permissions });
-  const entries = await servers.activate(registry, permissions);
-  return { servers, registry, permissions, entries };
-}
-
-const bypass = () => new PermissionEngine({ policy: { mode: "bypass", rules: [] } });
-
-async function call(up: Up, temp: TempSession, tool_name: string, input: JsonObject = {}): Promise<ToolOutcome> {
-  return up.registry.call({ tool_name, input }, { session: temp.session });
-}
+const harness = mcp_harness();
+const { session, bring_up } = harness;
 
 function events(temp: TempSession, type: string): Record<string, unknown>[] {
   return temp.session.store.query({ types: [type] as never }).map(({ event }) => event.payload as Record<string, unknown>);
@@ -138,7 +105,7 @@ describe("McpServers with a user-installed stdio server", () => {
   it("gives the server only the environment its entry declares, plus PATH: no provider key, nothing of the user's", async () => {
     const temp = session();
     process.env.ANTHROPIC_API_KEY_FOR_MCP_TEST = "sk-ant-must-not-leak";
-    cleanups.push(() => {
+    harness.defer(() => {
       delete process.env.ANTHROPIC_API_KEY_FOR_MCP_TEST;
     });
     write_user_servers({ fixture: { ...stdio_entry(), env: { FIXTURE_MODE: "declared", FROM_USER: "${ANTHROPIC_API_KEY_FOR_MCP_TEST:-x}" } } });
@@ -171,8 +138,7 @@ describe("McpServers with a user-installed stdio server", () => {
 describe("McpServers with a streamable-HTTP server", () => {
   it("lists and calls its tools, recorded like any tool", async () => {
     const temp = session();
-    const http = await start_http_server();
-    cleanups.push(() => http.stop());
+    const http = await harness.http_server();
     write_user_servers({ remote: { type: "http", url: http.url } });
     const up = await bring_up(temp, bypass());
     expect(up.entries).toMatchObject([{ name: "remote", status: "enabled" }]);
@@ -182,8 +148,7 @@ describe("McpServers with a streamable-HTTP server", () => {
 
   it("refuses a response past the size limit as a tool error and keeps going", async () => {
     const temp = session();
-    const http = await start_http_server();
-    cleanups.push(() => http.stop());
+    const http = await harness.http_server();
     write_user_servers({ remote: { type: "http", url: http.url } });
     const up = await bring_up(temp, bypass(), { max_message_bytes: 256 * 1024, call_timeout_ms: 5_000 });
     const outcome = await call(up, temp, "mcp.remote.big", { bytes: 1_000_000 });
@@ -280,8 +245,7 @@ describe("a project's .mcp.json server", () => {
 describe("McpServers with a legacy SSE server", () => {
   it("lists and calls its tools over the deprecated HTTP+SSE transport", async () => {
     const temp = session();
-    const http = await start_http_server();
-    cleanups.push(() => http.stop());
+    const http = await harness.http_server();
     write_user_servers({ legacy: { type: "sse", url: http.sse_url } });
     const up = await bring_up(temp, bypass());
     expect(up.entries).toMatchObject([{ name: "legacy", status: "enabled" }]);
@@ -293,8 +257,7 @@ describe("McpServers with a legacy SSE server", () => {
 
   it("limits each message on the session's one event stream, not the stream as a whole", async () => {
     const temp = session();
-    const http = await start_http_server();
-    cleanups.push(() => http.stop());
+    const http = await harness.http_server();
     write_user_servers({ legacy: { type: "sse", url: http.sse_url } });
     const up = await bring_up(temp, bypass(), { max_message_bytes: 256 * 1024, call_timeout_ms: 3_000 });
     for (let round = 0; round < 4; round += 1) expect(await call(up, temp, "mcp.legacy.big", { bytes: 100_000 })).toMatchObject({ ok: true });

@@ -4,31 +4,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { McpServers } from "../../src/mcp/servers.js";
-import { PermissionEngine } from "../../src/permissions/engine.js";
-import { air_home } from "../../src/project/layout.js";
-import { create_tool_registry } from "../../src/tools/builtin.js";
-import type { ToolRegistry } from "../../src/tools/registry.js";
+import { describe, expect, it } from "vitest";
 import { write_user_servers } from "../fixtures/mcp/config.js";
 import { stdio_entry } from "../fixtures/mcp/servers.js";
-import { open_temp_session, type TempSession } from "../fixtures/session.js";
+import { mcp_harness } from "../fixtures/mcp/harness.js";
+import type { TempSession } from "../fixtures/session.js";
 
-let cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
-
-type Up = { servers: McpServers; registry: ToolRegistry; entries: Awaited<ReturnType<McpServers["activate"]>> };
-
-async function bring_up(temp: TempSession): Promise<Up> {
-  const permissions = new PermissionEngine({ policy: { mode: "bypass", rules: [] } });
-  const servers = new McpServers(temp.session, { air_home: air_home() });
-  cleanups.push(() => servers.close());
-  const registry = create_tool_registry({ permissions });
-  return { servers, registry, entries: await servers.activate(registry, permissions) };
-}
+const harness = mcp_harness();
+const { session, bring_up } = harness;
 
 /** How many times the fixture server started: it appends a line per start (inside the project, where the sandbox lets it write). */
 function starts(temp: TempSession): number {
@@ -42,8 +25,7 @@ function known_server(temp: TempSession, env: Record<string, string> = {}): void
 
 describe("MCP servers start on first use", () => {
   it("offers a known server's tools without starting it, and starts it at the first call", async () => {
-    const temp = open_temp_session();
-    cleanups.push(() => temp.cleanup());
+    const temp = session();
     known_server(temp);
     const first = await bring_up(temp);
     expect(starts(temp)).toBe(1);
@@ -61,8 +43,7 @@ describe("MCP servers start on first use", () => {
   });
 
   it("checks a cached tool's output against its schema once the server has started", async () => {
-    const temp = open_temp_session();
-    cleanups.push(() => temp.cleanup());
+    const temp = session();
     known_server(temp);
     await (await bring_up(temp)).servers.close();
     const second = await bring_up(temp);
@@ -72,8 +53,7 @@ describe("MCP servers start on first use", () => {
   });
 
   it("starts a server at once when its entry changed since its tools were listed", async () => {
-    const temp = open_temp_session();
-    cleanups.push(() => temp.cleanup());
+    const temp = session();
     known_server(temp);
     await (await bring_up(temp)).servers.close();
     known_server(temp, { FIXTURE_CHANGED: "1" });
@@ -82,8 +62,7 @@ describe("MCP servers start on first use", () => {
   });
 
   it("treats a broken cache as empty: the server starts to list its tools and the cache is written anew", async () => {
-    const temp = open_temp_session();
-    cleanups.push(() => temp.cleanup());
+    const temp = session();
     known_server(temp);
     fs.mkdirSync(path.dirname(temp.project.layout.mcp_tools), { recursive: true });
     fs.writeFileSync(temp.project.layout.mcp_tools, "{ not json");

@@ -131,7 +131,9 @@ export function read_raw_config(file: string): Record<string, unknown> | undefin
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw broken(file, `it is not JSON (${(error as Error).message.split("\n")[0]})`);
+    // Only where: V8's message quotes the text around the fault, which could be a token.
+    const at = /at position (\d+)/.exec((error as Error).message)?.[1];
+    throw broken(file, `it is not JSON${at === undefined ? "" : ` (at character ${at})`}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw broken(file, "the top level must be an object");
   return value as Record<string, unknown>;

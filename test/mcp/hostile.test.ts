@@ -25,6 +25,13 @@ function bring_up(temp: TempSession, options: Partial<McpServersOptions> = {}): 
   return harness.bring_up(temp, bypass(), { call_timeout_ms: 1_500, ...options });
 }
 
+/** A project `.mcp.json` with exactly this text, broken or not. */
+function write_project_file(temp: TempSession, text: string): string {
+  const file = path.join(temp.project.layout.root, ".mcp.json");
+  fs.writeFileSync(file, text);
+  return file;
+}
+
 function failed(outcome: ToolOutcome): string {
   if (outcome.ok) throw new Error(`expected a failure, got ${JSON.stringify(outcome.output).slice(0, 200)}`);
   return outcome.error.message;
@@ -160,8 +167,7 @@ describe("bad MCP configuration", () => {
   for (const [what, text, message] of cases) {
     it(`${what}: one failed capability naming the file, nothing started`, async () => {
       const temp = session();
-      const file = path.join(temp.project.layout.root, ".mcp.json");
-      fs.writeFileSync(file, text);
+      const file = write_project_file(temp, text);
       const { servers, registry, entries } = await bring_up(temp);
       expect(entries).toHaveLength(1);
       expect(entries[0]?.status).toBe("failed");
@@ -172,6 +178,16 @@ describe("bad MCP configuration", () => {
       expect(registry.schemas().some((schema) => schema.name.startsWith("mcp."))).toBe(false);
     });
   }
+
+  it("a file that is not JSON is named without quoting its text, which could hold a token", async () => {
+    const temp = session();
+    write_project_file(temp, "ghp-not-json-but-a-token-0123456789");
+    const {
+      entries: [entry],
+    } = await bring_up(temp);
+    expect(entry?.error?.message).toMatch(/is invalid: it is not JSON$/);
+    expect(JSON.stringify(entry?.error)).not.toContain("0123456789");
+  });
 
   it("an unset ${VAR} without a default names the variable and the server, and nothing of its value", async () => {
     const temp = session();

@@ -232,6 +232,15 @@ describe("air mcp add and remove", () => {
     expect(read_json(project_file()).mcpServers).toEqual({ keep: KEEP });
   });
 
+  it("keeps a private file private: the rewrite has the file's mode from its first byte", async () => {
+    write_json(project_file(), { mcpServers: { keep: KEEP } });
+    fs.chmodSync(project_file(), 0o600);
+    expect((await air("mcp", "add", "tool", "--", "npx", "some-server")).code).toBe(0);
+    expect(fs.statSync(project_file()).mode & 0o777).toBe(0o600);
+    expect((await air("mcp", "remove", "tool")).code).toBe(0);
+    expect(fs.statSync(project_file()).mode & 0o777).toBe(0o600);
+  });
+
   it("--scope user writes the air home's mcp.json; a name in both files needs --scope to be removed", async () => {
     write_json(project_file(), { mcpServers: { both: { command: "project-one" } } });
     const added = await air("mcp", "add", "both", "--scope", "user", "--", "user-one");

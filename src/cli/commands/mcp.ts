@@ -152,8 +152,7 @@ function entries_of(file: string, raw: Record<string, unknown>): Record<string, 
 function write_config(file: string, raw: Record<string, unknown>): void {
   const mode = fs.statSync(file, { throwIfNoEntry: false })?.mode;
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  write_file_atomic(file, `${JSON.stringify(raw, null, 2)}\n`);
-  if (mode !== undefined) fs.chmodSync(file, mode & 0o7777);
+  write_file_atomic(file, `${JSON.stringify(raw, null, 2)}\n`, mode === undefined ? undefined : mode & 0o7777);
 }
 
 /** `KEY=VALUE` or `Key: Value` pairs; a malformed one is named by its position, since its text could be a token. */

@@ -84,8 +84,8 @@ const ImageBlock = v.strictObject({
 });
 
 /** One block of a tool result's content in the canonical message format: text or an image. */
-export const ToolResultBlock = v.variant("type", [v.strictObject({ type: v.literal("text"), text: v.string() }), ImageBlock]);
-export type ToolResultBlock = v.InferOutput<typeof ToolResultBlock>;
+export const ToolResultContentBlock = v.variant("type", [v.strictObject({ type: v.literal("text"), text: v.string() }), ImageBlock]);
+export type ToolResultContentBlock = v.InferOutput<typeof ToolResultContentBlock>;
 
 /**
  * The output of a tool whose result is content blocks rather than data (an MCP server's tool): the model is
@@ -94,7 +94,7 @@ export type ToolResultBlock = v.InferOutput<typeof ToolResultBlock>;
  */
 export const ToolResultBlocks = v.strictObject({
   kind: v.literal("tool_result_blocks"),
-  blocks: v.array(ToolResultBlock),
+  blocks: v.array(ToolResultContentBlock),
   structured: v.optional(JsonObject),
 });
 export type ToolResultBlocks = v.InferOutput<typeof ToolResultBlocks>;

@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ArtifactRef } from "../contracts/artifact.js";
 import { air_failure } from "../contracts/errors.js";
-import type { ToolResultBlock, ToolResultBlocks } from "../contracts/tool.js";
+import type { ToolResultContentBlock, ToolResultBlocks } from "../contracts/tool.js";
 import { default_redactor } from "../permissions/secret-redactor.js";
 import type { ToolExecution } from "../tools/define.js";
 
@@ -15,18 +15,18 @@ const MAX_IMAGE_BASE64_CHARS = 5 * 1024 * 1024;
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 type McpContent = CallToolResult["content"][number];
-type ImageMediaType = Extract<ToolResultBlock, { type: "image" }>["source"]["media_type"];
+type ImageMediaType = Extract<ToolResultContentBlock, { type: "image" }>["source"]["media_type"];
 
 function is_image_type(mime: string): mime is ImageMediaType {
   return IMAGE_TYPES.has(mime);
 }
 
-function saved_note(what: string, ref: ArtifactRef, size: number): ToolResultBlock {
+function saved_note(what: string, ref: ArtifactRef, size: number): ToolResultContentBlock {
   return { type: "text", text: `[${what}: ${size} bytes, saved as ${ref.uri}; read it with artifact.read]` };
 }
 
 /** One block of an MCP result as canonical blocks: binary content that the model cannot take becomes an artifact. */
-function block_of(content: McpContent, execution: ToolExecution): ToolResultBlock[] {
+function block_of(content: McpContent, execution: ToolExecution): ToolResultContentBlock[] {
   switch (content.type) {
     case "text":
       return [{ type: "text", text: content.text }];
@@ -57,18 +57,18 @@ function block_of(content: McpContent, execution: ToolExecution): ToolResultBloc
 }
 
 /** Text past the limit: saved whole (redacted like every artifact), the model given its beginning and where the rest is. */
-function bounded(blocks: ToolResultBlock[], execution: ToolExecution): ToolResultBlock[] {
+function bounded(blocks: ToolResultContentBlock[], execution: ToolExecution): ToolResultContentBlock[] {
   const text = blocks.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
   if (text.length <= LARGE_RESULT_CHARS) return blocks;
   const ref = execution.artifact({ type: "report", content: text, mime_type: "text/plain", original_name: `${execution.tool_name}.txt` });
   // Redacted before it is cut, with a margin: a key cut in half at the end of the preview would no longer look like one.
-  const preview: ToolResultBlock = {
+  const preview: ToolResultContentBlock = {
     type: "text",
     text: default_redactor()
       .redact(text.slice(0, PREVIEW_CHARS + REDACTION_MARGIN))
       .slice(0, PREVIEW_CHARS),
   };
-  const note: ToolResultBlock = {
+  const note: ToolResultContentBlock = {
     type: "text",
     text: `[the result is ${text.length} characters; the first ${PREVIEW_CHARS} are above, all of it is saved as ${ref.uri}: read more with artifact.read]`,
   };

@@ -1,6 +1,8 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HELP_WIDTH } from "../../src/cli/help.js";
 import { REPO_ROOT, run_air, run_air_async, spawn_fixture, temp_workspace } from "../fixtures/cli.js";
@@ -114,6 +116,24 @@ describe("air session list", () => {
     for (const forbidden of ["/node_modules/xstate/", "/node_modules/drizzle-orm/", "/node_modules/ink/", "@anthropic-ai", "/node_modules/openai/"]) {
       expect(loaded).not.toContain(forbidden);
     }
+  });
+});
+
+describe("what the TUI loads before its first frame", () => {
+  it("loads no MCP SDK and no JSON Schema validator: only a project with MCP servers loads them, when its runtime starts", () => {
+    const log = path.join(workspace.root, "imports.log");
+    const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
+    const interactive = pathToFileURL(path.join(REPO_ROOT, "dist/cli/interactive.js")).href;
+    const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", `await import(${JSON.stringify(interactive)});`], {
+      cwd: workspace.root,
+      env: { ...workspace.env, AIR_IMPORT_LOG: log },
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const loaded = fs.readFileSync(log, "utf8");
+    expect(loaded).toContain("/dist/actors/runtime/runtime.js");
+    expect(loaded).toContain("/dist/mcp/servers.js");
+    for (const deferred of ["@modelcontextprotocol", "/node_modules/ajv/", "/dist/mcp/activation.js"]) expect(loaded).not.toContain(deferred);
   });
 });
 

@@ -66,6 +66,13 @@ class Tmux {
     this.run("new-session", "-d", "-s", name, "-x", String(COLUMNS), "-y", String(ROWS), "-c", cwd, `${command}; echo "[air exited $?]"; sleep 600`);
   }
 
+  /** Whether the pane's program holds its terminal in raw mode: until then a Ctrl+C is the terminal's SIGINT, not a key. */
+  raw(name: string): boolean {
+    const tty = this.run("display-message", "-p", "-t", name, "#{pane_tty}").trim();
+    const settings = spawnSync("stty", ["-F", tty, "-a"], { encoding: "utf8" });
+    return settings.status === 0 && /(^|\s)-icanon(\s|$)/.test(settings.stdout);
+  }
+
   /** The pane's text, scrollback included (what `<Static>` printed scrolls up). */
   screen(name: string): string {
     return this.run("capture-pane", "-p", "-J", "-S", "-2000", "-t", name);
@@ -110,9 +117,16 @@ async function screen_shows(tmux: Tmux, name: string, what: string, pattern: Reg
   }
 }
 
+/** Waits until the TUI takes keys itself, so a Ctrl+C sent is its key and not a SIGINT from the terminal. */
+async function taking_keys(tmux: Tmux, name: string): Promise<void> {
+  await wait_until(`${name} to put its terminal in raw mode`, () => (tmux.raw(name) ? true : undefined), 30_000, 50);
+}
+
 async function leave_with_ctrl_c_twice(tmux: Tmux, name: string): Promise<void> {
+  await taking_keys(tmux, name);
   tmux.keys(name, "C-c");
   await screen_shows(tmux, name, "the exit hint", /Press Ctrl\+C again to exit/);
+  await taking_keys(tmux, name);
   tmux.keys(name, "C-c");
 }
 

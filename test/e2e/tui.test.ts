@@ -4,7 +4,6 @@
  * answered by key, the diff and the final summary appear, Ctrl+C twice leaves; then `air resume` in the
  * same kind of pane shows the session's history. Only skipped where tmux is not installed.
  */
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -24,6 +23,7 @@ import {
   temp_dir,
   wait_until,
 } from "./helpers.js";
+import { leave_with_ctrl_c_twice, screen_shows, Tmux, tmux_available } from "../fixtures/tmux.js";
 
 const KEY = "sk-e2e-tui";
 const WRITE_GREETING = { type: "tool_use", name: "fs.write", input: { path: "greeting.txt", content: "hello from air\n" } } as const;
@@ -44,91 +44,11 @@ const KILLED_AT_THE_PROMPT: ScriptInput = {
     ],
   },
 };
-const COLUMNS = 120;
-const ROWS = 40;
-
-const tmux_available = spawnSync("tmux", ["-V"], { encoding: "utf8" }).status === 0;
-
-/** One tmux server of our own (`-L`), so the test never touches a user's sessions; `kill` ends it. */
-class Tmux {
-  readonly socket = `air-e2e-${process.pid}-${Date.now()}`;
-
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
-
-  run(...args: string[]): string {
-    const result = spawnSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8", env: this.env });
-    if (result.status !== 0) throw new Error(`tmux ${args.join(" ")} failed: ${result.stderr}`);
-    return result.stdout;
-  }
-
-  /** A detached session running `command` in `cwd`; the shell says how air exited and keeps the pane. */
-  start(name: string, cwd: string, command: string): void {
-    this.run("new-session", "-d", "-s", name, "-x", String(COLUMNS), "-y", String(ROWS), "-c", cwd, `${command}; echo "[air exited $?]"; sleep 600`);
-  }
-
-  /** Whether the pane's program holds its terminal in raw mode: until then a Ctrl+C is the terminal's SIGINT, not a key. */
-  raw(name: string): boolean {
-    const tty = this.run("display-message", "-p", "-t", name, "#{pane_tty}").trim();
-    const settings = spawnSync("stty", ["-F", tty, "-a"], { encoding: "utf8" });
-    return settings.status === 0 && /(^|\s)-icanon(\s|$)/.test(settings.stdout);
-  }
-
-  /** The pane's text, scrollback included (what `<Static>` printed scrolls up). */
-  screen(name: string): string {
-    return this.run("capture-pane", "-p", "-J", "-S", "-2000", "-t", name);
-  }
-
-  type(name: string, text: string): void {
-    this.run("send-keys", "-t", name, "-l", text);
-  }
-
-  keys(name: string, ...keys: string[]): void {
-    this.run("send-keys", "-t", name, ...keys);
-  }
-
-  /** Ends the server and removes its socket file, which tmux leaves behind. */
-  kill(): void {
-    spawnSync("tmux", ["-L", this.socket, "kill-server"], { env: this.env });
-    const dir = this.env.TMUX_TMPDIR !== undefined && this.env.TMUX_TMPDIR !== "" ? this.env.TMUX_TMPDIR : "/tmp";
-    fs.rmSync(path.join(dir, `tmux-${process.getuid?.() ?? 0}`, this.socket), { force: true });
-  }
-}
-
 let cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
   cleanups = [];
 });
-
-async function screen_shows(tmux: Tmux, name: string, what: string, pattern: RegExp, timeout_ms = 30_000): Promise<string> {
-  let last = "";
-  try {
-    return await wait_until(
-      what,
-      () => {
-        last = tmux.screen(name);
-        return pattern.test(last) ? last : undefined;
-      },
-      timeout_ms,
-      100,
-    );
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- screen ---\n${last}`);
-  }
-}
-
-/** Waits until the TUI takes keys itself, so a Ctrl+C sent is its key and not a SIGINT from the terminal. */
-async function taking_keys(tmux: Tmux, name: string): Promise<void> {
-  await wait_until(`${name} to put its terminal in raw mode`, () => (tmux.raw(name) ? true : undefined), 30_000, 50);
-}
-
-async function leave_with_ctrl_c_twice(tmux: Tmux, name: string): Promise<void> {
-  await taking_keys(tmux, name);
-  tmux.keys(name, "C-c");
-  await screen_shows(tmux, name, "the exit hint", /Press Ctrl\+C again to exit/);
-  await taking_keys(tmux, name);
-  tmux.keys(name, "C-c");
-}
 
 /** A project copied from the worker fixture, a scripted server, and a tmux server of our own for them. */
 async function setup(script: ScriptInput) {

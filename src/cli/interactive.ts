@@ -210,7 +210,8 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
   let tui: Awaited<ReturnType<typeof show_tui>> | undefined;
   let swept: Promise<void> | undefined;
   try {
-    projection = open_session_projection(session, { price: request_cost_usd });
+    const context_window = providers.context_window(session.model_id, session.model_provider_id);
+    projection = open_session_projection(session, { price: request_cost_usd, ...(context_window === undefined ? {} : { context_window }) });
     answerer.forward_to(projection.answerer);
     // The first frame does not wait for the runtime: the channel keeps what the user sends meanwhile.
     tui = await show_tui(session, projection, metrics);

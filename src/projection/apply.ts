@@ -209,6 +209,8 @@ function fold_session(state: ProjectionState, event: RuntimeEvent): ProjectionSt
       };
       return { ...state, session };
     }
+    case "session.renamed":
+      return { ...state, session: { ...state.session, title: event.payload.title } };
     case "session.archived":
       return { ...state, session: { ...state.session, status: "archived" } };
     case "session.deleted":

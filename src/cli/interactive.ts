@@ -14,6 +14,8 @@ import { init_project, locate_project_root, read_project } from "../project/proj
 import { open_session, type Session } from "../project/session-manager.js";
 import { list_tasks } from "../orchestration/task-listing.js";
 import { open_session_projection, type SessionProjection } from "../projection/session-projection.js";
+import { turn_running_failure } from "../projection/ui-command-channel.js";
+import { name_unnamed_session, UNNAMED_SESSION } from "../project/session-title.js";
 import type { ProviderManager } from "../providers/manager.js";
 import { request_cost_usd } from "../providers/pricing.js";
 import type { Io } from "./output.js";
@@ -50,6 +52,9 @@ function write_metrics(metrics: Metrics): void {
 /** A failure nobody reported is told as the Main Agent's message. */
 const say = emitter("main");
 
+/** Work the user started; resolves to a failure to tell, if any. */
+type Work = () => Promise<string | undefined>;
+
 /**
  * Work the user started (a message, `/compact`, a resumed session's remaining tasks): one at a time, so the
  * Main Agent and the Scheduler never run two requests at once. A failure nobody else reported becomes an
@@ -57,15 +62,27 @@ const say = emitter("main");
  */
 class Turns {
   #current: Promise<void> | undefined;
+  readonly #waiting: Work[] = [];
 
   constructor(private readonly session: Session) {}
 
+  /** Work runs or waits to run. */
   get busy(): boolean {
-    return this.#current !== undefined;
+    return this.#current !== undefined || this.#waiting.length > 0;
   }
 
-  start(work: () => Promise<string | undefined>): void {
-    if (this.#current !== undefined) throw busy_failure();
+  start(work: Work): void {
+    if (this.busy) throw busy_failure();
+    this.#run(work);
+  }
+
+  /** Starts `work` once the work running and the work waiting before it have ended (at once when there is none). */
+  after(work: Work): void {
+    if (this.busy) this.#waiting.push(work);
+    else this.#run(work);
+  }
+
+  #run(work: Work): void {
     const replies = follow_replies(this.session.bus);
     this.#current = work()
       .then(
@@ -79,11 +96,14 @@ class Turns {
       .finally(() => {
         replies.stop();
         this.#current = undefined;
+        const next = this.#waiting.shift();
+        if (next !== undefined) this.#run(next);
       });
   }
 
-  /** Resolves when the running work has ended (at once when there is none). */
+  /** Resolves when the running work has ended (at once when there is none); work still waiting is dropped. */
   settled(): Promise<void> {
+    this.#waiting.length = 0;
     return this.#current ?? Promise.resolve();
   }
 
@@ -122,12 +142,19 @@ function route_commands(projection: SessionProjection, runtime: Runtime, session
   const { channel } = projection;
   const offs = [
     // In direct mode the Main Agent itself takes the message as a direct turn (seeds 003 §10.5).
-    channel.on("send_message", ({ text, direct }) => {
+    channel.on("send_message", ({ text, direct, after_turn }) => {
       // While a plan executes the Main Agent listens: the message is answered (or weighed) beside the running turn.
-      if (turns.busy && runtime.accepts_message() && direct !== true) return void mid_run(session, runtime, text);
-      if (runtime.busy()) throw busy_failure();
-      if (direct === true && !runtime.in_direct_mode()) throw not_in_direct_mode_failure();
-      turns.start(async () => {
+      if (turns.busy && runtime.accepts_message() && direct !== true) {
+        name_unnamed_session(session, text);
+        return void mid_run(session, runtime, text);
+      }
+      const waits = turns.busy || runtime.busy();
+      // The UI queues a message the running turn cannot take; one it already queued waits here for the turn to end.
+      if (waits && after_turn !== true) throw turn_running_failure();
+      if (!waits && direct === true && !runtime.in_direct_mode()) throw not_in_direct_mode_failure();
+      name_unnamed_session(session, text);
+      turns.after(async () => {
+        if (direct === true && !runtime.in_direct_mode()) throw not_in_direct_mode_failure();
         const outcome = await runtime.submit(text);
         return outcome.kind === "failed" ? summary_of(session, outcome) : undefined;
       });
@@ -201,7 +228,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
   const project = existing_root === undefined ? init_project(io.cwd).project : read_project(existing_root);
   await note_project_opened(io, project);
   const session = open_session(project, {
-    ...(options.session_id === undefined ? { title: "interactive session" } : { session_id: options.session_id }),
+    ...(options.session_id === undefined ? { title: UNNAMED_SESSION } : { session_id: options.session_id }),
     model_provider_id: provider.provider_id,
     model_id: provider.model_id,
   });
@@ -210,7 +237,8 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
   let tui: Awaited<ReturnType<typeof show_tui>> | undefined;
   let swept: Promise<void> | undefined;
   try {
-    projection = open_session_projection(session, { price: request_cost_usd });
+    const context_window = providers.context_window(session.model_id, session.model_provider_id);
+    projection = open_session_projection(session, { price: request_cost_usd, ...(context_window === undefined ? {} : { context_window }) });
     answerer.forward_to(projection.answerer);
     // The first frame does not wait for the runtime: the channel keeps what the user sends meanwhile.
     tui = await show_tui(session, projection, metrics);

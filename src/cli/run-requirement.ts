@@ -6,6 +6,7 @@ import type { InspectionEvent, Observer } from "xstate";
 import { project_layout } from "../project/layout.js";
 import { init_project, locate_project_root, read_project } from "../project/project-store.js";
 import { open_session, type Session } from "../project/session-manager.js";
+import { session_title } from "../project/session-title.js";
 import type { ProviderManager } from "../providers/manager.js";
 import type { WorkerEntry } from "../actors/worker-bridge/index.js";
 import type { Io } from "./output.js";
@@ -116,7 +117,7 @@ export async function run_requirement(io: Io, request: RunRequest, providers: Pr
   const project = existing_root === undefined ? init_project(io.cwd).project : read_project(existing_root);
   await note_project_opened(io, project);
   const session = open_session(project, {
-    title: request.requirement.slice(0, 120),
+    title: session_title(request.requirement),
     model_provider_id: provider.provider_id,
     model_id: provider.model_id,
   });

@@ -3,6 +3,7 @@
  * as a pure function. Unknown event types leave the state as it was (seeds 000 §13.1).
  */
 import type { RuntimeEvent } from "../contracts/events/registry.js";
+import type { TokenUsage } from "../contracts/events/message.js";
 import type { PermissionMode } from "../contracts/events/permission.js";
 import type { SessionId } from "../contracts/ids.js";
 import { MODEL_COMPLETE_TOOL } from "../contracts/tool.js";
@@ -68,8 +69,12 @@ function add_message(state: ProjectionState, message: MessageView, options: Fold
 }
 
 /** Worker messages are counted through their `model.complete` runs, so only the Main Agent's count here. */
+export function counts_usage(message: MessageView): message is MessageView & { readonly usage: TokenUsage } {
+  return message.role === "assistant" && message.usage !== null && message.agent_id === null;
+}
+
 export function count_message(state: ProjectionState, message: MessageView, options: Pick<FoldOptions, "price">): ProjectionState["usage"] {
-  if (message.role !== "assistant" || message.usage === null || message.agent_id !== null) return state.usage;
+  if (!counts_usage(message)) return state.usage;
   const totals = add_usage(state.usage, message.usage, message.model_id ?? state.session.model_id, options.price);
   return { ...totals, context_tokens: context_tokens_of(message.usage) };
 }
@@ -204,6 +209,8 @@ function fold_session(state: ProjectionState, event: RuntimeEvent): ProjectionSt
       };
       return { ...state, session };
     }
+    case "session.renamed":
+      return { ...state, session: { ...state.session, title: event.payload.title } };
     case "session.archived":
       return { ...state, session: { ...state.session, status: "archived" } };
     case "session.deleted":
@@ -260,7 +267,8 @@ function count_model_run(before: ProjectionState, after: ProjectionState, event:
   const run = before.tool_runs.find((candidate) => candidate.id === event.payload.tool_run_id);
   const counted = run?.tool_name === MODEL_COMPLETE_TOOL ? model_usage_of(event.payload.output) : undefined;
   if (counted === undefined) return after;
-  return { ...after, usage: add_usage(after.usage, counted.usage, counted.model_id, options.price) };
+  // The Main Agent's own requests and its workers' are model runs alike: the latest one is the context in use.
+  return { ...after, usage: { ...add_usage(after.usage, counted.usage, counted.model_id, options.price), context_tokens: context_tokens_of(counted.usage) } };
 }
 
 /** Folds one event; `summarize` must run after a batch for the derived parts (blockers, HUD). */

@@ -12,10 +12,10 @@ import type { Connection } from "../db/connection.js";
 import { event_from_row } from "../db/event-row.js";
 import { agents, artifacts, command_runs, events, evidence_refs, message_drafts, messages, sessions, tasks, tool_runs } from "../db/schema.js";
 import { fold_team, TEAM_PART_EVENTS } from "./apply-team.js";
-import { count_message, empty_state, fold, summarize, type ProjectionOptions } from "./apply.js";
+import { count_message, counts_usage, empty_state, fold, summarize, type ProjectionOptions } from "./apply.js";
 import type { AgentView, ArtifactView, CommandRunView, DraftView, EvidenceView, MessageView, ProjectionState, TaskView, ToolRunView } from "./types.js";
 import type { UiState } from "./ui-state.js";
-import { add_usage, content_view, derive_command_status, DEFAULT_TAIL_CHARS, error_view, input_summary, model_usage_of } from "./views.js";
+import { add_usage, content_view, context_tokens_of, derive_command_status, DEFAULT_TAIL_CHARS, error_view, input_summary, model_usage_of } from "./views.js";
 
 /** Where a projection reads from: an open session (its connection is the session's own). */
 export type ProjectionSource = { readonly id: SessionId; readonly connection: Connection };
@@ -199,9 +199,17 @@ function usage_part(state: ProjectionState, model_runs: readonly (typeof tool_ru
   let counted = state;
   for (const message of state.conversation.messages) counted = { ...counted, usage: count_message(counted, message, options) };
   let usage = counted.usage;
+  // The context in use is the latest exchange's, whether a Main Agent message or a model run came last (as the fold sees them).
+  let latest_at = state.conversation.messages.findLast(counts_usage)?.created_at ?? "";
   for (const run of model_runs) {
     const found = run.status === "ok" ? model_usage_of(parse(run.output_json)) : undefined;
-    if (found !== undefined) usage = add_usage(usage, found.usage, found.model_id, options.price);
+    if (found === undefined) continue;
+    usage = add_usage(usage, found.usage, found.model_id, options.price);
+    const at = run.completed_at ?? "";
+    if (at >= latest_at) {
+      latest_at = at;
+      usage = { ...usage, context_tokens: context_tokens_of(found.usage) };
+    }
   }
   return { ...counted, usage };
 }

@@ -233,7 +233,8 @@ export type BlockerView = {
 
 /**
  * Tokens of the whole session: the Main Agent's messages plus every worker's `model.complete` run.
- * `context_tokens` is the size of the Main Agent's last exchange (what its next request starts from).
+ * `context_tokens` is the size of the latest model exchange, the Main Agent's or a worker's (what the next
+ * request of that conversation starts from).
  */
 export type UsageTotals = {
   readonly requests: number;

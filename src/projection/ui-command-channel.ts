@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { air_failure } from "../contracts/errors.js";
+import { air_failure, is_air_failure, type AirFailure } from "../contracts/errors.js";
 import { Reason } from "../contracts/events/common.js";
 import { PermissionGrantScope } from "../contracts/events/permission.js";
 import { PermissionPromptId } from "../contracts/ids.js";
@@ -18,6 +18,8 @@ export const UiCommand = v.variant("type", [
     ),
     /** Typed in direct mode (003 §10.5): for the running agent, not a new request to the Main Agent. */
     direct: v.optional(v.literal(true)),
+    /** The user already waited for it (queued, or held before the runtime was ready): a turn still ending goes first; it is not refused. */
+    after_turn: v.optional(v.literal(true)),
   }),
   v.strictObject({
     type: v.literal("answer_permission"),
@@ -38,10 +40,17 @@ export type UiCommandInput = v.InferInput<typeof UiCommand>;
 export type UiCommandType = UiCommand["type"];
 export type UiCommandOf<T extends UiCommandType> = Extract<UiCommand, { type: T }>;
 
+type MessageOptions = { direct?: boolean; after_turn?: boolean };
+
 /** What a UI is handed to send decisions with. */
 export type UiCommandSender = {
   send(command: UiCommandInput): UiCommand;
-  send_message(text: string, options?: { direct?: boolean }): UiCommand;
+  send_message(text: string, options?: MessageOptions): UiCommand;
+  /**
+   * Hands a message over unless the runtime must end its running turn first: then false, and nothing was
+   * sent (the UI keeps it queued). Any other refusal throws.
+   */
+  offer_message(text: string, options?: { direct?: boolean }): boolean;
   answer_permission(prompt_id: string, answer: "allow" | "deny", grant_scope: PermissionGrantScope, note?: string): UiCommand;
   interrupt(reason?: string): UiCommand;
   compact(): UiCommand;
@@ -50,6 +59,28 @@ export type UiCommandSender = {
 };
 
 type Handler = (command: UiCommand) => void;
+
+const TURN_RUNNING = "turn_running";
+
+/** A runtime's refusal of a message while a turn runs that cannot take it: the UI queues the message instead. */
+export function turn_running_failure(): AirFailure {
+  return air_failure({
+    kind: "user_error",
+    message: "a turn is still running; the message waits for it",
+    retryability: "retryable",
+    user_action: "The message is sent when the turn ends; press Esc to interrupt the turn.",
+    metadata: { refusal: TURN_RUNNING },
+  });
+}
+
+function is_turn_running(error: unknown): boolean {
+  return is_air_failure(error) && error.error.metadata?.refusal === TURN_RUNNING;
+}
+
+/** A message held for a handler to come was accepted already: when it is delivered, it waits rather than being refused. */
+function held(command: UiCommand): UiCommand {
+  return command.type === "send_message" ? { ...command, after_turn: true } : command;
+}
 
 /**
  * A typed in-process queue from the UI to the runtime (V1 transport is a direct reference, seeds 000 §13.2).
@@ -82,7 +113,7 @@ export class UiCommandChannel implements UiCommandSender {
     }
     const command = parsed.output;
     const handlers = this.#handlers.get(command.type);
-    if (handlers === undefined || handlers.size === 0) this.#queued.push(command);
+    if (handlers === undefined || handlers.size === 0) this.#queued.push(held(command));
     else for (const handler of [...handlers]) handler(command);
     return command;
   }
@@ -100,8 +131,23 @@ export class UiCommandChannel implements UiCommandSender {
     return () => handlers.delete(handler as Handler);
   }
 
-  send_message(text: string, options: { direct?: boolean } = {}): UiCommand {
-    return this.send({ type: "send_message", text, ...(options.direct === true ? { direct: true as const } : {}) });
+  send_message(text: string, options: MessageOptions = {}): UiCommand {
+    return this.send({
+      type: "send_message",
+      text,
+      ...(options.direct === true ? { direct: true as const } : {}),
+      ...(options.after_turn === true ? { after_turn: true as const } : {}),
+    });
+  }
+
+  offer_message(text: string, options: { direct?: boolean } = {}): boolean {
+    try {
+      this.send_message(text, options);
+      return true;
+    } catch (error) {
+      if (is_turn_running(error)) return false;
+      throw error;
+    }
   }
 
   answer_permission(prompt_id: string, answer: "allow" | "deny", grant_scope: PermissionGrantScope, note?: string): UiCommand {

@@ -103,6 +103,18 @@ export class ProviderManager {
   }
 
   /**
+   * The context window of a session's model as the capability matrix knows it, without building its adapter;
+   * undefined when it is only the guess for unknown models (no built-in family, no models.yaml entry).
+   */
+  context_window(model_id?: string | null, provider_id?: string | null): number | undefined {
+    const name = provider_id ?? this.#config.selected;
+    if (!(PROVIDER_IDS as readonly string[]).includes(name)) return undefined;
+    const model = this.#config.matrix.resolve(name as ProviderId, model_id ?? this.#config.settings(name as ProviderId).model_id);
+    // A models.yaml entry is where a local model's window is stated: the first source is the built-in guess.
+    return model.known || model.sources.length > 1 ? model.capabilities.context_window : undefined;
+  }
+
+  /**
    * The model for a session: `model_id` (of `provider_id`) when given — a resumed session keeps the model
    * it started with — else the configured default.
    */

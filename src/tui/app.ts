@@ -10,6 +10,7 @@ import { collect_finished, type FinishedItem, type Notice } from "./views/finish
 import { FinishedView } from "./views/finished-view.js";
 import { Hud } from "./views/hud.js";
 import { LiveDrafts } from "./views/live-drafts.js";
+import { Echoes, QueuedMessages, queued_lines } from "./views/outgoing.js";
 import { dialog_lines, PermissionDialog } from "./views/permission-prompt.js";
 import { progress_lines, Progress } from "./views/progress.js";
 import { PromptLine } from "./views/prompt-line.js";
@@ -77,17 +78,21 @@ export function App(props: AppProps): ReactNode {
     team_lines_count(state) +
     progress_lines(state, compact) +
     state.blockers.length * BLOCKER_ROWS +
-    (prompt === undefined ? 0 : dialog_lines(prompt));
+    (prompt === undefined ? 0 : dialog_lines(prompt)) +
+    controls.outgoing.echoes.length +
+    queued_lines(controls.outgoing.queued);
   return h(
     Box,
     { flexDirection: "column" },
     // biome-ignore lint/correctness/noChildrenProp: Static renders each item with a function, which createElement's children arguments cannot type
     h(Static<FinishedItem>, { items, children: (item: FinishedItem) => h(FinishedView, { key: item.key, item }) }),
+    h(Echoes, { echoes: controls.outgoing.echoes }),
     h(LiveDrafts, { drafts: state.conversation.drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
     h(TeamView, { state, listing, tick }),
     h(Progress, { state, tick, columns: stdout.columns ?? 80, compact }),
     h(BlockerReports, { blockers: state.blockers }),
     prompt === undefined ? null : h(PermissionDialog, { key: prompt.prompt_id, prompt, on_answer: controls.answer }),
+    h(QueuedMessages, { queued: controls.outgoing.queued }),
     h(Hud, { hud: state.hud, preset: state.ui.hud_preset }),
     h(PromptLine, { draft: controls.draft, direct: controls.direct, hint: controls.exit_armed ? EXIT_HINT : null, disabled: prompt !== undefined }),
   );

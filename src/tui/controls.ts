@@ -1,28 +1,16 @@
 import { useApp, useInput } from "ink";
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
 import type { PermissionPromptView, ProjectionState } from "../projection/types.js";
 import { error_text, run_command, type CommandContext } from "./commands.js";
 import type { AppProps } from "./props.js";
 import { clean_text } from "./sanitize.js";
 import { parse_input } from "./slash.js";
+import { type MessageQueue, useMessageQueue } from "./use-message-queue.js";
+import { useSynced } from "./use-synced.js";
 import type { Notice } from "./views/finished.js";
 import type { PromptAnswer } from "./views/permission-prompt.js";
 
 const UI_DRAFT_MAX = 100_000;
-
-/**
- * State whose handlers read the latest value at once: keys arriving in one burst (a paste, `tmux send-keys`,
- * two quick Ctrl+C) reach the input handler before React re-renders it with the new value.
- */
-function useSynced<T>(initial: T): [T, { readonly current: T }, (next: T) => void] {
-  const ref = useRef(initial);
-  const [value, set_value] = useState(initial);
-  const set = useCallback((next: T) => {
-    ref.current = next;
-    set_value(next);
-  }, []);
-  return [value, ref, set];
-}
 
 export function is_busy(state: ProjectionState): boolean {
   const { hud } = state;
@@ -38,6 +26,8 @@ function open_prompt(state: ProjectionState, answered: ReadonlySet<string>): Per
 
 export type Controls = {
   readonly draft: string;
+  /** Messages queued behind the running turn, and sent ones not recorded yet. */
+  readonly outgoing: Pick<MessageQueue, "queued" | "echoes">;
   readonly direct: boolean;
   readonly exit_armed: boolean;
   /** The permission prompt the dialog shows (the oldest one not answered yet). */
@@ -46,8 +36,9 @@ export type Controls = {
 };
 
 /**
- * The keyboard: the prompt line and its slash commands, Esc (interrupt the running turn), Ctrl+C twice
- * (exit through `on_exit`, the session stays resumable) and the answers of the permission dialog.
+ * The keyboard: the prompt line and its slash commands, Esc (interrupt the running turn), Up and Ctrl+X (edit
+ * or drop the newest queued message), Ctrl+C twice (exit through `on_exit`, the session stays resumable) and
+ * the answers of the permission dialog.
  */
 export function useControls(props: AppProps, state: ProjectionState, notify: (notice: Notice) => void): Controls {
   const { sender } = props;
@@ -91,13 +82,31 @@ export function useControls(props: AppProps, state: ProjectionState, notify: (no
     direct: { get: () => in_direct.current, set: set_direct },
   };
 
+  const queue = useMessageQueue({
+    sender,
+    client: props.client,
+    state,
+    busy: is_busy(state),
+    attempt,
+    restore: (text) => {
+      if (typed.current === "") set_draft(text);
+    },
+  });
+
+  /** Up brings the newest queued message back to an empty prompt line, out of the queue, to be edited and sent again. */
+  const edit_queued = (): void => {
+    if (typed.current !== "") return;
+    const taken = queue.take_last();
+    if (taken !== undefined) set_draft(taken.text);
+  };
+
   const submit = (): void => {
     const line = typed.current;
     const parsed = parse_input(line);
     set_draft("");
     if (parsed.kind === "message") {
-      // A refused message (the runtime is busy, say) stays on the line to be sent again.
-      if (!attempt(() => sender.send_message(parsed.text, in_direct.current ? { direct: true } : {}))) set_draft(line);
+      // A refused message (the session has ended, say) stays on the line to be sent again.
+      if (!queue.submit(parsed.text, in_direct.current)) set_draft(line);
     } else if (parsed.kind === "command") run_command(parsed.name, parsed.args, context);
     else if (parsed.kind === "unknown_command") notify({ tone: "error", text: `Unknown command /${parsed.name}; /help lists them.` });
   };
@@ -124,7 +133,9 @@ export function useControls(props: AppProps, state: ProjectionState, notify: (no
       return;
     }
     if (prompt !== undefined) return;
-    if (key.return) submit();
+    if (key.upArrow) edit_queued();
+    else if (key.ctrl && input === "x") queue.take_last();
+    else if (key.return) submit();
     else if (key.backspace || key.delete) set_draft(typed.current.slice(0, -1));
     else if (!key.ctrl && !key.meta && input !== "") type_text(input);
   });
@@ -137,5 +148,5 @@ export function useControls(props: AppProps, state: ProjectionState, notify: (no
     if (!attempt(() => sender.answer_permission(prompt.prompt_id, chosen.answer, chosen.grant_scope))) set_answered(before);
   };
 
-  return { draft, direct, exit_armed, prompt, answer };
+  return { draft, outgoing: { queued: queue.queued, echoes: queue.echoes }, direct, exit_armed, prompt, answer };
 }

@@ -35,5 +35,12 @@ export function parse_input(line: string): ParsedInput {
 
 export function help_text(): string {
   const lines = Object.entries(SLASH_COMMANDS).map(([name, what]) => `  /${name.padEnd(9)} ${what}`);
-  return ["Commands:", ...lines, "  Esc       interrupt the running turn", "  Ctrl+C ×2 exit"].join("\n");
+  return [
+    "Commands:",
+    ...lines,
+    "  Esc       interrupt the running turn",
+    "  ↑         edit the newest message queued behind the turn",
+    "  Ctrl+X    drop the newest queued message",
+    "  Ctrl+C ×2 exit",
+  ].join("\n");
 }

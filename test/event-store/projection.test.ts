@@ -101,6 +101,14 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
       });
     },
   },
+  "session.renamed": {
+    kind: "projected",
+    does: "sets sessions.title",
+    tables: ["sessions"],
+    check: (p, v) => {
+      expect_row_updated(v, "sessions", v.session_id, { title: p.title, updated_at: v.at });
+    },
+  },
   "session.archived": {
     kind: "projected",
     does: "sets sessions.status = archived and archived_at",

@@ -91,6 +91,22 @@ describe("ProjectionStore hydration", () => {
     live.close();
   });
 
+  it("takes the context used from the latest model run, the Main Agent's as well as a worker's", () => {
+    const live = new ProjectionStore(session, options);
+    live.attach(session.bus);
+    const tool_run_id = new_id("tool_run");
+    const usage = { input_tokens: 2_000, cache_read_input_tokens: 40_000, cache_creation_input_tokens: 8_000, output_tokens: 1_000 };
+    ingest_all(session, [
+      ...usage_steps(),
+      step("tool.started", { tool_run_id, tool_name: "model.complete", tool_version: 1, input: { purpose: "routing", messages: [] } }),
+      step("tool.completed", { tool_run_id, output: { model_id: "model-large", content: [], stop_reason: "end_turn", usage }, duration_ms: 400 }),
+    ]);
+    // 2,000 + 40,000 + 8,000 read and 1,000 written of a 200,000-token window.
+    expect(live.snapshot().hud).toMatchObject({ context_window: 200_000, context_tokens: 51_000, context_used_percent: 25.5 });
+    expect(hydrated()).toEqual(live.snapshot());
+    live.close();
+  });
+
   it("keeps tasks, blockers and prompts as the UI shows them", () => {
     const live = new ProjectionStore(session, { permission_mode: "accept-edits" });
     live.attach(session.bus);

@@ -5,12 +5,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AirFailure } from "../../src/contracts/errors.js";
+import { air_failure, AirFailure } from "../../src/contracts/errors.js";
 import { new_id } from "../../src/contracts/ids.js";
 import { PermissionEngine, type PermissionRequest } from "../../src/permissions/engine.js";
 import type { PermissionPrompt } from "../../src/permissions/prompts.js";
 import { open_session_projection, type SessionProjection } from "../../src/projection/session-projection.js";
-import { UiCommandChannel, type UiCommand } from "../../src/projection/ui-command-channel.js";
+import { turn_running_failure, UiCommandChannel, type UiCommand } from "../../src/projection/ui-command-channel.js";
 import { ACCEPT_EDITS } from "../fixtures/permissions.js";
 import { step } from "../fixtures/events.js";
 import { open_temp_session, type TempSession } from "../fixtures/session.js";
@@ -41,6 +41,30 @@ describe("UiCommandChannel", () => {
     const compactions: UiCommand[] = [];
     channel.on("compact", (command) => compactions.push(command));
     expect(compactions).toEqual([{ type: "compact" }]);
+  });
+
+  it("delivers a message held before its handler existed as one that waits for a running turn", () => {
+    const channel = new UiCommandChannel();
+    channel.send_message("typed before the runtime was ready");
+    const received: UiCommand[] = [];
+    channel.on("send_message", (command) => received.push(command));
+    expect(received).toEqual([{ type: "send_message", text: "typed before the runtime was ready", after_turn: true }]);
+  });
+
+  it("offers a message: false when the handler says a turn must end first, the refusal itself otherwise", () => {
+    const channel = new UiCommandChannel();
+    let refusal: AirFailure | undefined;
+    const received: UiCommand[] = [];
+    channel.on("send_message", (command) => {
+      if (refusal !== undefined) throw refusal;
+      received.push(command);
+    });
+    expect(channel.offer_message("now", { direct: true })).toBe(true);
+    refusal = turn_running_failure();
+    expect(channel.offer_message("later")).toBe(false);
+    refusal = air_failure({ kind: "user_error", message: "not in direct mode" });
+    expect(() => channel.offer_message("direct", { direct: true })).toThrow(/not in direct mode/);
+    expect(received).toEqual([{ type: "send_message", text: "now", direct: true }]);
   });
 
   it("refuses malformed commands and commands after close with an AirError", () => {

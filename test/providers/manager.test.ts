@@ -95,6 +95,24 @@ describe("a session's model", () => {
   });
 });
 
+describe("a model's context window, for the HUD", () => {
+  it("is the capability matrix's for a known family, and models.yaml's correction for another model", () => {
+    const manager = anthropic_manager("http://127.0.0.1:9", "models:\n  my-local:\n    context_window: 65536\n");
+
+    expect(manager.context_window("claude-haiku-4-5", "anthropic")).toBe(200_000);
+    expect(manager.context_window("gpt-4o", "openai")).toBe(128_000);
+    expect(manager.context_window("my-local", "anthropic")).toBe(65_536);
+    expect(manager.context_window()).toBe(200_000);
+  });
+
+  it("is unknown for a model no family matches and no models.yaml describes", () => {
+    const manager = anthropic_manager("http://127.0.0.1:9");
+
+    expect(manager.context_window("someones-model", "anthropic")).toBeUndefined();
+    expect(manager.context_window("claude-haiku-4-5", "no-such-provider")).toBeUndefined();
+  });
+});
+
 describe("a request the model cannot take is refused before any network call", () => {
   it("tools, for a model without tool use: a model_capability_error naming a model that can and the correction", async () => {
     const server = await scripted_server({ script: { turns: { main: [OK] } } });

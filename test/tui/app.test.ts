@@ -37,11 +37,20 @@ describe("the App", () => {
     expect(frame(rendered)).not.toContain("writing…");
   });
 
-  it("sends what the user types as a message, and clears the line", async () => {
+  it("sends what the user types as a message, clears the line and shows the message at once, once", async () => {
     const rendered = render_app(base_state());
     await submit(rendered, "fix the failing test");
     expect(rendered.commands).toEqual([{ type: "send_message", text: "fix the failing test" }]);
-    expect(frame(rendered)).not.toContain("fix the failing test");
+    expect(frame(rendered)).toMatch(/fix the failing test.*sending…/);
+    expect(frame(rendered).trimEnd().endsWith("›")).toBe(true);
+    rendered.holder.update({ conversation: { messages: [message("user", "fix the failing test")], drafts: [] } });
+    await until(
+      () => !frame(rendered).includes("sending…"),
+      () => frame(rendered),
+    );
+    // Never twice on one screen: the echo leaves in the frame the recorded message arrives.
+    for (const drawn of rendered.frames) expect(drawn.split("fix the failing test").length, drawn).toBeLessThanOrEqual(2);
+    expect(frame(rendered)).toContain("› fix the failing test");
   });
 
   it("takes a line and its Enter arriving in one burst (a paste, tmux send-keys)", async () => {

@@ -11,6 +11,10 @@ export const session_events = {
     }),
     "A session was opened; inserts the sessions row (status active). The model is fixed from here on.",
   ),
+  "session.renamed": durable(
+    v.strictObject({ title: v.pipe(NonEmpty, v.maxLength(200)) }),
+    "sessions.title = title: an interactive session is named after the user's first message.",
+  ),
   "session.archived": durable(v.strictObject({ reason: v.optional(Reason) }), "sessions.status = archived."),
   "session.deleted": durable(v.strictObject({ reason: v.optional(Reason) }), "sessions.status = deleted."),
 } as const;

@@ -10,6 +10,7 @@ import {
   session_archived,
   session_created,
   session_deleted,
+  session_renamed,
   user_message_created,
 } from "./sessions.js";
 import {
@@ -47,6 +48,7 @@ const append_only: Projection<DurableEventType> = () => undefined;
  */
 export const PROJECTIONS: { readonly [K in DurableEventType]: Projection<K> } = {
   "session.created": session_created,
+  "session.renamed": session_renamed,
   "session.archived": session_archived,
   "session.deleted": session_deleted,
   "user.message.created": user_message_created,

@@ -16,6 +16,11 @@ export const session_created: Projection<"session.created"> = (event, { connecti
   });
 };
 
+export const session_renamed: Projection<"session.renamed"> = (event, { connection }) => {
+  const changes = update_rows(connection, sessions, { id: event.session_id }, { title: event.payload.title, updated_at: event.timestamp });
+  expect_one(changes, event, `session ${event.session_id} has no row to rename`);
+};
+
 function session_ends(status: Exclude<SessionStatus, "active">, from: SessionStatus[]) {
   const at = status === "archived" ? "archived_at" : "deleted_at";
   return ((event, { connection }) => {

@@ -11,7 +11,7 @@ import { AIR_VERSION } from "../version.js";
 import type { ArchiveEntry } from "./tar.js";
 
 /** A file the bundle leaves out, and why: the user is told, so nobody wonders where it went. */
-export type LeftOut = { readonly file: string; readonly reason: string };
+type LeftOut = { readonly file: string; readonly reason: string };
 export type BundleContents = { readonly entries: ArchiveEntry[]; readonly left_out: LeftOut[] };
 
 function json_entry(name: string, value: unknown): ArchiveEntry {

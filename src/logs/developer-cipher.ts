@@ -7,7 +7,7 @@ import * as v from "valibot";
  * independent, so the file is appendable by any number of processes, survives a torn last line and rotates
  * at any line; only the holder of the private key can read any of it.
  */
-export const DeveloperLogFrame = v.strictObject({
+const DeveloperLogFrame = v.strictObject({
   v: v.literal(1),
   alg: v.literal("RSA-OAEP-256+A256GCM"),
   /** The first 16 hex digits of the SHA-256 of the public key (SPKI DER): which team key to use. */
@@ -17,7 +17,7 @@ export const DeveloperLogFrame = v.strictObject({
   tag: v.string(),
   data: v.string(),
 });
-export type DeveloperLogFrame = v.InferOutput<typeof DeveloperLogFrame>;
+type DeveloperLogFrame = v.InferOutput<typeof DeveloperLogFrame>;
 
 const ALGORITHM = "RSA-OAEP-256+A256GCM";
 const OAEP = { padding: crypto.constants.RSA_PKCS1_OAEP_PADDING, oaepHash: "sha256" } as const;

@@ -65,10 +65,13 @@ describe("the developer log", () => {
     const opened = decrypt(private_key_file, file);
     expect(opened.stderr).toBe("");
     expect(opened.status).toBe(0);
-    const [first, second] = opened.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, any>);
+    const [first, second] = opened.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown> & { error?: { stack?: string } });
     expect(first).toMatchObject({ level: "error", area: "test", message: `first ${MARKER}`, data: { step: 3 }, node: process.version });
     expect(first?.error).toMatchObject({ air_error: { kind: "tool_error", message: `the tool broke on ${MARKER}` }, cause: { message: "the cause" } });
-    expect(first?.error.stack).toContain("developer-log.test.ts");
+    expect(first?.error?.stack).toContain("developer-log.test.ts");
     expect(second).toMatchObject({ level: "warning", message: `second ${MARKER}` });
   });
 

@@ -1,6 +1,12 @@
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import YAML from "yaml";
+
+/**
+ * yaml is loaded when a file is first read, not with this module: the logger imports it on every session
+ * start (through the EventBus) and reads configuration only when something is logged; yaml costs ~100 ms cold.
+ */
+const load_yaml = () => createRequire(import.meta.url)("yaml") as typeof import("yaml");
 
 /**
  * Where a configuration file keeps secrets, by the names around them: `api_key`, `token`, `password`,
@@ -59,7 +65,7 @@ function worth_redacting(value: string): boolean {
 /** The secrets of a configuration file (YAML or JSON); a missing or broken file has none to give. */
 export function file_secrets(file: string): string[] {
   try {
-    return secret_strings(YAML.parse(fs.readFileSync(file, "utf8"))).filter(worth_redacting);
+    return secret_strings(load_yaml().parse(fs.readFileSync(file, "utf8"))).filter(worth_redacting);
   } catch {
     return [];
   }

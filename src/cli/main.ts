@@ -123,15 +123,24 @@ const COMMANDS: Record<string, Command> = {
   },
   doctor: {
     summary:
-      "Check this machine: node, git, the shell sandbox, the provider, each capability's dependencies, each MCP server; --fix installs what capabilities miss",
-    usage: "air doctor [--json] [--fix [--dry-run] [--yes]]",
-    options: { json: { type: "boolean" }, fix: { type: "boolean" }, "dry-run": { type: "boolean" }, yes: { type: "boolean", short: "y" } },
+      "Check this machine: node, git, the shell sandbox, the provider, each capability's dependencies, each MCP server; --fix installs what capabilities miss; --bundle writes a local archive for a bug report (uploads nothing)",
+    usage: "air doctor [--json] [--fix [--dry-run] [--yes] | --bundle [--out PATH]]",
+    options: {
+      json: { type: "boolean" },
+      fix: { type: "boolean" },
+      "dry-run": { type: "boolean" },
+      yes: { type: "boolean", short: "y" },
+      bundle: { type: "boolean" },
+      out: { type: "string" },
+    },
     run: async (values, _, io) =>
       (await import("./commands/doctor.js")).run_doctor(io, {
         json: values.json === true,
         fix: values.fix === true,
         dry_run: values["dry-run"] === true,
         yes: values.yes === true,
+        bundle: values.bundle === true,
+        ...strings(values, { out: "out" }),
       }),
   },
   "provider list": {
@@ -356,6 +365,7 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
   } catch (error) {
     const { to_air_error } = await import("../contracts/errors.js");
     io.err(render_error(to_air_error(error)));
+    (await import("../logs/log.js")).log_error("cli", `air ${argv.slice(0, argv.length - found.rest.length).join(" ")} failed`, error);
     return 1;
   }
 }

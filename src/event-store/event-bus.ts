@@ -1,5 +1,6 @@
 import type { EventFilter } from "../contracts/events/filter.js";
 import type { RuntimeEvent } from "../contracts/events/registry.js";
+import { log_detail } from "../logs/log.js";
 import { Coalescer, coalescing_of } from "./coalesce.js";
 import { REF_KEYS, ref_of } from "./refs.js";
 
@@ -11,8 +12,12 @@ export type EventHandler = (event: RuntimeEvent, seq: number | undefined) => voi
 export type BusFilter = Pick<EventFilter, "types" | "task_id" | "agent_id" | "tool_run_id" | "command_run_id" | "route_prefix">;
 export type BusLogger = { error(message: string, data?: unknown): void };
 
+/** The default: a line on stderr, and the stack in the developer log (seeds: handler errors are logged there). */
 const stderr_logger: BusLogger = {
-  error: (message, data) => process.stderr.write(`${message}${data === undefined ? "" : ` ${String(data)}`}\n`),
+  error: (message, data) => {
+    process.stderr.write(`${message}${data === undefined ? "" : ` ${String(data)}`}\n`);
+    log_detail("event_bus", message, data);
+  },
 };
 
 function matches(filter: BusFilter, event: RuntimeEvent): boolean {

@@ -1,5 +1,6 @@
 import { setTimeout as wait } from "node:timers/promises";
 import { air_failure, is_air_failure, type AirError, type AirFailure } from "../contracts/errors.js";
+import { log_detail, log_error } from "../logs/log.js";
 
 type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
@@ -90,9 +91,10 @@ export async function with_retries<T>(policy: RetryPolicy, attempt: (number: num
     try {
       return await attempt(number);
     } catch (error) {
-      if (!is_air_failure(error) || error.error.retryability !== "retryable") throw error;
-      if (number >= policy.max_attempts) throw gave_up(error, number);
+      if (!is_air_failure(error) || error.error.retryability !== "retryable") throw logged(error);
+      if (number >= policy.max_attempts) throw logged(gave_up(error, number));
       const delay_ms = retry_delay_ms(policy, number, retry_after_of(error));
+      log_detail("provider", `model request attempt ${number} failed; retrying in ${delay_ms} ms`, error);
       hooks.on_retry?.({ attempt: number, delay_ms, error: error.error });
       try {
         await policy.sleep(delay_ms, hooks.signal);
@@ -102,6 +104,12 @@ export async function with_retries<T>(policy: RetryPolicy, attempt: (number: num
       }
     }
   }
+}
+
+/** A request that failed for good goes to the logs; one the caller cancelled did not fail. */
+function logged(error: unknown): unknown {
+  if (!(is_air_failure(error) && error.error.metadata?.cancelled === true)) log_error("provider", "a model request failed", error);
+  return error;
 }
 
 /** The last failure, saying how often it was tried; still `retryable` — a later call may well succeed. */

@@ -1,6 +1,7 @@
 import { eq, inArray, isNull } from "drizzle-orm";
 import { make_air_error } from "../../contracts/errors.js";
 import { make_event } from "../../contracts/events/registry.js";
+import { log_summary } from "../../logs/log.js";
 import { agents, command_runs, tasks, tool_runs } from "../../db/schema.js";
 import type { Session } from "../../project/session-manager.js";
 import { finished_unsettled } from "./finished-runs.js";
@@ -63,9 +64,17 @@ export function recover_session(session: Session): RecoveryReport {
     .all();
   const resumes = interrupted.map(({ id }) => make_event("task.resumed", { task_id: id, reason: "resumed after restart" }, origin));
   if (resumes.length > 0) session.store.append_many(resumes);
-  return {
+  const report = {
     lost_agents: live_agents.map(({ id }) => id),
     requeued_tasks: interrupted.map(({ id }) => id),
     closed_runs: open_tools.length + open_commands.length,
   };
+  if (events.length + resumes.length > 0) log_recovery(session.id, report);
+  return report;
+}
+
+function log_recovery(session_id: string, report: RecoveryReport): void {
+  const { lost_agents, requeued_tasks, closed_runs } = report;
+  const summary = `session ${session_id} recovered: ${lost_agents.length} lost agent(s), ${requeued_tasks.length} task(s) requeued, ${closed_runs} open run(s) closed`;
+  log_summary("recovery", summary, report);
 }

@@ -6,6 +6,7 @@ import { run_fixes, type FixRun } from "../../doctor/fix.js";
 import { doctor_manifests } from "../../doctor/manifests.js";
 import { current_platform, plan_fixes, type FixPlan } from "../../doctor/plan.js";
 import { probe_version } from "../../doctor/version.js";
+import { log_summary } from "../../logs/log.js";
 import { permissions_for_project } from "../../permissions/session-permissions.js";
 import { air_home, project_layout } from "../../project/layout.js";
 import { locate_project_root, open_project } from "../../project/project-store.js";
@@ -61,6 +62,14 @@ async function apply(io: Io, manifests: readonly CapabilityManifest[], plan: Fix
   }
 }
 
+/** air.log keeps what the fix did, e.g. "air doctor --fix: 1 installed, 1 failed (`apt-get install -y cmake`: exited with 100)". */
+function log_fix_summary(results: FixRun["results"]): void {
+  const count = (outcome: FixRun["results"][number]["outcome"]) => results.filter((result) => result.outcome === outcome).length;
+  const failures = results.filter((result) => result.outcome === "failed").map((result) => `\`${result.step.command}\`: ${result.detail}`);
+  const summary = `air doctor --fix: ${count("installed")} installed, ${count("failed")} failed, ${count("denied")} denied`;
+  log_summary("doctor", failures.length === 0 ? summary : `${summary} (${failures.join("; ")})`, { results });
+}
+
 /**
  * `air doctor --fix [--dry-run] [--yes]` (D-045): plans the install commands of every capability dependency
  * that is missing or too old; `--dry-run` prints them and runs nothing. Otherwise runs them in a session of
@@ -83,6 +92,7 @@ export async function run_doctor_fix(io: Io, options: DoctorFixOptions): Promise
   if (!options.json) render_plan(io, plan, false);
   const run = await apply(io, manifests, plan, context, options.yes);
   if (run.results.some((result) => result.outcome !== "denied")) mark_first_fix_done(home);
+  log_fix_summary(run.results);
   if (options.json) io.out(`${JSON.stringify({ dry_run: false, plan, results: run.results, capabilities: run.after }, null, 2)}\n`);
   else render_run(io, run);
   const blocked = run.after.some((capability) => capability.status === "error");

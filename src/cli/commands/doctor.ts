@@ -202,13 +202,40 @@ function render_capabilities(io: Io, capabilities: readonly CapabilityDependenci
   }
 }
 
-export type DoctorOptions = { readonly json: boolean; readonly fix?: boolean; readonly dry_run?: boolean; readonly yes?: boolean };
+export type DoctorOptions = {
+  readonly json: boolean;
+  readonly fix?: boolean;
+  readonly dry_run?: boolean;
+  readonly yes?: boolean;
+  readonly bundle?: boolean;
+  readonly out?: string;
+};
+
+function usage_failure(message: string, user_action: string): Error {
+  return air_failure({ kind: "user_error", message, retryability: "not_retryable", user_action });
+}
 
 /**
- * `air doctor [--json] [--fix [--dry-run] [--yes]]`: what air and each capability need from this machine;
- * exit 1 when air itself cannot run. `--fix` installs what capabilities miss (doctor-fix.ts).
+ * `air doctor [--json] [--fix [--dry-run] [--yes] | --bundle [--out PATH]]`: what air and each capability need
+ * from this machine; exit 1 when air itself cannot run. `--fix` installs what capabilities miss
+ * (doctor-fix.ts); `--bundle` writes a local archive for a bug report (doctor-bundle.ts).
  */
 export async function run_doctor(io: Io, options: DoctorOptions): Promise<number> {
+  if (options.out !== undefined && options.bundle !== true) {
+    throw usage_failure("--out goes with --bundle", "Run `air doctor --bundle --out PATH` to choose where the bundle is written.");
+  }
+  if (options.bundle === true && options.fix === true) {
+    throw usage_failure("--bundle and --fix are separate runs", "Run `air doctor --fix` first, then `air doctor --bundle`.");
+  }
+  const project_root = locate_project_root(io.cwd) ?? io.cwd;
+  if (options.bundle === true) {
+    const report = await doctor_report(process.env, project_root);
+    return (await import("./doctor-bundle.js")).run_doctor_bundle(io, report, {
+      json: options.json,
+      project_root,
+      ...(options.out === undefined ? {} : { out: options.out }),
+    });
+  }
   if (options.fix !== true && (options.dry_run === true || options.yes === true)) {
     throw air_failure({
       kind: "user_error",
@@ -219,7 +246,7 @@ export async function run_doctor(io: Io, options: DoctorOptions): Promise<number
   }
   if (options.fix === true)
     return (await import("./doctor-fix.js")).run_doctor_fix(io, { json: options.json, dry_run: options.dry_run === true, yes: options.yes === true });
-  const report = await doctor_report(process.env, locate_project_root(io.cwd) ?? io.cwd);
+  const report = await doctor_report(process.env, project_root);
   if (options.json) {
     io.out(`${JSON.stringify(report, null, 2)}\n`);
     return report.healthy ? 0 : 1;

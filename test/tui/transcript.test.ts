@@ -57,7 +57,7 @@ function executor_run(): { state: ProjectionState; closing: MessageView } {
     command_runs: [make],
     evidence: [
       evidence({ ...ids, ref: make.id, command_run_id: make.id, tool_run_id: test.id, claim: "`make test` exited with code 0" }),
-      evidence({ ...ids, kind: "tool_run", ref: test.id, tool_run_id: test.id, claim: "make test passed" }),
+      evidence({ ...ids, kind: "tool_run", ref: test.id, tool_run_id: test.id, claim: "the suite passed" }),
     ],
   });
   return { state, closing };
@@ -105,8 +105,9 @@ describe("the transcript of an agent's run", () => {
       () => rendered.lastFrame() ?? "",
     );
     const task_evidence = rendered.lastFrame() ?? "";
-    expect(task_evidence).toContain("◆ command_run $ make test — `make test` exited with code 0");
-    expect(task_evidence).toContain("◆ tool_run shell.run make test — make test passed");
+    // A claim that names its command stands alone; another is labelled with what it is about.
+    expect(task_evidence).toContain("◆ command_run — `make test` exited with code 0");
+    expect(task_evidence).toContain("◆ tool_run shell.run make test — the suite passed");
 
     rendered.stdin.write(CTRL_O);
     await until(

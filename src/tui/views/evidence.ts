@@ -39,7 +39,12 @@ function label_of(state: ProjectionState, entry: EvidenceView): string {
 /** The evidence and artifacts behind a result, resolved against the state they were recorded in. */
 export function evidence_lines(state: ProjectionState, evidence: readonly EvidenceView[], artifacts: readonly ArtifactView[]): EvidenceLine[] {
   return [
-    ...evidence.map((entry) => ({ id: entry.id, kind: entry.kind, label: `${label_of(state, entry)}${where(entry.location)}`, claim: entry.claim })),
+    ...evidence.map((entry) => {
+      const label = label_of(state, entry);
+      // A claim that names what it is about (`make test` exited with code 0) needs no label beside it.
+      const said = entry.claim.includes(label.replace(/^\$ /, ""));
+      return { id: entry.id, kind: entry.kind, label: `${said ? "" : label}${where(entry.location)}`.trim(), claim: entry.claim };
+    }),
     ...artifacts.map((artifact) => ({
       id: artifact.id,
       kind: artifact.type,
@@ -68,8 +73,8 @@ export function EvidenceDetails(props: { readonly title: string; readonly lines:
         { key: line.id },
         "  ",
         h(Text, { color: "blue" }, "◆ "),
-        h(Text, { dimColor: true }, `${line.kind} `),
-        clean_line(line.label),
+        h(Text, { dimColor: true }, line.kind),
+        line.label === "" ? "" : ` ${clean_line(line.label)}`,
         line.claim === "" ? "" : h(Text, { dimColor: true }, ` — ${clean_line(line.claim)}`),
       ),
     ),

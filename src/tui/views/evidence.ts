@@ -7,7 +7,7 @@ import { clean_line } from "../sanitize.js";
 export type EvidenceLine = { readonly id: string; readonly kind: string; readonly label: string; readonly claim: string };
 
 /** The key that prints the last collapsed evidence in full (as in Claude Code). */
-export const EXPAND_KEY_HINT = "ctrl+o to expand";
+const EXPAND_KEY_HINT = "ctrl+o to expand";
 
 function where(location: EvidenceView["location"]): string {
   if (location === null) return "";

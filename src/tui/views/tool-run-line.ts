@@ -10,7 +10,7 @@ import { format_duration, StatusGlyph } from "./glyphs.js";
 const FAILED_OUTPUT_LINES = 6;
 
 /** `+3 −1`: the lines a unified diff adds and removes (its file headers are not lines of the file). */
-export function diff_stat(text: string): string {
+function diff_stat(text: string): string {
   let added = 0;
   let removed = 0;
   for (const line of text.split("\n")) {

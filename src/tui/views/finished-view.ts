@@ -71,7 +71,7 @@ function body(item: FinishedItem): ReactNode {
 
 /** One finished item, as `<Static>` prints it. */
 export function FinishedView(props: { readonly item: FinishedItem }): ReactNode {
-  // An agent's words open a block its tool runs fold beneath; a Main Agent's message stands apart.
-  const { kind } = props.item;
-  return h(Box, { flexDirection: "column", marginTop: kind === "agent_message" ? 1 : 0, marginBottom: kind === "message" ? 1 : 0 }, body(props.item));
+  // Every message opens a block, set apart by a blank line; tool runs, tasks and notices fold beneath it.
+  const opens = props.item.kind === "message" || props.item.kind === "agent_message";
+  return h(Box, { flexDirection: "column", marginTop: opens ? 1 : 0 }, body(props.item));
 }

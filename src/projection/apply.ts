@@ -68,6 +68,12 @@ function add_message(state: ProjectionState, message: MessageView, options: Fold
   return { ...state, conversation, usage: count_message(state, message, options) };
 }
 
+/** A worker's recorded message ends the text its model streamed: the next turn's stream starts a new line. */
+function end_stream(state: ProjectionState, agent_id: string): ProjectionState {
+  const agents = state.agents.map((agent) => (agent.id === agent_id && agent.stream_tail !== "" ? { ...agent, stream_tail: "" } : agent));
+  return { ...state, agents };
+}
+
 /** Worker messages are counted through their `model.complete` runs, so only the Main Agent's count here. */
 export function counts_usage(message: MessageView): message is MessageView & { readonly usage: TokenUsage } {
   return message.role === "assistant" && message.usage !== null && message.agent_id === null;
@@ -86,7 +92,7 @@ function fold_conversation(state: ProjectionState, event: RuntimeEvent, options:
       const payload = event.payload;
       const assistant = event.type === "assistant.message.created" ? event.payload : undefined;
       return add_message(
-        state,
+        assistant?.agent_id === undefined ? state : end_stream(state, assistant.agent_id),
         {
           id: payload.message_id,
           role: assistant === undefined ? "user" : "assistant",

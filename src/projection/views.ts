@@ -60,7 +60,8 @@ export function content_view(content: CanonicalContent | null | undefined): Cont
     }
     if (block.type === "tool_result") tool_results.push({ tool_use_id: String(block.tool_use_id ?? ""), is_error: block.is_error === true });
   }
-  return { text: texts.join("\n"), tool_uses, tool_results };
+  // Separate text blocks are separate paragraphs, never one run-on line.
+  return { text: texts.join("\n\n"), tool_uses, tool_results };
 }
 
 /** An `AirError` (or anything stored where one is expected) as the UI shows it. */

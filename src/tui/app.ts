@@ -3,6 +3,7 @@ import { createElement as h, useCallback, useMemo, useRef, useState, type ReactN
 import type { TaskListing } from "../contracts/task-listing.js";
 import type { ProjectionState } from "../projection/types.js";
 import { is_busy, useControls } from "./controls.js";
+import { useEvidenceKey } from "./evidence-key.js";
 import type { AppProps } from "./props.js";
 import { MAX_FPS, useProjection } from "./use-projection.js";
 import { BlockerReports } from "./views/blockers.js";
@@ -35,12 +36,18 @@ function useFinished(state: ProjectionState, read_artifact: AppProps["read_artif
     const fresh = collect_finished(state, seen.current, read_artifact);
     if (fresh.length > 0) items.current = [...items.current, ...fresh];
   }
-  const notify = useCallback((notice: Notice) => {
-    notices.current += 1;
-    items.current = [...items.current, { key: `n:${notices.current}`, at: new Date().toISOString(), kind: "notice", notice }];
+  const append = useCallback((item: FinishedItem) => {
+    items.current = [...items.current, item];
     set_version((version) => version + 1);
   }, []);
-  return { items: items.current, notify };
+  const notify = useCallback(
+    (notice: Notice) => {
+      notices.current += 1;
+      append({ key: `n:${notices.current}`, at: new Date().toISOString(), kind: "notice", notice });
+    },
+    [append],
+  );
+  return { items: items.current, append, notify };
 }
 
 /**
@@ -66,7 +73,8 @@ function useTeamListing(state: ProjectionState, read_tasks: AppProps["read_tasks
 export function App(props: AppProps): ReactNode {
   const { stdout } = useStdout();
   const { state, tick } = useProjection(props.client, props.max_fps ?? MAX_FPS, is_busy);
-  const { items, notify } = useFinished(state, props.read_artifact);
+  const { items, append, notify } = useFinished(state, props.read_artifact);
+  useEvidenceKey(items, append, notify);
   const controls = useControls(props, state, notify);
   const listing = useTeamListing(state, props.read_tasks);
   const { prompt } = controls;

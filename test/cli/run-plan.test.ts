@@ -100,7 +100,12 @@ describe("air run -p with a plan", () => {
     };
     const result = { ...v.parse(RunResultJson, parsed), plan: parsed.plan };
     expect(result.code).toBe(0);
-    expect(result.summary.split("\n").map((line) => line.replace(/\. .*/, "."))).toEqual(['Task "Write a" is completed.', 'Task "Write b" is completed.']);
+    // Each task's block: the executor's closing words, then its verdict and facts.
+    const blocks = result.summary.split(/\n\n(?=Wrote )/);
+    expect(blocks.map((block) => block.split("\n").slice(0, 4))).toEqual([
+      ["Wrote a.txt.", "", '- Task "Write a" is completed.', "- Files changed: `a.txt`"],
+      ["Wrote b.txt.", "", '- Task "Write b" is completed.', "- Files changed: `b.txt`"],
+    ]);
     const [a, b] = result.plan.tasks;
     expect(result.plan.tasks.map((task) => [task.title, task.write_area])).toEqual([
       ["Write a", ["a.txt"]],

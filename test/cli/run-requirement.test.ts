@@ -68,7 +68,10 @@ describe("run_requirement", () => {
     require_build();
     const { result, told } = await run(path.join(SHIPPED_FIXTURES, "worker", "script.yaml"), fixture_requirement("worker"));
     expect(result).toMatchObject({ code: 0, outcome: { kind: "executed" } });
-    expect(result.summary).toMatch(/^Task "Add the greeting file" is completed\. /);
+    // The executor's own closing words, with the facts under them.
+    expect(result.summary).toMatch(
+      /^Wrote greeting\.txt; the verification command checks its content\.\n\n- Task "Add the greeting file" is completed\.\n- Files changed: `greeting\.txt`\n- Verification: 1 of 1 passed — `grep -qx "hello from air" greeting\.txt` passed\n- Cost: \$\d+\.\d{4} \(2 model calls, [\d,]+ tokens\)$/,
+    );
     expect(told.at(-1)).toBe(result.summary);
   });
 

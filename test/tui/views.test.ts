@@ -6,7 +6,7 @@ import type { ArtifactView, EvidenceView, HudSummary } from "../../src/projectio
 import { Markdown, parse_inline, parse_markdown } from "../../src/tui/markdown.js";
 import { parse_input } from "../../src/tui/slash.js";
 import { DIFF_MAX_LINES, DiffView } from "../../src/tui/views/diff.js";
-import { EvidenceList } from "../../src/tui/views/evidence.js";
+import { EvidenceDetails, evidence_lines } from "../../src/tui/views/evidence.js";
 import { Hud, hud_fields } from "../../src/tui/views/hud.js";
 import { agent, base_state, command_run, draft, render_app, state_with, task, tool_run, until } from "./fixtures.js";
 
@@ -167,17 +167,19 @@ describe("diff and evidence views", () => {
     expect(frame).toContain("… 15 more lines in art_long");
   });
 
-  it("lists evidence with its reference, location and claim, and artifacts by id", () => {
+  it("names each piece of evidence by its kind, what it is about and its claim, and an artifact by its file — not by uri", () => {
     const log = artifact({ type: "test_log", original_name: "ctest.log", size_bytes: 120 });
-    const frame =
-      render(
-        createElement(EvidenceList, {
-          evidence: [evidence({ kind: "artifact_excerpt", ref: log.id, location: { line_start: 4, line_end: 9 } })],
-          artifacts: [log],
-        }),
-      ).lastFrame() ?? "";
-    expect(frame).toContain(`artifact_excerpt ${log.id} L4-9 — all 3 tests pass`);
-    expect(frame).toContain(`test_log ${log.id} ctest.log (120 B)`);
+    const state = state_with(base_state(), { artifacts: [log] });
+    const lines = evidence_lines(
+      state,
+      [evidence({ kind: "artifact_excerpt", ref: log.uri, artifact_id: log.id, location: { line_start: 4, line_end: 9 } })],
+      [log],
+    );
+    const frame = render(createElement(EvidenceDetails, { title: 'task "Fix add()"', lines })).lastFrame() ?? "";
+    expect(frame).toContain('evidence of task "Fix add()":');
+    expect(frame).toContain("◆ artifact_excerpt ctest.log L4-9 — all 3 tests pass");
+    expect(frame).toContain(`◆ test_log ctest.log — 120 B, ${log.id}`);
+    expect(frame).not.toContain("artifact://");
   });
 
   it("prints a finished edit with its diff, read from the artifact once", async () => {
@@ -194,7 +196,7 @@ describe("diff and evidence views", () => {
       () => (rendered.lastFrame() ?? "").includes("+  return a + b;"),
       () => rendered.lastFrame() ?? "",
     );
-    expect(rendered.lastFrame()).toContain("✓ fs.edit src/add.cpp 14 ms");
+    expect(rendered.lastFrame()).toContain("⎿ ✓ fs.edit src/add.cpp  +1 −1 · 14 ms");
     rendered.holder.update({ tasks: [task("another")] });
     await until(() => (rendered.lastFrame() ?? "").includes("another"));
     expect(reads).toBe(1);
@@ -227,19 +229,27 @@ describe("progress, results and blockers", () => {
     expect(frame).toContain("warning: unused");
   });
 
-  it("prints finished tasks with their summary and evidence, failed commands with their stderr", () => {
+  it("prints finished tasks with their evidence collapsed to a count (the summary is the final message's), failed commands with their stderr", () => {
     const done = task("Fix add()", { status: "completed", summary: "Changed `-` to `+`; **ctest** passes.", completed_at: "2026-01-01T00:10:00.000Z" });
+    const failed = task("Fix sub()", {
+      status: "failed",
+      status_reason: "Verification failed: ctest.",
+      summary: "I fixed sub().",
+      completed_at: "2026-01-01T00:11:00.000Z",
+    });
     const rendered = render_app(
       state_with(base_state(), {
-        tasks: [done],
-        evidence: [evidence({ task_id: done.id })],
+        tasks: [done, failed],
+        evidence: [evidence({ task_id: done.id }), evidence({ task_id: done.id, claim: "built" })],
         command_runs: [command_run("ctest", { status: "error", exit_code: 8, stderr_tail: "1 test failed\n", duration_ms: 2500 })],
       }),
     );
     const frame = rendered.lastFrame() ?? "";
-    expect(frame).toContain("✓ Task completed: Fix add()");
-    expect(frame).toContain("Changed - to +; ctest passes.");
-    expect(frame).toContain("command_run ctest — all 3 tests pass");
+    expect(frame).toContain("✓ Task completed: Fix add()  evidence: 2 items (ctrl+o to expand)");
+    expect(frame).not.toContain("ctest passes");
+    expect(frame).not.toContain("all 3 tests pass");
+    expect(frame).toContain("✗ Task failed: Fix sub()");
+    expect(frame).toContain("Verification failed: ctest.");
     expect(frame).toContain("✗ $ ctest exit 8 2.5 s");
     expect(frame).toContain("1 test failed");
   });

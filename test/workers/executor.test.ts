@@ -75,7 +75,8 @@ describe("a real worker run", () => {
     expect(result.evidence_refs[0]!.ref).toMatch(/^tlr_/);
     expect(result.evidence_refs[1]!.ref).toMatch(/^cmr_/);
     for (const ref of result.evidence_refs) expect(ref.id).toMatch(/^evd_/);
-    expect(result.summary).toContain("notes/hello.txt");
+    // The summary is the model's own closing words (seeds 001 D-042), not a template.
+    expect(result.summary).toBe("Wrote notes/hello.txt.");
 
     // Every side effect went through the parent's tool caller, model calls included.
     expect(report.tools.map((entry) => entry.call.tool_name)).toEqual([
@@ -222,6 +223,37 @@ describe("the executor's result follows the verification policy (seeds 003 §10.
   });
 });
 
+describe("the executor's summary (seeds 001 D-042: a few sentences for people)", () => {
+  it("summarizes with the run's own account when the model closed without words", async () => {
+    const silent = { model_id: "scripted", content: [], stop_reason: "end_turn" as const, usage: { input_tokens: 1, output_tokens: 1 } };
+    const report = await h.run({ task: { type: "docs", verification: { required: false, fallback_allowed: false } }, script: [() => silent] });
+    expect(report.output.result).toMatchObject({ status: "completed" });
+    expect(report.output.result!.summary).toBe(
+      "The model finished the task after 1 turn(s). No files were changed. No verification command ran. Status: completed.",
+    );
+  });
+
+  it("keeps the model's words in a failed run's summary, followed by what refuted them", async () => {
+    const claims: ModelTurn[] = [() => calls("fs.write", { path: "a.txt", content: "a" }), () => says("Done: a.txt is written and verified.")];
+    const report = await h.run({ task: { verification: { commands: ["test -f missing.txt"], required: true, fallback_allowed: false } }, script: claims });
+    expect(report.output.result).toMatchObject({ status: "failed" });
+    const summary = report.output.result!.summary;
+    expect(summary.startsWith("Done: a.txt is written and verified.\n\n")).toBe(true);
+    expect(summary).toContain("Verification: 0 of 1 command(s) passed. Status: failed. Risks: Verification failed: test -f missing.txt.");
+  });
+
+  it("cuts a long closing text at a sentence, so the summary stays a few sentences", async () => {
+    const sentence = "This sentence says what the run did in some detail. ";
+    const report = await h.run({
+      task: { type: "docs", verification: { required: false, fallback_allowed: false } },
+      script: [() => says(sentence.repeat(60))],
+    });
+    const summary = report.output.result!.summary;
+    expect(summary.length).toBeLessThanOrEqual(1200);
+    expect(summary).toMatch(/detail\. …$/);
+  });
+});
+
 describe("an fs.patch task through the runtime (real tools, scripted model server)", () => {
   const KEY = "sk-executor-patch-test";
 
@@ -256,7 +288,7 @@ describe("an fs.patch task through the runtime (real tools, scripted model serve
         [patch_run!.id, "src/count.txt"],
       ]);
       expect(result.diff_ref).toBe(diffs.at(-1)!.id);
-      expect(result.summary).toContain("Changed 2 file(s): src/greet.txt, src/count.txt.");
+      expect(result.summary).toBe("Patched both files in one fs.patch.");
       expect(result.evidence_refs.map((ref) => [ref.kind, ref.ref])).toEqual([
         ["tool_run", patch_run!.id],
         ["command_run", expect.stringMatching(/^cmr_/)],

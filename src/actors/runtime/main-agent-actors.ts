@@ -1,4 +1,3 @@
-import * as v from "valibot";
 import { fromPromise } from "xstate";
 import type { SessionPrompts } from "../../context/session-prompts.js";
 import { new_id } from "../../contracts/ids.js";
@@ -11,7 +10,7 @@ import type { TaskDefaults } from "../../orchestration/plan/task-spec.js";
 import { classify } from "./classification.js";
 import { batch_emitter, emitter } from "./emit.js";
 import { provide_scheduler, type SchedulerOptions } from "./scheduler-actors.js";
-import { read_task } from "./task-graph.js";
+import { task_summary } from "./final-summary.js";
 import type { ArchitectureDesigner } from "../../contracts/architecture.js";
 import { classify_change, triage } from "./mid-run.js";
 import { apply_revision, design_plan, revise_architecture, revise_tasks } from "./revision.js";
@@ -36,18 +35,7 @@ export type MainAgentDependencies = {
 const emit = emitter("main");
 const emit_all = batch_emitter("main");
 
-/** The part of a stored worker result the user is told; read leniently, as rows outlive schema versions. */
-const WithSummary = v.object({ summary: v.string() });
-
-/** One task's line of a summary: its verdict, and the worker's own summary when there is one. */
-function task_summary(session: Session, task_id: string): string {
-  const task = read_task(session.connection, task_id);
-  const result = task.worker_result_json === null ? undefined : v.safeParse(WithSummary, JSON.parse(task.worker_result_json));
-  const verdict = `Task "${task.title}" is ${task.status}.`;
-  return result?.success === true ? `${verdict} ${result.output.summary}` : verdict;
-}
-
-/** What the user is told when a request ends: per task, the worker's own summary when there is one. */
+/** What the user is told when a request ends: per task, the worker's own summary with the facts under it. */
 export function summary_of(session: Session, outcome: RequestOutcome): string {
   switch (outcome.kind) {
     case "answered":
@@ -57,7 +45,7 @@ export function summary_of(session: Session, outcome: RequestOutcome): string {
     case "rejected":
       return `The plan of ${outcome.task_count} tasks was rejected (${outcome.reason}); nothing was recorded or changed.`;
     case "executed":
-      return outcome.task_ids.map((task_id) => task_summary(session, task_id)).join("\n");
+      return outcome.task_ids.map((task_id) => task_summary(session, task_id)).join("\n\n");
   }
 }
 

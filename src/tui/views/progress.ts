@@ -29,8 +29,11 @@ function shown(state: ProjectionState) {
     // A team's tasks have their own view, one line each.
     tasks: team_lines_count(state) > 0 ? [] : running(state.tasks, ["pending", "running"]),
     agents: running(state.agents, ["starting", "running"]),
+    // A tool run whose command is running shows as that command, with its output, once.
     tools: running(
-      state.tool_runs.filter((run) => !is_model_turn(run)),
+      state.tool_runs.filter(
+        (run) => !is_model_turn(run) && !state.command_runs.some((command) => command.tool_run_id === run.id && command.status === "running"),
+      ),
       ["running"],
     ),
     commands: running(state.command_runs, ["running"]),

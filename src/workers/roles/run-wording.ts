@@ -42,7 +42,32 @@ export function ending_risk(ending: Ending, facts: RunFacts): Risk | undefined {
   }
 }
 
-export function run_summary(status: WorkerStatus, ending: Ending, facts: RunFacts): string {
+/** The words of a run's summary are the model's own; past this many characters they are cut at a sentence. */
+const MODEL_SUMMARY_MAX_CHARS = 1200;
+
+/** `text` cut to `max` characters at its last sentence end (else word) before the cut, marked with an ellipsis. */
+function cut_at_sentence(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = text.slice(0, max);
+  const sentence = Math.max(head.lastIndexOf(". "), head.lastIndexOf(".\n"), head.lastIndexOf("! "), head.lastIndexOf("? "));
+  if (sentence > max / 2) return `${head.slice(0, sentence + 1)} …`;
+  const word = head.lastIndexOf(" ");
+  return `${head.slice(0, word > max / 2 ? word : max)} …`;
+}
+
+/**
+ * The WorkerResult's summary (seeds 001 D-042: a few sentences for people): the model's closing text when it
+ * said something, followed by the run's own account when the run did not complete as the model ended it (its
+ * words may claim a success the verification refuted); the run's account alone when the model said nothing.
+ */
+export function worker_summary(closing_text: string, status: WorkerStatus, ending: Ending, facts: RunFacts): string {
+  const words = closing_text.trim();
+  if (words === "") return run_summary(status, ending, facts);
+  const said = cut_at_sentence(words, MODEL_SUMMARY_MAX_CHARS);
+  return status === "completed" && ending === "end_turn" ? said : `${said}\n\n${run_summary(status, ending, facts)}`;
+}
+
+function run_summary(status: WorkerStatus, ending: Ending, facts: RunFacts): string {
   const how: Record<Ending, string> = {
     end_turn: "The model finished the task",
     max_turns: `The turn budget of ${facts.max_turns} ran out`,

@@ -10,7 +10,7 @@ import { task_instruction } from "../../context/layers.js";
 import { guarded, role_context } from "./role-context.js";
 import type { WorkerRuntime } from "../runtime.js";
 import { answer_tool_use, text_of, tool_uses_of, type ToolUse } from "../../context/model-turn.js";
-import { ending_risk, run_summary, type Ending, type RunFacts } from "./run-wording.js";
+import { ending_risk, worker_summary, type Ending, type RunFacts } from "./run-wording.js";
 import { run_verification } from "./verification-run.js";
 
 const SUMMARY_TEXT_MAX_CHARS = 600;
@@ -69,6 +69,8 @@ export class TaskRun {
   #code_changed = false;
   #turns = 0;
   #final_text = "";
+  /** The text of the model's latest response: its closing words once the loop has ended. */
+  #closing_text = "";
   #failure: AirError | undefined;
   #verification_blocked = false;
 
@@ -115,14 +117,18 @@ export class TaskRun {
       this.#turns = turn;
       const request_id = `${this.runtime.address.agent_id}.turn${turn}`;
       const { request } = await context.next_request(turn);
+      let block: number | undefined;
       const response = await this.runtime.complete(request, (delta: ModelDelta) => {
-        if (delta.kind === "text" && delta.text.length > 0) {
-          this.runtime.emit("token.delta", { request_id, agent_id: this.runtime.address.agent_id, text: delta.text });
-        }
+        if (delta.kind !== "text" || delta.text.length === 0) return;
+        // Separate text blocks are separate paragraphs on screen, as they are in the recorded message.
+        const text = block === undefined || block === delta.index ? delta.text : `\n\n${delta.text}`;
+        block = delta.index;
+        this.runtime.emit("token.delta", { request_id, agent_id: this.runtime.address.agent_id, text });
       });
       context.add_assistant(response);
       const text = text_of(response.content);
       if (text.length > 0) this.#final_text = text;
+      this.#closing_text = text;
       const uses = tool_uses_of(response.content);
       if (uses.length > 0) {
         const results: ContentBlock[] = [];
@@ -256,7 +262,7 @@ export class TaskRun {
     const notes = this.#final_text.length > 0 ? clip(this.#final_text, SUMMARY_TEXT_MAX_CHARS) : undefined;
     const fields: RunFields = {
       status,
-      summary: run_summary(status, ending, facts),
+      summary: worker_summary(this.#closing_text, status, ending, facts),
       changed_files: [...this.#changed_files],
       ...(this.#diff_ref === undefined ? {} : { diff_ref: this.#diff_ref }),
       verification: this.#verification,

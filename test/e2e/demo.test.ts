@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { leave_with_ctrl_c_twice, screen_shows, Tmux, tmux_available } from "../fixtures/tmux.js";
-import { AIR_BIN, air_env, fixture_requirement, require_build, temp_dir } from "./helpers.js";
+import { AIR_BIN, air, air_env, fixture_requirement, require_build, temp_dir } from "./helpers.js";
 
 const cpp_tools = ["cmake", "ctest", "c++"].every((tool) => spawnSync("bash", ["-c", `command -v ${tool}`]).status === 0);
 /** A network namespace of our own with only loopback up (unprivileged user namespaces; some CI kernels forbid them). */
@@ -53,7 +53,7 @@ function setup() {
   for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENROUTER_API_KEY", "AIR_PROVIDER", "CI", "TMUX"]) delete env[name];
   const tmux = new Tmux(env);
   cleanups.push(() => tmux.kill());
-  return { ...dirs, tmux };
+  return { ...dirs, env, tmux };
 }
 
 /** Starts `air demo` in a pane and walks it as a newcomer does: Enter, `y` at the prompt, Ctrl+C twice at the end. */
@@ -105,4 +105,17 @@ describe.skipIf(!tmux_available || !cpp_tools)("air demo in a terminal (tmux)", 
     },
     240_000,
   );
+});
+
+describe("air demo without a terminal", () => {
+  it("refuses with a user error that names the headless run of the same fixture, and copies nothing", async () => {
+    const { cwd, tmp, env } = setup();
+
+    const run = await air(["demo"], { cwd, env });
+
+    expect(run.result.code, run.transcript).toBe(1);
+    expect(run.stderr).toContain("air demo opens the TUI, and there is no terminal");
+    expect(run.stderr).toContain("air e2e cpp-fix-fixture");
+    expect(fs.readdirSync(tmp)).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 /**
  * `npm run readme:picture`: the README's pictures of the TUI, made from a real run. The built `air demo` runs
- * in a tmux pane of fixed size (the e2e tests' harness) with no key and its own AIR_HOME and TMPDIR; the
+ * in a tmux pane of fixed size (the e2e tests' harness) with no key and an AIR_HOME of its own; the
  * script presses what a person would — Enter, `y` at the permission prompt, Ctrl+C twice — and captures
  * the pane with its colours at the prompt and at the final summary, as SVG files in docs/.
  */
@@ -17,14 +17,14 @@ const PANE = "demo";
 const ASKING = /fs\.edit[\s\S]*Allow once/;
 const FINISHED = /Task "[^"]+" is completed|Task completed/;
 
-/** A newcomer's environment: no provider key, model or server, no CI; AIR_HOME and TMPDIR of the script's own. */
+/** A newcomer's environment: no provider key, model or server, no CI; an AIR_HOME of the script's own. */
 function newcomer_env(work: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value === undefined || /^(ANTHROPIC_|OPENAI_|OPENROUTER_|AIR_)/.test(name) || name === "CI" || name === "TMUX") continue;
     env[name] = value;
   }
-  return { ...env, AIR_HOME: path.join(work, "air-home"), TMPDIR: path.join(work, "tmp"), TERM: "xterm-256color" };
+  return { ...env, AIR_HOME: path.join(work, "air-home"), TERM: "xterm-256color" };
 }
 
 /** The visible pane with its colours, once it has stopped changing (a spinner never does: 5 s at most). */
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   fs.mkdirSync(DOCS, { recursive: true });
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "air-readme-picture-"));
   const cwd = path.join(work, "cwd");
-  for (const dir of [cwd, path.join(work, "air-home"), path.join(work, "tmp")]) fs.mkdirSync(dir);
+  for (const dir of [cwd, path.join(work, "air-home")]) fs.mkdirSync(dir);
   const tmux = new Tmux(newcomer_env(work));
   try {
     tmux.start(PANE, cwd, `'${process.execPath}' '${AIR_BIN}' demo`);

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { leave_with_ctrl_c_twice, screen_shows, Tmux, tmux_available } from "../fixtures/tmux.js";
-import { AIR_BIN, air, air_env, fixture_requirement, require_build, temp_dir } from "./helpers.js";
+import { AIR_BIN, air, air_env, fixture_requirement, require_build, temp_dir, wait_until } from "./helpers.js";
 
 const cpp_tools = ["cmake", "ctest", "c++"].every((tool) => spawnSync("bash", ["-c", `command -v ${tool}`]).status === 0);
 /** A network namespace of our own with only loopback up (unprivileged user namespaces; some CI kernels forbid them). */
@@ -86,6 +86,17 @@ describe.skipIf(!tmux_available || !cpp_tools)("air demo in a terminal (tmux)", 
     expect(snapshot(cwd)).toEqual(before);
     expect(fs.existsSync(home) ? fs.readdirSync(home) : []).toEqual([]);
   }, 240_000);
+
+  it("removes its copy when the terminal goes away mid-run", async () => {
+    const { cwd, tmp, tmux } = setup();
+    tmux.start("demo", cwd, `'${process.execPath}' '${AIR_BIN}' demo`);
+    await screen_shows(tmux, "demo", "the TUI's first frame", /› ctest fails/);
+    expect(fs.readdirSync(tmp)).toHaveLength(1);
+
+    tmux.run("kill-session", "-t", "demo");
+
+    await wait_until("the demo's copy to be removed", () => fs.readdirSync(tmp).length === 0, 20_000, 100);
+  }, 120_000);
 
   it.skipIf(!netns_available)(
     "reaches the summary in a network namespace with only loopback, and --keep keeps the fixed project",

@@ -93,6 +93,10 @@ export async function run_demo(io: Io, options: { keep: boolean }): Promise<numb
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "air-demo-"));
   const root = copy_fixture_project(shipped, work);
   const home = path.join(work, "air-home");
+  const remove = () => fs.rmSync(work, { recursive: true, force: true });
+  // A terminal that goes away mid-run can end the process before the `finally` below (a write to it fails):
+  // the copy goes with the process all the same.
+  if (!options.keep) process.once("exit", remove);
   try {
     return await with_air_home(home, () => {
       // An air project of its own, so no `.air` above the temp folder is taken for the demo's.
@@ -102,7 +106,8 @@ export async function run_demo(io: Io, options: { keep: boolean }): Promise<numb
   } finally {
     if (options.keep) io.out(`The demo's project is kept at ${root}\n`);
     else {
-      fs.rmSync(work, { recursive: true, force: true });
+      process.off("exit", remove);
+      remove();
       io.out(`Removed the demo's copy at ${work} (\`air demo --keep\` keeps it).\n`);
     }
   }

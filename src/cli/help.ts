@@ -20,7 +20,7 @@ export function format_help(title: string, entries: readonly HelpEntry[], width:
     const text = [...wrap(entry.summary, width - column), ...(entry.args === undefined ? [] : wrap_usage(entry.args, width - column))];
     for (const [index, line] of text.entries()) lines.push(`${index === 0 ? `  ${entry.name}`.padEnd(column) : " ".repeat(column)}${line}`);
   }
-  lines.push("", "`air <command> --help` shows one command's usage.", "");
+  lines.push("", "`air <command> --help` shows one command's usage.", "No API key yet? `air demo` shows the TUI at work with a scripted model.", "");
   return lines.join("\n");
 }
 

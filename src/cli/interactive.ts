@@ -36,6 +36,8 @@ export type InteractiveOptions = {
   /** Reopen this session (`air resume`): recover it, ask its open prompts again, finish its tasks. */
   readonly session_id?: SessionId;
   readonly inspect?: Observer<InspectionEvent>;
+  /** The prompt line's text at the first frame, sent when the user presses Enter (`air demo` types its requirement in). */
+  readonly draft?: string;
 };
 
 /** Timings the TUI benchmark reads (`AIR_TUI_METRICS=<file>`): epoch ms, frames drawn, CPU of this process. */
@@ -240,6 +242,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
     const context_window = providers.context_window(session.model_id, session.model_provider_id);
     projection = open_session_projection(session, { price: request_cost_usd, ...(context_window === undefined ? {} : { context_window }) });
     answerer.forward_to(projection.answerer);
+    if (options.draft !== undefined) projection.store.set_ui({ input_draft: options.draft });
     // The first frame does not wait for the runtime: the channel keeps what the user sends meanwhile.
     tui = await show_tui(session, projection, metrics);
     // A resumed session's "allow for this session" answers hold before its MCP servers ask to start.

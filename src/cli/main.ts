@@ -97,6 +97,12 @@ const COMMANDS: Record<string, Command> = {
         ...strings(values, { max_budget_usd: "max-budget-usd", max_tokens: "max-tokens" }),
       }),
   },
+  demo: {
+    summary: "Open the TUI on a temporary copy of a shipped fixture with a scripted model: no API key, nothing leaves the machine",
+    usage: "air demo [--keep]",
+    options: { keep: { type: "boolean" } },
+    run: async (values, _, io) => (await import("./commands/demo.js")).run_demo(io, { keep: values.keep === true }),
+  },
   e2e: {
     summary: "Run a shipped fixture (worker, cpp-fix, cpp-build-test, parallel) end to end against the scripted model server (no API key needed)",
     usage: "air e2e <NAME-fixture> [--keep]",

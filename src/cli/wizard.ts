@@ -97,7 +97,7 @@ export async function run_wizard(io: Io, options: WizardOptions): Promise<Wizard
     const choices = await collect_choices(env);
     const project = options.for_init && options.project_root !== undefined ? plan_project_files(options.project_root) : [];
     const files = commit_files([...plan_home_files(home, choices, existing), ...project]);
-    const next = choices.provider === DEMO_PROVIDER ? "Try the offline demo: air e2e cpp-fix-fixture" : `Ready: ${choices.provider} / ${choices.model}`;
+    const next = choices.provider === DEMO_PROVIDER ? "Opening the offline demo (air demo)" : `Ready: ${choices.provider} / ${choices.model}`;
     clack.outro(next);
     io.out(`Wrote:\n${files.map((file) => `  ${file}\n`).join("")}`);
     return { status: "configured", provider: choices.provider, model: choices.model, permission_mode: choices.permission_mode, files };

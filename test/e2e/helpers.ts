@@ -108,15 +108,8 @@ export async function air(args: readonly string[], options: { cwd: string; env: 
 // Waiting and processes
 // ---------------------------------------------------------------------------------------------------
 
-export async function wait_until<T>(what: string, probe: () => T | undefined | false, timeout_ms = 20_000, interval_ms = 25): Promise<T> {
-  const deadline = Date.now() + timeout_ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout_ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, interval_ms));
-  }
-}
+// The tmux harness and scripts outside vitest use it too, without this module's vitest-bound imports.
+export { wait_until } from "../fixtures/wait.js";
 
 /** True while `pid` runs; a zombie (exited, not yet reaped by its new parent) counts as gone. */
 export function pid_alive(pid: number): boolean {

@@ -4,7 +4,7 @@
  * files; Ctrl+C at any step leaves AIR_HOME and the project byte-identical; the key is in no file but
  * credentials.yaml, and never on the screen.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -17,7 +17,7 @@ import { load_provider_settings } from "../../src/providers/config.js";
 import { CredentialsFile } from "../../src/providers/credentials-file.js";
 import { ModelsFile } from "../../src/providers/models-file.js";
 import { start_scripted_server, type ScriptedServer } from "../../src/providers/scripted/server.js";
-import { AIR_BIN, air_env, require_build, temp_dir } from "./helpers.js";
+import { AIR_BIN, air_env, pids_with_cmdline, require_build, temp_dir, wait_until } from "./helpers.js";
 
 const KEY = "sk-ant-wizard-e2e-key-31415926535";
 const MODELS = ["claude-haiku-4-5", "claude-sonnet-4-5"];
@@ -60,6 +60,23 @@ class PtyAir {
   press(...keys: string[]): void {
     this.#mark = this.screen().length;
     this.#child.stdin.write(keys.join(""));
+  }
+
+  /**
+   * Whether air (the process working in `cwd`) holds the terminal in raw mode: until then a key may be read
+   * by the terminal's line discipline (a Ctrl+C is a SIGINT, Enter a newline) rather than by air.
+   */
+  raw(cwd: string): boolean {
+    // `script` and its shell name air's binary too, and work in the same folder; only air reads the terminal.
+    return pids_with_cmdline(AIR_BIN).some((pid) => {
+      try {
+        if (fs.readlinkSync(`/proc/${pid}/cwd`) !== cwd) return false;
+        const settings = spawnSync("stty", ["-F", fs.readlinkSync(`/proc/${pid}/fd/0`), "-a"], { encoding: "utf8" });
+        return settings.status === 0 && /(^|\s)-icanon(\s|$)/.test(settings.stdout);
+      } catch {
+        return false;
+      }
+    });
   }
 
   kill(): void {
@@ -221,7 +238,7 @@ describe("air init in a terminal with no provider set up", () => {
     expect([...files_containing(air_home, wrong), ...files_containing(project, wrong)]).toEqual([]);
   });
 
-  it("the offline demo lists the scripted server's model and records the setup in config.yaml only", async () => {
+  it("the offline demo lists the scripted server's model, records the setup in config.yaml only, then opens air demo to its summary", async () => {
     const pty = start();
     await run_steps(pty, [
       { prompt: "Which model provider?", answer: [...Array<string>(7).fill(KEYS.down), KEYS.enter] },
@@ -229,9 +246,23 @@ describe("air init in a terminal with no provider set up", () => {
       { prompt: "Default permission mode", answer: [KEYS.enter] },
     ]);
     await pty.wait_for("Initialised air project");
+    await pty.wait_for("air demo: the TUI on a copy of the");
+    const taking_keys = () => wait_until("air demo to put its terminal in raw mode", () => pty.raw(project), 30_000, 50);
+    await taking_keys();
+    pty.press(KEYS.enter);
+    await pty.wait_for("Allow once", 60_000);
+    pty.press("y");
+    await pty.wait_for("is completed", 120_000);
+    await taking_keys();
+    pty.press(KEYS.ctrl_c);
+    await pty.wait_for("Press Ctrl+C again to exit");
+    pty.press(KEYS.ctrl_c);
 
     expect(await pty.exited, pty.screen()).toBe(0);
-    expect(pty.screen()).toContain("air e2e cpp-fix-fixture");
+    expect(pty.screen()).toContain("Opening the offline demo (air demo)");
+    const copy = /Removed the demo's copy at (\S+)/.exec(pty.screen())?.[1];
+    expect(copy).toBeDefined();
+    expect(fs.existsSync(copy!)).toBe(false);
     expect(parse_yaml(AirConfigFile, path.join(air_home, "config.yaml"))).toEqual({
       version: 1,
       provider: "scripted_demo",
@@ -240,7 +271,7 @@ describe("air init in a terminal with no provider set up", () => {
     });
     expect(fs.readFileSync(path.join(air_home, "models.yaml"), "utf8")).toBe(EXISTING_MODELS);
     expect(fs.existsSync(path.join(air_home, "credentials.yaml"))).toBe(false);
-  });
+  }, 240_000);
 
   const cancel_points = [
     ...ANTHROPIC_STEPS.map((step, index) => ({ route: "anthropic", prompt: step.prompt, steps: () => ANTHROPIC_STEPS, index })),

@@ -1,10 +1,6 @@
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import * as v from "valibot";
-import { ReviewSettings } from "../../orchestration/review/settings.js";
 import { air_failure } from "../../contracts/errors.js";
 import { init_project } from "../../project/project-store.js";
 import { read_history, type HistoryEntry } from "../../project/session-catalog.js";
@@ -15,27 +11,7 @@ import { run_requirement } from "../run-requirement.js";
 import { commit_fixture_changes, commit_fixture_project, git_leftovers } from "./e2e-git.js";
 import { team_run_problems } from "./e2e-team-checks.js";
 import { e2e_timing } from "./e2e-timing.js";
-
-const FIXTURES = fileURLToPath(new URL("../../../fixtures/", import.meta.url));
-
-const Fixture = v.strictObject({
-  requirement: v.string(),
-  verify: v.string(),
-  needs: v.array(v.string()),
-  /** The project is copied as a git repository with one commit on main (a team run needs one for its worktrees). */
-  git: v.optional(v.boolean(), false),
-  /** The requirement is planned as several tasks run by a team: the event log and the repository are checked for it. */
-  team: v.optional(v.boolean(), false),
-  /**
-   * How many times the requirement runs in the one project, each a session of its own on a fresh copy of the
-   * fixture's files (copied over the checkout, committed when `git`): what one run leaves in `.air/local/`
-   * (the debug records) is there for the next.
-   */
-  runs: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 1),
-  /** The review gate's settings for the run (default: the user's config, else `significant`). */
-  review: v.optional(ReviewSettings),
-});
-type Fixture = v.InferOutput<typeof Fixture>;
+import { copy_fixture_project, type Fixture, fixture_names, missing_tools, missing_tools_failure, read_fixture, shell } from "./fixtures.js";
 
 /** The events an end-to-end run must leave: the whole chain from task to evidence. */
 const CHAIN = [
@@ -53,14 +29,6 @@ const CHAIN = [
   "agent.completed",
 ];
 
-function fixture_names(): string[] {
-  return fs.readdirSync(FIXTURES).filter((name) => fs.existsSync(path.join(FIXTURES, name, "fixture.json")));
-}
-
-function shell(command: string, cwd: string) {
-  return spawnSync("bash", ["--noprofile", "--norc", "-c", command], { cwd, encoding: "utf8" });
-}
-
 /**
  * `air e2e <fixture>`: copies a shipped project into a temp folder, points the real Anthropic SDK at the
  * scripted model server, runs the fixture's requirement like `air run -p`, then checks the project and the
@@ -77,25 +45,16 @@ export async function run_e2e(io: Io, fixture_name: string | undefined, options:
       user_action: `Run one of: ${names.map((n) => `air e2e ${n}-fixture`).join(", ")}.`,
     });
   }
-  const folder = path.join(FIXTURES, name);
-  const fixture = v.parse(Fixture, JSON.parse(fs.readFileSync(path.join(folder, "fixture.json"), "utf8")));
-  for (const tool of fixture.needs) {
-    if (shell(`command -v ${tool}`, os.tmpdir()).status !== 0) {
-      throw air_failure({
-        kind: "dependency_error",
-        message: `fixture ${name} needs ${tool}`,
-        retryability: "not_retryable",
-        user_action: `Install ${tool} (Debian: apt-get install cmake g++).`,
-      });
-    }
-  }
+  const shipped = read_fixture(name);
+  const { folder, script, fixture } = shipped;
+  const missing = missing_tools(fixture);
+  if (missing.length > 0) throw missing_tools_failure(name, missing);
 
   const work = fs.mkdtempSync(path.join(os.tmpdir(), `air-e2e-${name}-`));
-  const root = path.join(work, "project");
-  fs.cpSync(path.join(folder, "project"), root, { recursive: true });
+  const root = copy_fixture_project(shipped, work);
   if (fixture.git) commit_fixture_project(root);
   init_project(root);
-  const server = await start_scripted_server({ script: path.join(folder, "script.yaml") });
+  const server = await start_scripted_server({ script });
   try {
     let ok = true;
     for (let run = 1; run <= fixture.runs; run += 1) {

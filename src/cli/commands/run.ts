@@ -152,8 +152,8 @@ async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<
   if (wizard.needs_wizard()) {
     const setup = await wizard.run_wizard(io, { for_init: false });
     if (setup.status === "cancelled") return CANCELLED;
-    // The offline demo configures no provider: the wizard has said how to run it.
-    if (setup.provider === DEMO_PROVIDER) return 0;
+    // The offline demo configures no provider: it opens `air demo`, not this project.
+    if (setup.provider === DEMO_PROVIDER) return (await import("./demo.js")).run_demo(io, { keep: false });
     providers = ProviderManager.load({ project_root });
   }
   const { run_interactive } = await import("../interactive.js");

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ScriptInput } from "../../src/providers/scripted/script.js";
 import { start_scripted_server, type ScriptedServer } from "../../src/providers/scripted/server.js";
 import { air, air_env, copy_fixture_project, fixture_requirement, require_build, SHIPPED_FIXTURES, temp_dir } from "../e2e/helpers.js";
 
@@ -121,7 +122,10 @@ beforeAll(async () => {
   server = await start_scripted_server({ script: path.join(SHIPPED_FIXTURES, "worker", "script.yaml"), api_key: KEY });
   project = copy_fixture_project("worker", work.dir);
   env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url });
-  const run = await air(["run", "-p", fixture_requirement("worker"), "--output-format", "stream-json", "--permission-mode", "accept-edits"], { cwd: project, env });
+  const run = await air(["run", "-p", fixture_requirement("worker"), "--output-format", "stream-json", "--permission-mode", "accept-edits"], {
+    cwd: project,
+    env,
+  });
   expect(run.result, run.transcript).toEqual({ code: 0, signal: null });
   messages = read_stream(run.stdout);
 }, 120_000);
@@ -181,7 +185,9 @@ describe("air run -p --output-format stream-json", () => {
     const ended = messages.findIndex((message) => blocks_of(message).some((block) => block.type === "tool_result" && block.tool_use_id === task.id));
     expect(nested.every(({ index }) => index > task.at && index < ended)).toBe(true);
     // The worker's own model turns: the fs.write call, then its closing words.
-    const worker_turns = nested.filter(({ message }) => message.type === "assistant").map(({ message }) => blocks_of(message).map((block) => block.name ?? block.type));
+    const worker_turns = nested
+      .filter(({ message }) => message.type === "assistant")
+      .map(({ message }) => blocks_of(message).map((block) => block.name ?? block.type));
     expect(worker_turns).toEqual([["fs.write"], ["text"]]);
   });
 
@@ -216,4 +222,40 @@ describe("air run -p --output-format stream-json", () => {
   it("leaves the work done, as any other format would", () => {
     expect(fs.readFileSync(path.join(project, "greeting.txt"), "utf8")).toBe("hello from air");
   });
+});
+
+describe("the result of a stream-json run that fails", () => {
+  async function failed_run(script: ScriptInput | string, args: readonly string[]): Promise<{ code: number | null; messages: SDKMessage[] }> {
+    const scratch = temp_dir("air-stream-json-failed-");
+    const failing = await start_scripted_server({ script, api_key: KEY });
+    try {
+      const root = copy_fixture_project("worker", scratch.dir);
+      const run_env = air_env(path.join(scratch.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: failing.url });
+      const run = await air(["run", "-p", fixture_requirement("worker"), "--output-format", "stream-json", "--permission-mode", "accept-edits", ...args], {
+        cwd: root,
+        env: run_env,
+      });
+      return { code: run.result.code, messages: read_stream(run.stdout) };
+    } finally {
+      await failing.close();
+      scratch.cleanup();
+    }
+  }
+
+  it("is error_during_execution, with the error, when the model refuses the request", async () => {
+    const { code, messages: lines } = await failed_run({ turns: { main: [{ error: { status: 400, message: "the request is malformed (scripted)" } }] } }, []);
+    expect(code).toBe(1);
+    expect(lines.map((line) => line.type)).toEqual(["system", "result"]);
+    expect(lines[1]).toMatchObject({
+      subtype: "error_during_execution",
+      is_error: true,
+      errors: [expect.stringContaining("the request is malformed (scripted)")],
+    });
+  }, 60_000);
+
+  it("is error_max_turns when a worker spent its turn budget", async () => {
+    const { code, messages: lines } = await failed_run(path.join(SHIPPED_FIXTURES, "worker", "script.yaml"), ["--max-turns", "1"]);
+    expect(code).toBe(1);
+    expect(lines.at(-1)).toMatchObject({ type: "result", subtype: "error_max_turns", is_error: true });
+  }, 60_000);
 });

@@ -34,6 +34,24 @@ function strings<K extends string>(values: Record<string, unknown>, names: Recor
   return picked;
 }
 
+/**
+ * parseArgs has no optional values: a `-r`/`--resume` with no id after it (at the end, or before another flag)
+ * becomes `--resume=`, the empty id that means "pick one" (or the latest, headless).
+ */
+function normalise_resume_argv(args: readonly string[]): string[] {
+  return args.map((arg, index) => {
+    const next = args[index + 1];
+    return (arg === "-r" || arg === "--resume") && (next === undefined || next.startsWith("-")) ? "--resume=" : arg;
+  });
+}
+
+/** `air -c`, `air -r ID`, `air -p "…"`: as in the peers, these flags alone mean `air run` with them. */
+const RUN_FLAGS = new Set(["-c", "--continue", "-r", "--resume", "-p", "--print"]);
+
+function starts_run(first: string): boolean {
+  return RUN_FLAGS.has(first) || first.startsWith("--resume=") || first.startsWith("--print=");
+}
+
 /** A flag given with `multiple: true`: every value, in order. */
 function list(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
@@ -54,11 +72,14 @@ const COMMANDS: Record<string, Command> = {
       (await import("./commands/session-list.js")).run_session_list(io, { json: values.json === true, all_projects: values["all-projects"] === true }),
   },
   run: {
-    summary: "Open the TUI on a new session of this project (or the folder given); with -p, do one requirement headless",
+    summary:
+      "Open the TUI on a new session of this project (or the folder given); with -p, do one requirement headless (--output-format stream-json: Claude Code's message stream; events: air's own events). -c continues the latest session, -r ID another (-r alone on a terminal: pick one)",
     usage:
-      'air run [project] (the TUI) | air run -p "<requirement>" [project] [--output-format text|json|stream-json] [--max-turns N] [--max-parallel N] [--max-budget-usd USD] [--max-tokens N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
+      'air run [project] [-c | -r [ID]] (the TUI) | air run -p "<requirement>" [project] [-c | -r [ID]] [--output-format text|json|stream-json|events] [--max-turns N] [--max-parallel N] [--max-budget-usd USD] [--max-tokens N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
     options: {
       print: { type: "string", short: "p" },
+      continue: { type: "boolean", short: "c" },
+      resume: { type: "string", short: "r" },
       "output-format": { type: "string" },
       "max-turns": { type: "string" },
       "max-parallel": { type: "string" },
@@ -73,6 +94,8 @@ const COMMANDS: Record<string, Command> = {
       return (await import("./commands/run.js")).run_run(io, {
         ...(positionals[0] === undefined ? {} : { project: positionals[0] }),
         ...(typeof values.print === "string" ? { print: values.print } : {}),
+        ...(values.continue === true ? { continue: true } : {}),
+        ...(typeof values.resume === "string" ? { resume: values.resume } : {}),
         ...(typeof values["output-format"] === "string" ? { output_format: values["output-format"] } : {}),
         ...(typeof values["max-turns"] === "string" ? { max_turns: values["max-turns"] } : {}),
         ...permission_values(values),
@@ -315,6 +338,7 @@ function help(): string {
   }));
   return format_help("air — a local AI coding runtime", [
     ...entries,
+    { name: "air -c | -r [ID] | -p …", summary: "Short for `air run -c`, `air run -r [ID]`, `air run -p …` (the flags combine)" },
     { name: "air --version", summary: "Print the version" },
     { name: "air --help", summary: "Show this help" },
   ]);
@@ -348,13 +372,14 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
     io.out(`${(await import("../version.js")).AIR_VERSION}\n`);
     return 0;
   }
-  const found = find_command(argv);
+  const run = command_named("run");
+  const found = run !== undefined && starts_run(first) ? { command: run, rest: argv } : find_command(argv);
   if (found === undefined) return usage_error(io, `unknown command "${argv.join(" ")}"`);
   const { command } = found;
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: normalise_inspect_argv(found.rest),
+      args: normalise_resume_argv(normalise_inspect_argv(found.rest)),
       options: { ...command.options, help: { type: "boolean", short: "h" } },
       strict: true,
       allowPositionals: command.positionals === true,

@@ -1,5 +1,5 @@
 /**
- * The final object of `air run -p --output-format json` (and the last line of stream-json): the request's
+ * The final object of `air run -p --output-format json` (and the last line of `--output-format events`): the request's
  * outcome and summary, the plan it showed, and what became of each task — from the session's rows, as
  * `air tasks` lists them, with each task's result summary or error.
  */

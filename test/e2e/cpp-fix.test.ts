@@ -1,6 +1,6 @@
 /**
  * The C++ fixture end to end through the built CLI binary, asserting on the session DB afterwards; and
- * `air run -p` against a scripted model server in this process, in the json and stream-json formats.
+ * `air run -p` against a scripted model server in this process, in the json and events formats.
  */
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
@@ -211,7 +211,7 @@ describe("air run -p against a scripted model server", () => {
   const script = path.join(SHIPPED_FIXTURES, "worker", "script.yaml");
   const requirement = fixture_requirement("worker");
 
-  async function run_worker_fixture(format: "json" | "stream-json") {
+  async function run_worker_fixture(format: "json" | "events") {
     require_build();
     const work = temp_dir("air-e2e-run-");
     const server = await start_scripted_server({ script, api_key: "sk-e2e-run" });
@@ -248,8 +248,8 @@ describe("air run -p against a scripted model server", () => {
     ]);
   });
 
-  it("--output-format stream-json prints one JSON document a line, the result last", async () => {
-    const { run, greeting } = await run_worker_fixture("stream-json");
+  it("--output-format events prints air's events one JSON document a line, the result last", async () => {
+    const { run, greeting } = await run_worker_fixture("events");
     expect(run.result, run.transcript).toEqual({ code: 0, signal: null });
     const lines = run.stdout.split("\n").filter((line) => line !== "");
     const parsed = lines.map((line, index) => {

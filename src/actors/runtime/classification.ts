@@ -46,16 +46,19 @@ export type ClassifyDependencies = {
   readonly complete: (request: ModelRequest) => Promise<ModelResponse>;
   readonly prompts: Pick<SessionPrompts, "assemble_main">;
   readonly task_defaults: TaskDefaults;
+  /** The conversation up to the user's message (what was said before it in the session); the message alone without it. */
+  readonly history?: (message: ConversationEntry) => ConversationEntry[];
 };
 
 /**
  * The classification request: the Main Agent's stable layers (L0, its role prompt `prompts/roles/main.md`,
- * the permission mode, the project rules) with their cache breakpoint, then the conversation — the user's
- * message, and after a refused plan the model's answer and the reason it was refused.
+ * the permission mode, the project rules) with their cache breakpoint, then the conversation — what was said
+ * before, the user's message, and after a refused plan the model's answer and the reason it was refused.
  */
-function classification_request(request: UserRequest, prompts: Pick<SessionPrompts, "assemble_main">, retry: readonly ConversationEntry[] = []): ModelRequest {
-  const conversation = [{ id: request.message_id, message: { role: "user" as const, content: request.text } }, ...retry];
-  return prompts.assemble_main("classification", conversation, [CLASSIFY_TOOL_SCHEMA]).request;
+function classification_request(request: UserRequest, dependencies: ClassifyDependencies, retry: readonly ConversationEntry[] = []): ModelRequest {
+  const message: ConversationEntry = { id: request.message_id, message: { role: "user", content: request.text } };
+  const conversation = [...(dependencies.history?.(message) ?? [message]), ...retry];
+  return dependencies.prompts.assemble_main("classification", conversation, [CLASSIFY_TOOL_SCHEMA]).request;
 }
 
 const classify_call = (response: ModelResponse): ContentBlock | undefined =>
@@ -129,13 +132,13 @@ function refusal_turn(response: ModelResponse, error: AirFailure): ConversationE
  * its tool call; a second refusal is the request's error.
  */
 export async function classify(request: UserRequest, dependencies: ClassifyDependencies): Promise<Classification> {
-  const first = await dependencies.complete(classification_request(request, dependencies.prompts));
+  const first = await dependencies.complete(classification_request(request, dependencies));
   try {
     return parse_classification(first, dependencies.task_defaults);
   } catch (error) {
     const retry = refused_plan(error) ? refusal_turn(first, error) : undefined;
     if (retry === undefined) throw error;
-    const second = await dependencies.complete(classification_request(request, dependencies.prompts, retry));
+    const second = await dependencies.complete(classification_request(request, dependencies, retry));
     return parse_classification(second, dependencies.task_defaults);
   }
 }

@@ -14,6 +14,7 @@ import { task_summary } from "./final-summary.js";
 import type { ArchitectureDesigner } from "../../contracts/architecture.js";
 import { classify_change, triage } from "./mid-run.js";
 import { apply_revision, design_plan, revise_architecture, revise_tasks } from "./revision.js";
+import { conversation_until } from "../../context/main-history.js";
 
 type CompleteModel = (request: ModelRequest, requester: string) => Promise<ModelResponse>;
 
@@ -64,6 +65,7 @@ export function provide_main_agent(session: Session, dependencies: MainAgentDepe
           complete: (request) => dependencies.complete(request, "main"),
           prompts: dependencies.prompts,
           task_defaults: dependencies.task_defaults,
+          history: (message) => conversation_until(session.connection, message),
         }),
       ),
       answer: fromPromise(async ({ input }) => {

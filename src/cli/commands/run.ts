@@ -11,11 +11,12 @@ import { inspect_options, start_inspection } from "../../inspect/attach.js";
 import { parse_run_budget } from "../budget-options.js";
 import { parse_permission_options } from "../permission-options.js";
 import { run_requirement } from "../run-requirement.js";
+import { headless_session, PICK_CANCELLED, terminal_session, type SessionFlags } from "../session-choice.js";
 import { DEMO_PROVIDER } from "../wizard/air-config.js";
 
-const FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json"];
+const FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json", "events"];
 
-export type RunOptions = {
+export type RunOptions = SessionFlags & {
   print?: string;
   output_format?: string;
   max_turns?: string;
@@ -102,8 +103,10 @@ export async function run_run(io: Io, options: RunOptions): Promise<number> {
   const max_parallel = parse_positive("--max-parallel", options.max_parallel, "4");
   const run_budget = parse_run_budget(options);
   const permissions = parse_permission_options(options);
+  const session_id = headless_session(here.cwd, options);
   const request = {
     requirement: options.print,
+    ...(session_id === undefined ? {} : { session_id }),
     format,
     permissions,
     ...(max_turns === undefined ? {} : { max_turns }),
@@ -137,8 +140,9 @@ function parse_positive(flag: string, raw: string | undefined, example: string):
 const CANCELLED = 130;
 
 /**
- * `air run` without `-p`: the TUI on a terminal — after the first-run wizard when nothing is set up yet —
- * and anywhere else a user error at once, never a prompt.
+ * `air run` without `-p`: the TUI on a terminal — after the first-run wizard when nothing is set up yet, on
+ * the session `-c`/`-r` names (recovered, its tasks finished, as `air resume` does) — and anywhere else a
+ * user error at once, never a prompt.
  */
 async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<number> {
   const permissions = parse_permission_options(options);
@@ -156,11 +160,14 @@ async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<
     if (setup.provider === DEMO_PROVIDER) return (await import("./demo.js")).run_demo(io, { keep: false });
     providers = ProviderManager.load({ project_root });
   }
+  const session_id = await terminal_session(io.cwd, options);
+  if (session_id === PICK_CANCELLED) return CANCELLED;
   const { run_interactive } = await import("../interactive.js");
   const inspection = await start_inspection(io, inspect_options(options));
   try {
     return await run_interactive(io, providers, {
       permissions,
+      ...(session_id === undefined ? {} : { session_id }),
       ...(max_turns === undefined ? {} : { max_turns }),
       ...(max_parallel === undefined ? {} : { max_parallel }),
       ...(run_budget === undefined ? {} : { run_budget }),

@@ -31,6 +31,8 @@ function fake_terminal() {
 }
 
 async function render_app(session: import("../src/project/session-manager.js").Session) {
+  // As `air run` does: React's production build is loaded before ink can load the development one.
+  await import(new URL("tui/react-production.js", DIST).href);
   const [{ open_session_projection }, { App }, { render }, React] = await Promise.all([
     import(new URL("projection/session-projection.js", DIST).href) as Promise<Projection>,
     import(new URL("tui/index.js", DIST).href) as Promise<Tui>,

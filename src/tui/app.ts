@@ -4,6 +4,7 @@ import type { TaskListing } from "../contracts/task-listing.js";
 import type { ProjectionState } from "../projection/types.js";
 import { is_busy, useControls } from "./controls.js";
 import type { AppProps } from "./props.js";
+import { StreamedText, useWriteSettled } from "./streamed-text.js";
 import { MAX_FPS, useProjection } from "./use-projection.js";
 import { BlockerReports } from "./views/blockers.js";
 import { collect_finished, type FinishedItem, type Notice } from "./views/finished.js";
@@ -22,24 +23,35 @@ const BLOCKER_ROWS = 3;
 /** A streaming reply's own lines besides its text: "… N lines above" and "writing…". */
 const REPLY_FRAME_ROWS = 2;
 
-/** The finished items in the order they finished; the list only grows, so `<Static>` prints each once. */
+const NOTHING_SETTLED: readonly string[] = [];
+
+/**
+ * The finished items in the order they finished; the list only grows, so `<Static>` prints each once.
+ * `settled`: the lines of the reply still streaming that are now written above the live region, after
+ * those items; `drafts` the rest that the live region has to show.
+ */
 function useFinished(state: ProjectionState, read_artifact: AppProps["read_artifact"]) {
   const seen = useRef(new Set<string>());
+  const streamed = useRef(new StreamedText());
   const items = useRef<FinishedItem[]>([]);
+  const settled = useRef(NOTHING_SETTLED);
+  const drafts = useRef(state.conversation.drafts);
   const last_state = useRef<ProjectionState | undefined>(undefined);
   const notices = useRef(0);
   const [, set_version] = useState(0);
   if (last_state.current !== state) {
     last_state.current = state;
-    const fresh = collect_finished(state, seen.current, read_artifact);
-    if (fresh.length > 0) items.current = [...items.current, ...fresh];
+    const fresh = streamed.current.settle(collect_finished(state, seen.current, read_artifact), state.conversation.drafts);
+    if (fresh.finished.length > 0) items.current = [...items.current, ...fresh.finished];
+    settled.current = fresh.settled.length > 0 ? fresh.settled : NOTHING_SETTLED;
+    drafts.current = streamed.current.unprinted(state.conversation.drafts);
   }
   const notify = useCallback((notice: Notice) => {
     notices.current += 1;
     items.current = [...items.current, { key: `n:${notices.current}`, at: new Date().toISOString(), kind: "notice", notice }];
     set_version((version) => version + 1);
   }, []);
-  return { items: items.current, notify };
+  return { items: items.current, settled: settled.current, drafts: drafts.current, notify };
 }
 
 /**
@@ -63,9 +75,10 @@ function useTeamListing(state: ProjectionState, read_tasks: AppProps["read_tasks
  * (ink clears the whole screen to redraw a region taller than it).
  */
 export function App(props: AppProps): ReactNode {
-  const { stdout } = useStdout();
+  const { stdout, write } = useStdout();
   const { state, tick } = useProjection(props.client, props.max_fps ?? MAX_FPS, is_busy);
-  const { items, notify } = useFinished(state, props.read_artifact);
+  const { items, settled, drafts, notify } = useFinished(state, props.read_artifact);
+  useWriteSettled(settled, write, stdout.columns ?? 80);
   const controls = useControls(props, state, notify);
   const listing = useTeamListing(state, props.read_tasks);
   const { prompt } = controls;
@@ -83,7 +96,7 @@ export function App(props: AppProps): ReactNode {
     { flexDirection: "column" },
     // biome-ignore lint/correctness/noChildrenProp: Static renders each item with a function, which createElement's children arguments cannot type
     h(Static<FinishedItem>, { items, children: (item: FinishedItem) => h(FinishedView, { key: item.key, item }) }),
-    h(LiveDrafts, { drafts: state.conversation.drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
+    h(LiveDrafts, { drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
     h(TeamView, { state, listing, tick }),
     h(Progress, { state, tick, columns: stdout.columns ?? 80, compact }),
     h(BlockerReports, { blockers: state.blockers }),

@@ -1,5 +1,5 @@
 import { Box, Static, useStdout } from "ink";
-import { createElement as h, useCallback, useMemo, useRef, useState, type ReactNode } from "react";
+import { createElement as h, memo, useCallback, useMemo, useRef, useState, type ReactNode } from "react";
 import type { TaskListing } from "../contracts/task-listing.js";
 import type { ProjectionState } from "../projection/types.js";
 import { is_busy, useControls } from "./controls.js";
@@ -15,6 +15,11 @@ import { dialog_lines, PermissionDialog } from "./views/permission-prompt.js";
 import { progress_lines, Progress } from "./views/progress.js";
 import { PromptLine } from "./views/prompt-line.js";
 import { team_lines_count, team_tasks, TeamView } from "./views/team.js";
+
+/** Views whose props stay the same objects while a reply streams: not re-rendered on every frame. */
+const HudView = memo(Hud);
+const PromptLineView = memo(PromptLine);
+const BlockerView = memo(BlockerReports);
 
 const EXIT_HINT = "Press Ctrl+C again to exit (the session stays resumable).";
 /** Lines of the live region besides the reply, progress and dialog: HUD, prompt line, hints, margins. */
@@ -99,9 +104,9 @@ export function App(props: AppProps): ReactNode {
     h(LiveDrafts, { drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
     h(TeamView, { state, listing, tick }),
     h(Progress, { state, tick, columns: stdout.columns ?? 80, compact }),
-    h(BlockerReports, { blockers: state.blockers }),
+    h(BlockerView, { blockers: state.blockers }),
     prompt === undefined ? null : h(PermissionDialog, { key: prompt.prompt_id, prompt, on_answer: controls.answer }),
-    h(Hud, { hud: state.hud, preset: state.ui.hud_preset }),
-    h(PromptLine, { draft: controls.draft, direct: controls.direct, hint: controls.exit_armed ? EXIT_HINT : null, disabled: prompt !== undefined }),
+    h(HudView, { hud: state.hud, preset: state.ui.hud_preset }),
+    h(PromptLineView, { draft: controls.draft, direct: controls.direct, hint: controls.exit_armed ? EXIT_HINT : null, disabled: prompt !== undefined }),
   );
 }

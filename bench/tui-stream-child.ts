@@ -13,24 +13,35 @@ type Tui = typeof import("../src/tui/index.js");
 
 const DELTAS = 2_000;
 const mode = process.argv[2] === "tui" ? "tui" : "bare";
+const last_word = `word${DELTAS - 1}`;
 
-/** A terminal for ink: a TTY-looking stdout that only counts bytes, and a stdin that never types. */
-function fake_terminal() {
+/**
+ * A terminal for ink: a TTY-looking stdout that counts bytes and tells when `awaited` text is written,
+ * and a stdin that never types.
+ */
+function fake_terminal(awaited: string) {
   let bytes = 0;
+  let shown: () => void = () => undefined;
+  const written = new Promise<void>((resolve) => {
+    shown = resolve;
+  });
   const stdout = Object.assign(
     new Writable({
       write(chunk: Buffer, _encoding, done) {
         bytes += chunk.length;
+        if (chunk.includes(awaited)) shown();
         done();
       },
     }),
     { isTTY: true, columns: 120, rows: 40 },
   );
   const stdin = Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => undefined, ref: () => undefined, unref: () => undefined });
-  return { stdout, stdin, bytes: () => bytes };
+  return { stdout, stdin, bytes: () => bytes, written };
 }
 
 async function render_app(session: import("../src/project/session-manager.js").Session) {
+  // As `air run` does: React's production build is loaded before ink can load the development one.
+  await import(new URL("tui/react-production.js", DIST).href);
   const [{ open_session_projection }, { App }, { render }, React] = await Promise.all([
     import(new URL("projection/session-projection.js", DIST).href) as Promise<Projection>,
     import(new URL("tui/index.js", DIST).href) as Promise<Tui>,
@@ -38,7 +49,7 @@ async function render_app(session: import("../src/project/session-manager.js").S
     import("react"),
   ]);
   const projection = open_session_projection(session);
-  const terminal = fake_terminal();
+  const terminal = fake_terminal(last_word);
   let frames = 0;
   const instance = render(
     React.createElement(App, {
@@ -53,6 +64,8 @@ async function render_app(session: import("../src/project/session-manager.js").S
   return {
     frames: () => frames,
     bytes: terminal.bytes,
+    /** Settles once a frame shows the stream's last word. */
+    shown: terminal.written,
     close() {
       instance.unmount();
       projection.close();
@@ -83,6 +96,8 @@ async function main(): Promise<void> {
       }
     }, 1);
   });
+  // A UI is done with the stream when its last frame shows all of it.
+  await view?.shown;
   const stream_ms = performance.now() - started;
   const frames = (view?.frames() ?? 0) - frames_before;
   const cpu = process.cpuUsage(cpu_before);

@@ -273,6 +273,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
 
 /** Renders the App; `exited` resolves when the user leaves (`/exit`, Ctrl+C twice) or the terminal goes away. */
 async function show_tui(session: Session, projection: SessionProjection, metrics: Metrics): Promise<{ exited: Promise<void>; unmount(): void }> {
+  await import("../tui/react-production.js");
   const [{ render }, React, { App }] = await Promise.all([import("ink"), import("react"), import("../tui/index.js")]);
   const layout = session.project.layout;
   const element = React.createElement(App, {

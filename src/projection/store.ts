@@ -31,13 +31,27 @@ const LIVE_EVENT_TYPES: readonly EventType[] = [
   "stderr.delta",
 ];
 
-/** A batch of events folded, then the derived parts once: one store update per batch. */
+function same_fields<T extends object>(a: T, b: T): boolean {
+  const keys = Object.keys(a) as (keyof T)[];
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+/**
+ * A batch of events folded, then the derived parts once: one store update per batch. Derived parts that
+ * came out the same are the earlier objects, so a view of them can tell at a glance it has nothing to redraw.
+ */
 function fold_batch(state: ProjectionState, batch: readonly RuntimeEvent[], options: ProjectionStoreOptions): ProjectionState {
   const fold_options = { tail_chars: options.tail_chars ?? DEFAULT_TAIL_CHARS, price: options.price };
-  return summarize(
+  const next = summarize(
     batch.reduce((folded, event) => fold(folded, event, fold_options), state),
     options,
   );
+  const hud = same_fields(next.hud, state.hud) ? state.hud : next.hud;
+  const blockers =
+    next.blockers.length === state.blockers.length && next.blockers.every((blocker, index) => same_fields(blocker, state.blockers[index] ?? blocker))
+      ? state.blockers
+      : next.blockers;
+  return hud === next.hud && blockers === next.blockers ? next : { ...next, hud, blockers };
 }
 
 function make_store(initial: ProjectionState, options: ProjectionStoreOptions) {

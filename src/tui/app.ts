@@ -1,10 +1,11 @@
 import { Box, Static, useStdout } from "ink";
-import { createElement as h, useCallback, useMemo, useRef, useState, type ReactNode } from "react";
+import { createElement as h, memo, useCallback, useMemo, useRef, useState, type ReactNode } from "react";
 import type { TaskListing } from "../contracts/task-listing.js";
 import type { ProjectionState } from "../projection/types.js";
 import { is_busy, useControls } from "./controls.js";
 import { useEvidenceKey } from "./evidence-key.js";
 import type { AppProps } from "./props.js";
+import { StreamedText, useWriteSettled } from "./streamed-text.js";
 import { MAX_FPS, useProjection } from "./use-projection.js";
 import { BlockerReports } from "./views/blockers.js";
 import { collect_finished, type FinishedItem, type Notice } from "./views/finished.js";
@@ -17,6 +18,11 @@ import { progress_lines, Progress } from "./views/progress.js";
 import { PromptLine } from "./views/prompt-line.js";
 import { team_lines_count, team_tasks, TeamView } from "./views/team.js";
 
+/** Views whose props stay the same objects while a reply streams: not re-rendered on every frame. */
+const HudView = memo(Hud);
+const PromptLineView = memo(PromptLine);
+const BlockerView = memo(BlockerReports);
+
 const EXIT_HINT = "Press Ctrl+C again to exit (the session stays resumable).";
 /** Lines of the live region besides the reply, progress and dialog: HUD, prompt line, hints, margins. */
 const FRAME_ROWS = 8;
@@ -24,17 +30,28 @@ const BLOCKER_ROWS = 3;
 /** A streaming reply's own lines besides its text: "… N lines above" and "writing…". */
 const REPLY_FRAME_ROWS = 2;
 
-/** The finished items in the order they finished; the list only grows, so `<Static>` prints each once. */
+const NOTHING_SETTLED: readonly string[] = [];
+
+/**
+ * The finished items in the order they finished; the list only grows, so `<Static>` prints each once.
+ * `settled`: the lines of the reply still streaming that are now written above the live region, after
+ * those items; `drafts` the rest that the live region has to show.
+ */
 function useFinished(state: ProjectionState, read_artifact: AppProps["read_artifact"]) {
   const seen = useRef(new Set<string>());
+  const streamed = useRef(new StreamedText());
   const items = useRef<FinishedItem[]>([]);
+  const settled = useRef(NOTHING_SETTLED);
+  const drafts = useRef(state.conversation.drafts);
   const last_state = useRef<ProjectionState | undefined>(undefined);
   const notices = useRef(0);
   const [, set_version] = useState(0);
   if (last_state.current !== state) {
     last_state.current = state;
-    const fresh = collect_finished(state, seen.current, read_artifact);
-    if (fresh.length > 0) items.current = [...items.current, ...fresh];
+    const fresh = streamed.current.settle(collect_finished(state, seen.current, read_artifact), state.conversation.drafts);
+    if (fresh.finished.length > 0) items.current = [...items.current, ...fresh.finished];
+    settled.current = fresh.settled.length > 0 ? fresh.settled : NOTHING_SETTLED;
+    drafts.current = streamed.current.unprinted(state.conversation.drafts);
   }
   const append = useCallback((item: FinishedItem) => {
     items.current = [...items.current, item];
@@ -47,7 +64,7 @@ function useFinished(state: ProjectionState, read_artifact: AppProps["read_artif
     },
     [append],
   );
-  return { items: items.current, append, notify };
+  return { items: items.current, settled: settled.current, drafts: drafts.current, append, notify };
 }
 
 /**
@@ -71,10 +88,11 @@ function useTeamListing(state: ProjectionState, read_tasks: AppProps["read_tasks
  * (ink clears the whole screen to redraw a region taller than it).
  */
 export function App(props: AppProps): ReactNode {
-  const { stdout } = useStdout();
+  const { stdout, write } = useStdout();
   const { state, tick } = useProjection(props.client, props.max_fps ?? MAX_FPS, is_busy);
-  const { items, append, notify } = useFinished(state, props.read_artifact);
+  const { items, settled, drafts, append, notify } = useFinished(state, props.read_artifact);
   useEvidenceKey(items, append, notify);
+  useWriteSettled(settled, write, stdout.columns ?? 80);
   const controls = useControls(props, state, notify);
   const listing = useTeamListing(state, props.read_tasks);
   const { prompt } = controls;
@@ -95,13 +113,13 @@ export function App(props: AppProps): ReactNode {
     // biome-ignore lint/correctness/noChildrenProp: Static renders each item with a function, which createElement's children arguments cannot type
     h(Static<FinishedItem>, { items, children: (item: FinishedItem) => h(FinishedView, { key: item.key, item }) }),
     h(Echoes, { echoes: controls.outgoing.echoes }),
-    h(LiveDrafts, { drafts: state.conversation.drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
+    h(LiveDrafts, { drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
     h(TeamView, { state, listing, tick }),
     h(Progress, { state, tick, columns: stdout.columns ?? 80, compact }),
-    h(BlockerReports, { blockers: state.blockers }),
+    h(BlockerView, { blockers: state.blockers }),
     prompt === undefined ? null : h(PermissionDialog, { key: prompt.prompt_id, prompt, on_answer: controls.answer }),
     h(QueuedMessages, { queued: controls.outgoing.queued }),
-    h(Hud, { hud: state.hud, preset: state.ui.hud_preset }),
-    h(PromptLine, { draft: controls.draft, direct: controls.direct, hint: controls.exit_armed ? EXIT_HINT : null, disabled: prompt !== undefined }),
+    h(HudView, { hud: state.hud, preset: state.ui.hud_preset }),
+    h(PromptLineView, { draft: controls.draft, direct: controls.direct, hint: controls.exit_armed ? EXIT_HINT : null, disabled: prompt !== undefined }),
   );
 }

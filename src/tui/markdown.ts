@@ -45,6 +45,24 @@ const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 const ITEM = /^(\s*)([-*+]|\d{1,3}[.)])\s+(.*)$/;
 const RULE = /^\s*([-*_])(\s*\1){2,}\s*$/;
 
+/**
+ * Where the settled part of a reply still streaming ends: after its last whole line that is outside a code
+ * fence. Lines before it render the same whatever follows (the parser works line by line; a fence changes
+ * the lines up to its close). `from` must be such an end, or 0: the scan starts there.
+ */
+export function settled_length(text: string, from = 0): number {
+  let settled = from;
+  let fence: { marker: string } | undefined;
+  let start = from;
+  for (let end = text.indexOf("\n", start); end !== -1; start = end + 1, end = text.indexOf("\n", start)) {
+    const match = FENCE.exec(text.slice(start, end));
+    if (fence === undefined && match !== null) fence = { marker: match[1] ?? "" };
+    else if (fence !== undefined && match !== null && match[1] === fence.marker && match[2] === "") fence = undefined;
+    if (fence === undefined) settled = end + 1;
+  }
+  return settled;
+}
+
 export function parse_markdown(source: string): MarkdownBlock[] {
   const blocks: MarkdownBlock[] = [];
   let fence: { marker: string; language: string; lines: string[] } | undefined;
@@ -130,5 +148,6 @@ function render_block(block: MarkdownBlock, index: number): ReactNode {
 }
 
 export function Markdown(props: { readonly text: string }): ReactNode {
+  if (props.text === "") return null;
   return h(Box, { flexDirection: "column" }, ...parse_markdown(props.text).map(render_block));
 }

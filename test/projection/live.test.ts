@@ -42,6 +42,24 @@ function start_message(session: Session) {
 }
 
 describe("ProjectionStore live events", () => {
+  it("keeps the same HUD object while only a reply's text changes, and a new one when a figure does", () => {
+    const session = eager_session();
+    const store = new ProjectionStore(session);
+    store.attach(session.bus);
+    const message_id = start_message(session);
+    const hud = store.snapshot().hud;
+    const blockers = store.snapshot().blockers;
+    live(session, "assistant.message.delta", { message_id, text: "more " });
+    session.bus.drain();
+    store.flush();
+    expect(store.snapshot().conversation.drafts[0]?.text).toBe("more ");
+    expect(store.snapshot().hud).toBe(hud);
+    expect(store.snapshot().blockers).toBe(blockers);
+    ingest_all(session, [step("assistant.message.created", { message_id, content: [{ type: "text", text: "more " }], model_id: "model-large" })]);
+    expect(store.snapshot().hud).not.toBe(hud);
+    expect(store.snapshot().hud.streaming).toBe(false);
+  });
+
   it("folds 2,000 deltas into a bounded number of updates and keeps every character, in order", async () => {
     const session = eager_session();
     const store = new ProjectionStore(session);

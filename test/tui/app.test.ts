@@ -37,6 +37,18 @@ describe("the App", () => {
     expect(frame(rendered)).not.toContain("writing…");
   });
 
+  it("redraws the HUD when its figures change while a reply streams", async () => {
+    const reply = draft("Reading");
+    const rendered = render_app(state_with(base_state(), { conversation: { messages: [], drafts: [reply] } }));
+    expect(frame(rendered)).toContain("0 tok");
+    const usage = { ...rendered.holder.snapshot().usage, input_tokens: 1200, output_tokens: 300 };
+    rendered.holder.update({ conversation: { messages: [], drafts: [{ ...reply, text: "Reading more" }] }, usage });
+    await until(
+      () => frame(rendered).includes("Reading more") && frame(rendered).includes("1500 tok"),
+      () => frame(rendered),
+    );
+  });
+
   it("sends what the user types as a message, clears the line and shows the message at once, once", async () => {
     const rendered = render_app(base_state());
     await submit(rendered, "fix the failing test");

@@ -100,6 +100,29 @@ describe("the screen", () => {
     expect(occurrences(written, "FINISHED-TWO")).toBe(1);
   });
 
+  it("writes a streaming reply's settled lines once above the live region, and the final message with only the rest", async () => {
+    const reply = draft("");
+    const holder = new StateHolder(state_with(base_state(), { conversation: { messages: [], drafts: [reply] } }));
+    const terminal = on_terminal(holder, 20);
+    const row = (index: number) => `row-${String(index).padStart(3, "0")}`;
+    let text = "";
+    for (let index = 0; index < 60; index += 1) {
+      text += `${row(index)}\n`;
+      holder.update({ conversation: { messages: [], drafts: [{ ...reply, text: `${text}partial ${index}` }] } });
+      await sleep(15);
+    }
+    await until(() => terminal.stdout.text().includes(row(59)));
+    const final = { ...message("assistant", `${text}the end`), id: reply.message_id };
+    holder.update({ conversation: { messages: [final], drafts: [] } });
+    await until(() => terminal.stdout.text().includes("the end"));
+    await sleep(100);
+    terminal.unmount();
+    const written = terminal.stdout.text();
+    for (let index = 0; index < 60; index += 1) expect(occurrences(written, row(index))).toBe(1);
+    expect(occurrences(written, "the end")).toBe(1);
+    expect(written.indexOf(row(59))).toBeLessThan(written.indexOf("the end"));
+  });
+
   it("leaves Ctrl+C to the App when mounted: the first press warns, the second exits", async () => {
     let exits = 0;
     const terminal = on_terminal(new StateHolder(base_state()), 30, () => {
@@ -131,7 +154,8 @@ describe("the screen", () => {
   });
 
   it("keeps the live region shorter than the terminal", () => {
-    const lines = Array.from({ length: 300 }, (_, index) => `line ${index}`).join("\n");
+    // A code block still open cannot be printed above yet: its lines stay in the live region.
+    const lines = ["```", ...Array.from({ length: 300 }, (_, index) => `line ${index}`)].join("\n");
     const rendered = render_app(state_with(base_state(), { conversation: { messages: [], drafts: [draft(lines)] } }));
     const frame = rendered.lastFrame() ?? "";
     expect(frame).toContain("line 299");

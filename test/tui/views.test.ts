@@ -3,7 +3,7 @@ import { createElement } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { new_id } from "../../src/contracts/ids.js";
 import type { ArtifactView, EvidenceView, HudSummary } from "../../src/projection/types.js";
-import { Markdown, parse_inline, parse_markdown } from "../../src/tui/markdown.js";
+import { Markdown, parse_inline, parse_markdown, settled_length } from "../../src/tui/markdown.js";
 import { parse_input } from "../../src/tui/slash.js";
 import { DIFF_MAX_LINES, DiffView } from "../../src/tui/views/diff.js";
 import { EvidenceDetails, evidence_lines } from "../../src/tui/views/evidence.js";
@@ -84,6 +84,23 @@ describe("Markdown", () => {
     expect(frame).toContain("Use ninja and ctest:");
     expect(frame).toContain("• build");
     expect(frame).not.toContain("**");
+  });
+});
+
+describe("settled_length", () => {
+  it("ends after the last whole line, never inside a code fence still open", () => {
+    expect(settled_length("one\ntwo\nthr")).toBe("one\ntwo\n".length);
+    expect(settled_length("no break yet")).toBe(0);
+    const open = "intro\n```ts\nconst a = 1;\n";
+    expect(settled_length(open)).toBe("intro\n".length);
+    const closed = `${open}\`\`\`\nafter`;
+    expect(settled_length(closed)).toBe(`${open}\`\`\`\n`.length);
+  });
+
+  it("scans on from a settled end it is given", () => {
+    const text = "a\nb\n~~~\nc\n";
+    expect(settled_length(text, "a\n".length)).toBe("a\nb\n".length);
+    expect(settled_length(`${text}~~~\n`, "a\nb\n".length)).toBe(`${text}~~~\n`.length);
   });
 });
 

@@ -173,7 +173,7 @@ export function prompt(extra: Partial<PermissionPromptView> = {}): PermissionPro
       { command: "make test", categories: ["build", "test"] },
       { command: "rm -rf build", categories: ["destructive"] },
     ],
-    paths: [{ op: "write", path: "build", category: "project_build_output" }],
+    paths: [],
     change: null,
     mode: "default",
     tool_run_id: null,

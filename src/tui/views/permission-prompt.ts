@@ -53,8 +53,8 @@ function useDialogKeys(props: DialogProps, layout: DialogLayout) {
     // After its answer the dialog takes nothing: a key typed before the next dialog shows is the prompt line's.
     if (answered.current) return false;
     const scrollable = rows.length > window;
-    if (scrollable && (key.upArrow || input === "k")) scroll(-1);
-    else if (scrollable && (key.downArrow || input === "j")) scroll(1);
+    // A held key or a quick burst arrives as one chunk ("jjj"): each letter scrolls a line.
+    if (scrollable && (key.upArrow || key.downArrow || /^[jk]+$/.test(input))) scroll(key.upArrow ? -1 : key.downArrow ? 1 : scroll_steps(input));
     else if (scrollable && (key.pageUp || key.pageDown)) scroll(key.pageUp ? -Math.max(1, window) : Math.max(1, window));
     else if (key.upArrow || key.leftArrow || (key.tab && key.shift)) select(-1);
     else if (key.downArrow || key.rightArrow || key.tab) select(1);
@@ -75,6 +75,11 @@ function useDialogKeys(props: DialogProps, layout: DialogLayout) {
     };
   });
   return { selected, offset: Math.min(offset, Math.max(0, rows.length - window)) };
+}
+
+/** Lines down (j) minus lines up (k). */
+function scroll_steps(input: string): number {
+  return [...input].reduce((steps, letter) => steps + (letter === "j" ? 1 : -1), 0);
 }
 
 function ChangeView(props: { readonly layout: DialogLayout; readonly offset: number }): ReactNode {

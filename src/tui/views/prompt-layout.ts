@@ -18,7 +18,7 @@ const SHOWN_PATHS = 4;
 const FRAME_LINES = 5;
 
 /** The answers a prompt offers: the allow scopes the engine offered, and deny always. */
-export function prompt_options(prompt: PermissionPromptView): readonly Option[] {
+function prompt_options(prompt: PermissionPromptView): readonly Option[] {
   return [...ALLOW_OPTIONS.filter((option) => prompt.offered_scopes.includes(option.grant_scope)), DENY];
 }
 
@@ -51,7 +51,7 @@ function subject_line(subject: PermissionPromptView["subjects"][number]): string
  * What the dialog says about the call above its diff: the categories, every command (with what the analyzer
  * found in it) or else the subjects, and the paths with where they are. Every command is always shown.
  */
-export function detail_lines(prompt: PermissionPromptView): { readonly text: string; readonly dim: boolean }[] {
+function detail_lines(prompt: PermissionPromptView): { readonly text: string; readonly dim: boolean }[] {
   const categories = prompt.categories.length > 0 ? [{ text: `categories: ${prompt.categories.map(clean_line).join(", ")}`, dim: true }] : [];
   const commands =
     prompt.command_parts.length > 0
@@ -70,7 +70,7 @@ export function detail_lines(prompt: PermissionPromptView): { readonly text: str
 }
 
 /** The diff's lines as the dialog scrolls them, with a last line saying what the prompt does not hold. */
-export function change_rows(prompt: PermissionPromptView): string[] {
+function change_rows(prompt: PermissionPromptView): string[] {
   const { change } = prompt;
   if (change === null) return [];
   const rows = change.diff === "" ? [] : change.diff.split("\n").map(clean_line);

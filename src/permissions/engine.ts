@@ -9,14 +9,19 @@ import {
   type PermissionLayer,
   type PermissionMode,
   type PermissionSubject,
+  type PromptCommand,
+  type PromptPath,
+  type ProposedChange,
   type RiskLevel,
 } from "../contracts/events/permission.js";
 import { new_id, type AgentId, type PermissionDecisionId, type PermissionPromptId, type TaskId, type ToolRunId } from "../contracts/ids.js";
 import type { CommandAnalysis } from "./command-risk/index.js";
+import type { AnalyzedCommand } from "./command-risk/types.js";
 import { GrantStore } from "./grants.js";
 import { layered_findings, type LayeredFindings, type PermissionFinding, type PermissionRequest } from "./layers.js";
 import type { PathClassification } from "./paths.js";
 import { DEFAULT_POLICY, rule_effect, type PermissionPolicy } from "./policy.js";
+import { current_text_of, proposed_change } from "./proposed-change.js";
 import { DENY_PROMPTS, type PermissionPrompt, type PromptAnswer, type PromptAnswerer } from "./prompts.js";
 
 export type { PermissionFinding, PermissionRequest, ToolAccess } from "./layers.js";
@@ -122,6 +127,42 @@ function describe_subject(subject: PermissionSubject): string {
   if (subject.kind === "capability_tool") return `${subject.tool_name} of ${subject.capability_id}`;
   if (subject.kind === "mcp_server") return `starting the MCP server ${subject.server}`;
   return subject.command;
+}
+
+function command_part(run: AnalyzedCommand): PromptCommand {
+  return { command: run.argv.join(" ") || "(empty)", categories: [...run.categories], ...(run.executes_via === undefined ? {} : { via: run.executes_via }) };
+}
+
+/** Every path the request names and the command reads or writes, where each really is. */
+function prompt_paths(request: PermissionRequest, decision: PermissionDecision): PromptPath[] {
+  const named = (inputs: readonly string[], op: PromptPath["op"]) =>
+    inputs.flatMap((input) => {
+      const c = decision.paths.find((path) => path.input === input);
+      return c === undefined ? [] : [{ op, path: c.relative !== undefined && c.relative !== "" ? c.relative : c.real, category: c.category }];
+    });
+  const { analysis } = decision;
+  return [
+    ...named(request.reads, "read"),
+    ...named(request.writes, "write"),
+    ...named(analysis?.reads ?? [], "read"),
+    ...named(analysis?.writes ?? [], "write"),
+  ];
+}
+
+/** What kinds of thing the call does: the command categories the analyzer found, then read/write/network. */
+function prompt_categories(request: PermissionRequest, analysis: CommandAnalysis | undefined, paths: readonly PromptPath[]): string[] {
+  const access = [...paths.map((path) => path.op), ...(request.declared.network ? ["network"] : [])];
+  return [...new Set([...(analysis?.commands.flatMap((run) => run.categories) ?? []), ...access])];
+}
+
+/** The change a prompt shows; a preview that cannot be made leaves the prompt without one rather than failing it. */
+function change_of(request: PermissionRequest, decision: PermissionDecision): ProposedChange | undefined {
+  try {
+    const diff = request.change?.(current_text_of(decision.paths));
+    return diff === undefined ? undefined : proposed_change(diff);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -272,16 +313,12 @@ export class PermissionEngine {
 
   /** Asks a prompt, recorded before (so a pending prompt survives a restart) and after with its answer. */
   async #ask(prompt: PermissionPrompt, recorder: PermissionRecorder | undefined, links: PromptLinks, signal?: AbortSignal): Promise<PromptAnswer> {
-    const { prompt_id, question, risk_level, offered_scopes, subjects, categories, commands, tool_name } = prompt;
+    const { reason: _reason, offered_scopes, ...recorded } = prompt;
     recorder?.ingestor.ingest(
-      make_event(
-        "permission.prompt.requested",
-        { prompt_id, question, risk_level, offered_scopes: [...offered_scopes], subjects, categories, commands, mode: this.mode, tool_name, ...links },
-        recorder.origin,
-      ),
+      make_event("permission.prompt.requested", { ...recorded, offered_scopes: [...offered_scopes], mode: this.mode, ...links }, recorder.origin),
     );
     const answer = await this.#answerer.answer(prompt, signal);
-    recorder?.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id, ...answer }, recorder.origin));
+    recorder?.ingestor.ingest(make_event("permission.prompt.resolved", { prompt_id: prompt.prompt_id, ...answer }, recorder.origin));
     return answer;
   }
 
@@ -336,6 +373,8 @@ export class PermissionEngine {
     const asks = decision.findings.filter((finding) => finding.action === "ask_user");
     const only_once = asks.some((finding) => finding.approval !== "rule" && finding.approval !== "grant");
     const analysis = decision.analysis;
+    const paths = prompt_paths(request, decision);
+    const change = change_of(request, decision);
     return {
       prompt_id: new_id("permission_prompt"),
       tool_name: request.tool_name,
@@ -344,8 +383,11 @@ export class PermissionEngine {
       risk_level: decision.risk_level,
       offered_scopes: only_once ? ["once"] : ["once", "session", "project", "global"],
       subjects: [...decision.ask_subjects],
-      categories: [...new Set(analysis?.commands.flatMap((run) => run.categories) ?? [])],
+      categories: prompt_categories(request, analysis, paths),
       commands: analysis?.commands.map((run) => run.argv.join(" ")) ?? [],
+      command_parts: analysis?.commands.map(command_part) ?? [],
+      paths,
+      ...(change === undefined ? {} : { change }),
     };
   }
 

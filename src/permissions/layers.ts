@@ -6,6 +6,7 @@ import type { AgentId, TaskId, ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
 import type { ToolCategory } from "../contracts/tool.js";
 import { analyze_command, type AnalyzerAction, type CommandAnalysis, type CommandCategory, type CommandFinding } from "./command-risk/index.js";
+import type { CurrentText } from "./proposed-change.js";
 import { default_redactor } from "./secret-redactor.js";
 import { in_write_area } from "./write-area.js";
 import { command_refusals, folder_refusal, workspace_refusal, write_refusal, type Refusal, type WorkspaceConfinement } from "./confinement.js";
@@ -46,6 +47,8 @@ export type PermissionRequest = {
   readonly tool_run_id?: ToolRunId;
   readonly task_id?: TaskId;
   readonly agent_id?: AgentId;
+  /** The unified diff the call would make, from its input and the files' current text; asked for only when a prompt shows it. */
+  readonly change?: (current: CurrentText) => string | undefined;
 };
 
 /**

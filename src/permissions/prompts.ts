@@ -1,6 +1,7 @@
 import readline from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { PermissionGrantScope, PermissionPrompt } from "../contracts/events/permission.js";
+import { change_size_text, command_part_text, path_text } from "./prompt-text.js";
 
 export type { PermissionPrompt };
 
@@ -35,15 +36,28 @@ const KEYS: Record<string, { answer: "allow" | "deny"; grant_scope: PermissionGr
 };
 const SCOPE_KEY: Record<PermissionGrantScope, string> = { once: "[y] once", session: "[s] this session", project: "[p] this project", global: "[g] always" };
 
+/** The diff a prompt holds, as plain text under its size. */
+function change_text(prompt: PermissionPrompt): string[] {
+  const { change } = prompt;
+  if (change === undefined) return [];
+  const more = change.clipped ? [`  … ${change.lines - change.diff.split("\n").length} more lines`] : [];
+  return [`  change: ${change_size_text(change)}`, ...change.diff.split("\n").map((line) => `  ${line}`), ...more];
+}
+
 function render_prompt(prompt: PermissionPrompt): string {
   const lines = [`\nPermission needed (${prompt.risk_level} risk): ${prompt.tool_name}`];
-  for (const command of prompt.commands) lines.push(`  $ ${command}`);
+  const parts = prompt.command_parts ?? [];
+  if (parts.length > 0) for (const part of parts) lines.push(`  $ ${command_part_text(part)}`);
+  else for (const command of prompt.commands) lines.push(`  $ ${command}`);
+  const paths = prompt.paths ?? [];
+  for (const path of paths) lines.push(`  ${path_text(path)}`);
   for (const subject of prompt.subjects) {
-    if (subject.kind === "path") lines.push(`  ${subject.op} ${subject.path}`);
+    if (subject.kind === "path" && paths.length === 0) lines.push(`  ${subject.op} ${subject.path}`);
     if (subject.kind === "capability_tool") lines.push(`  first use of ${subject.tool_name} (capability ${subject.capability_id})`);
     if (subject.kind === "mcp_server") lines.push(`  first start of the MCP server ${subject.server}`);
   }
   if (prompt.categories.length > 0) lines.push(`  categories: ${prompt.categories.join(", ")}`);
+  lines.push(...change_text(prompt));
   lines.push(`  why: ${prompt.reason}`);
   lines.push(`Allow? ${prompt.offered_scopes.map((scope) => SCOPE_KEY[scope]).join("  ")}  [n] deny: `);
   return lines.join("\n");

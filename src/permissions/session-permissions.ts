@@ -25,9 +25,35 @@ export function prompts_of(session: Session): { pending: PendingPrompt[]; answer
   const answered: AnsweredPrompt[] = [];
   for (const { event } of stored) {
     if (event.type === "permission.prompt.requested") {
-      const { prompt_id, tool_name, question, risk_level, offered_scopes, subjects = [], categories = [], commands = [] } = event.payload;
-      // The reason is not recorded apart: the question, which holds it, stands in for it.
-      requested.set(prompt_id, { prompt_id, tool_name, question, reason: question, risk_level, offered_scopes, subjects, categories, commands });
+      const {
+        prompt_id,
+        tool_name,
+        question,
+        risk_level,
+        offered_scopes,
+        subjects = [],
+        categories = [],
+        commands = [],
+        command_parts,
+        paths,
+        change,
+      } = event.payload;
+      // The reason is not recorded apart: the question, which holds it, stands in for it. The change asked again is the
+      // one recorded, so the answer is given to what was asked about.
+      requested.set(prompt_id, {
+        prompt_id,
+        tool_name,
+        question,
+        reason: question,
+        risk_level,
+        offered_scopes,
+        subjects,
+        categories,
+        commands,
+        ...(command_parts === undefined ? {} : { command_parts }),
+        ...(paths === undefined ? {} : { paths }),
+        ...(change === undefined ? {} : { change }),
+      });
     } else if (event.type === "permission.prompt.resolved") {
       const { prompt_id, answer, grant_scope } = event.payload;
       const prompt = requested.get(prompt_id);

@@ -6,7 +6,15 @@ import type { ArtifactType, EvidenceKind } from "../contracts/artifact.js";
 import type { ErrorKind } from "../contracts/errors.js";
 import type { MessageRole, TokenUsage } from "../contracts/events/message.js";
 import type { WorkspaceStrategy } from "../contracts/events/workspace.js";
-import type { PermissionGrantScope, PermissionMode, PermissionSubject, RiskLevel } from "../contracts/events/permission.js";
+import type {
+  PermissionGrantScope,
+  PermissionMode,
+  PermissionSubject,
+  PromptCommand,
+  PromptPath,
+  ProposedChange,
+  RiskLevel,
+} from "../contracts/events/permission.js";
 import type {
   AgentId,
   ArtifactId,
@@ -169,6 +177,10 @@ export type PermissionPromptView = {
   readonly subjects: readonly PermissionSubject[];
   readonly categories: readonly string[];
   readonly commands: readonly string[];
+  /** Each command with the categories the analyzer found; the paths the call touches; the change it would make. */
+  readonly command_parts: readonly PromptCommand[];
+  readonly paths: readonly PromptPath[];
+  readonly change: ProposedChange | null;
   readonly mode: PermissionMode | null;
   readonly tool_run_id: ToolRunId | null;
   readonly task_id: TaskId | null;

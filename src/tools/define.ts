@@ -10,6 +10,7 @@ import type { TaskScope } from "../contracts/task.js";
 import type { ToolCategory, ToolEffectsInput } from "../contracts/tool.js";
 import type { WorkspaceConfinement } from "../permissions/confinement.js";
 import type { PermissionDecision } from "../permissions/engine.js";
+import type { CurrentText } from "../permissions/proposed-change.js";
 import type { ArtifactInput } from "../project/artifact-store.js";
 import type { Session } from "../project/session-manager.js";
 import type { ReadObservationScope } from "./observations.js";
@@ -24,6 +25,8 @@ type ToolPermissions<I> = {
   writes?(input: I): readonly string[];
   executes?(input: I): { command: string; cwd: string };
   network?: boolean;
+  /** The unified diff the call would make, shown when the user is asked before it runs; `current` reads a file's text as it is. */
+  change?(input: I, current: CurrentText): string | undefined;
 };
 
 /** The capability a tool belongs to (its manifest id) and the trust it was given. */

@@ -8,6 +8,7 @@ import { new_id, type AgentId, type ArtifactId, type EvidenceId, type MessageId,
 import type { TaskScope } from "../contracts/task.js";
 import { ToolCall, ToolEffects, ToolSchema, type ToolOutcome } from "../contracts/tool.js";
 import type { WorkspaceConfinement } from "../permissions/confinement.js";
+import type { CurrentText } from "../permissions/proposed-change.js";
 import { is_allowed, PermissionEngine, type PermissionDecision, type PermissionRequest, type ToolAccess } from "../permissions/engine.js";
 import { BackupStore } from "../project/backup-store.js";
 import type { Session } from "../project/session-manager.js";
@@ -426,6 +427,7 @@ export class ToolRegistry {
       reads: permissions.reads?.(input) ?? [],
       writes: permissions.writes?.(input) ?? [],
       command: permissions.executes?.(input),
+      ...(permissions.change === undefined ? {} : { change: (current: CurrentText) => permissions.change?.(input, current) }),
       ...(definition.capability === undefined ? {} : { capability: definition.capability }),
       project_root: caller.session.project.layout.root,
       ...(caller.workspace === undefined ? {} : { workspace: caller.workspace }),

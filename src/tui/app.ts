@@ -98,15 +98,17 @@ export function App(props: AppProps): ReactNode {
   const { prompt } = controls;
   const rows = stdout.rows ?? 24;
   const compact = prompt !== undefined;
-  const others =
+  const fixed =
     FRAME_ROWS +
     REPLY_FRAME_ROWS +
     team_lines_count(state) +
     progress_lines(state, compact) +
     state.blockers.length * BLOCKER_ROWS +
-    (prompt === undefined ? 0 : dialog_lines(prompt)) +
     controls.outgoing.echoes.length +
     queued_lines(controls.outgoing.queued);
+  // The dialog's diff takes the rows the rest leaves; the reply gets what the dialog leaves.
+  const dialog_room = rows - fixed;
+  const others = fixed + (prompt === undefined ? 0 : dialog_lines(prompt, dialog_room));
   return h(
     Box,
     { flexDirection: "column" },
@@ -117,7 +119,9 @@ export function App(props: AppProps): ReactNode {
     h(TeamView, { state, listing, tick }),
     h(Progress, { state, tick, columns: stdout.columns ?? 80, compact }),
     h(BlockerView, { blockers: state.blockers }),
-    prompt === undefined ? null : h(PermissionDialog, { key: prompt.prompt_id, prompt, on_answer: controls.answer }),
+    prompt === undefined
+      ? null
+      : h(PermissionDialog, { key: prompt.prompt_id, prompt, max_lines: dialog_room, keys: controls.dialog_keys, on_answer: controls.answer }),
     h(QueuedMessages, { queued: controls.outgoing.queued }),
     h(HudView, { hud: state.hud, preset: state.ui.hud_preset }),
     h(PromptLineView, { draft: controls.draft, direct: controls.direct, hint: controls.exit_armed ? EXIT_HINT : null, disabled: prompt !== undefined }),

@@ -1,5 +1,6 @@
 import { useApp, useInput } from "ink";
 import { useEffect, useRef } from "react";
+import type { PermissionPromptId } from "../contracts/ids.js";
 import type { PermissionPromptView, ProjectionState } from "../projection/types.js";
 import { error_text, run_command, type CommandContext } from "./commands.js";
 import type { AppProps } from "./props.js";
@@ -8,7 +9,7 @@ import { parse_input } from "./slash.js";
 import { type MessageQueue, useMessageQueue } from "./use-message-queue.js";
 import { useSynced } from "./use-synced.js";
 import type { Notice } from "./views/finished.js";
-import type { PromptAnswer } from "./views/permission-prompt.js";
+import type { DialogKeys, PromptAnswer } from "./views/permission-prompt.js";
 
 const UI_DRAFT_MAX = 100_000;
 
@@ -32,7 +33,9 @@ export type Controls = {
   readonly exit_armed: boolean;
   /** The permission prompt the dialog shows (the oldest one not answered yet). */
   readonly prompt: PermissionPromptView | undefined;
-  readonly answer: (answer: PromptAnswer) => void;
+  readonly answer: (prompt_id: PermissionPromptId, answer: PromptAnswer) => boolean;
+  /** The key handler of the dialog on screen, offered every key first (see `DialogKeys`). */
+  readonly dialog_keys: { current: DialogKeys | undefined };
 };
 
 /**
@@ -48,6 +51,7 @@ export function useControls(props: AppProps, state: ProjectionState, notify: (no
   const [exit_armed, armed, set_exit_armed] = useSynced(false);
   const [answered, answered_now, set_answered] = useSynced<ReadonlySet<string>>(new Set());
   const left = useRef(false);
+  const dialog_keys = useRef<DialogKeys | undefined>(undefined);
   const prompt = open_prompt(state, answered);
 
   // The unsent line survives a restart (D-053: `ui_state`, which keeps at most its first 100,000 characters);
@@ -132,7 +136,8 @@ export function useControls(props: AppProps, state: ProjectionState, notify: (no
       if (is_busy(props.client.snapshot())) attempt(() => sender.interrupt("interrupted by the user (Esc)"));
       return;
     }
-    if (prompt !== undefined) return;
+    // The dialog on screen takes its keys; any other key, or one typed before a dialog shows, is the prompt line's.
+    if (dialog_keys.current?.(input, key) === true) return;
     if (key.upArrow) edit_queued();
     else if (key.ctrl && input === "x") queue.take_last();
     else if (key.return) submit();
@@ -140,13 +145,15 @@ export function useControls(props: AppProps, state: ProjectionState, notify: (no
     else if (!key.ctrl && !key.meta && input !== "") type_text(input);
   });
 
-  const answer = (chosen: PromptAnswer): void => {
-    if (prompt === undefined || answered_now.current.has(prompt.prompt_id)) return;
+  const answer = (prompt_id: PermissionPromptId, chosen: PromptAnswer): boolean => {
+    if (answered_now.current.has(prompt_id)) return false;
     const before = answered_now.current;
-    set_answered(new Set([...before, prompt.prompt_id]));
+    set_answered(new Set([...before, prompt_id]));
     // A refused answer (the runtime no longer waits for it, say) leaves the dialog up beside the reason.
-    if (!attempt(() => sender.answer_permission(prompt.prompt_id, chosen.answer, chosen.grant_scope))) set_answered(before);
+    if (attempt(() => sender.answer_permission(prompt_id, chosen.answer, chosen.grant_scope))) return true;
+    set_answered(before);
+    return false;
   };
 
-  return { draft, outgoing: { queued: queue.queued, echoes: queue.echoes }, direct, exit_armed, prompt, answer };
+  return { draft, outgoing: { queued: queue.queued, echoes: queue.echoes }, direct, exit_armed, prompt, answer, dialog_keys };
 }

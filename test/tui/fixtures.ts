@@ -169,6 +169,12 @@ export function prompt(extra: Partial<PermissionPromptView> = {}): PermissionPro
     ],
     categories: ["build", "destructive"],
     commands: ["make test", "rm -rf build"],
+    command_parts: [
+      { command: "make test", categories: ["build", "test"] },
+      { command: "rm -rf build", categories: ["destructive"] },
+    ],
+    paths: [],
+    change: null,
     mode: "default",
     tool_run_id: null,
     task_id: null,

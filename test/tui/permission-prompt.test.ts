@@ -22,10 +22,17 @@ describe("permission prompt dialog", () => {
   });
 
   it("names the MCP server of a tool it asks about, and the server a project wants to start", () => {
-    const call = prompt({ tool_name: "mcp.docs.search", commands: [], categories: [], subjects: [{ kind: "network", tool_name: "mcp.docs.search" }] });
+    const call = prompt({
+      tool_name: "mcp.docs.search",
+      commands: [],
+      command_parts: [],
+      categories: [],
+      subjects: [{ kind: "network", tool_name: "mcp.docs.search" }],
+    });
     const start = prompt({
       tool_name: "mcp.theirs",
       commands: [],
+      command_parts: [],
       categories: [],
       subjects: [{ kind: "mcp_server", server: "theirs", fingerprint: "f".repeat(64) }],
     });
@@ -51,11 +58,11 @@ describe("permission prompt dialog", () => {
 
   it("denies once with n, and picks with the arrows and Enter", async () => {
     const first = prompt();
-    const second = prompt();
+    const second = prompt({ question: "Run the second command?" });
     const rendered = render_app(state_with(base_state(), { permission_prompts: [first, second] }));
     await type_keys(rendered, "n");
     await until(
-      () => (rendered.lastFrame() ?? "").includes("› [y] Allow once"),
+      () => (rendered.lastFrame() ?? "").includes("Run the second command?"),
       () => rendered.lastFrame() ?? "",
     );
     await type_keys(rendered, "\u001b[B", "\u001b[B", "\r");
@@ -88,10 +95,37 @@ describe("permission prompt dialog", () => {
     expect(rendered.lastFrame()).toContain("Permission needed");
   });
 
-  it("keeps typed keys out of the prompt line while a prompt is open", async () => {
+  it("sends nothing for typed text that answers nothing: it stays in the prompt line", async () => {
     const rendered = render_app(state_with(base_state(), { permission_prompts: [prompt({ offered_scopes: ["once"] })] }));
     await type_keys(rendered, "s", "hello");
     expect(answers(rendered)).toEqual([]);
+    expect(rendered.lastFrame()).toContain("› shello");
     expect(rendered.lastFrame()).toContain("(answer the permission prompt first)");
+  });
+
+  it("shows each command with what the analyzer found in it, and each path with where it is", () => {
+    const asked = prompt({
+      command_parts: [
+        { command: "make test", categories: ["build", "test"] },
+        { command: "rm -rf build", categories: ["destructive"], via: "bash -c" },
+      ],
+      paths: [
+        { op: "write", path: "build", category: "project_build_output" },
+        { op: "read", path: "/etc/hosts", category: "outside_project" },
+      ],
+    });
+    const frame = render_app(state_with(base_state(), { permission_prompts: [asked] })).lastFrame() ?? "";
+    expect(frame).toContain("$ make test → build, test");
+    expect(frame).toContain("$ rm -rf build → destructive (run via bash -c)");
+    expect(frame).toContain("write build · build output");
+    expect(frame).toContain("read /etc/hosts · OUTSIDE the project");
+  });
+
+  it("lists the first paths of a command that names many, and how many more", () => {
+    const paths = Array.from({ length: 30 }, (_, index) => ({ op: "write" as const, path: `out/${index}.o`, category: "project_build_output" }));
+    const frame = render_app(state_with(base_state(), { permission_prompts: [prompt({ paths })] })).lastFrame() ?? "";
+    expect(frame).toContain("write out/3.o");
+    expect(frame).not.toContain("write out/4.o");
+    expect(frame).toContain("… 26 more paths");
   });
 });

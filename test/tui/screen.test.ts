@@ -3,8 +3,8 @@
  * 30 frames a second, the live region stays shorter than the terminal and the screen is never cleared.
  * Drives ink's real renderer (not the test library's debug mode, which reprints everything every frame).
  */
-import { EventEmitter } from "node:events";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { Keyboard, Terminal } from "./terminal.js";
 
 // ink renders only the last frame when it believes it runs in CI (is-in-ci reads CI when ink loads); these
 // tests are about the frames, so ink is loaded only after CI is set aside for this file.
@@ -19,49 +19,6 @@ const { mount_tui } = await import("../../src/tui/mount.js");
 const { base_state, command_run, draft, message, prompt, recording_channel, render_app, StateHolder, state_with, until } = await import("./fixtures.js");
 
 afterEach(() => cleanup());
-
-class Terminal extends EventEmitter {
-  // biome-ignore lint/style/useNamingConvention: the tty.WriteStream member ink reads
-  readonly isTTY = true;
-  readonly writes: string[] = [];
-  constructor(
-    readonly columns: number,
-    readonly rows: number,
-  ) {
-    super();
-  }
-  write(chunk: string): boolean {
-    this.writes.push(chunk);
-    return true;
-  }
-  text(): string {
-    return this.writes.join("");
-  }
-}
-
-class Keyboard extends EventEmitter {
-  // biome-ignore lint/style/useNamingConvention: the tty.ReadStream member ink reads
-  readonly isTTY = true;
-  #data: string | null = null;
-  write(data: string): void {
-    this.#data = data;
-    this.emit("readable");
-    this.emit("data", data);
-  }
-  // biome-ignore lint/style/useNamingConvention: a tty.ReadStream method ink calls
-  setEncoding(): void {}
-  // biome-ignore lint/style/useNamingConvention: a tty.ReadStream method ink calls
-  setRawMode(): void {}
-  ref(): void {}
-  unref(): void {}
-  resume(): void {}
-  pause(): void {}
-  read(): string | null {
-    const data = this.#data;
-    this.#data = null;
-    return data;
-  }
-}
 
 function on_terminal(holder: InstanceType<typeof StateHolder>, rows = 30, on_exit = () => {}) {
   const stdout = new Terminal(100, rows);

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { AgentId, PermissionDecisionId, PermissionPromptId, TaskId, ToolRunId } from "../ids.js";
 import { durable } from "./define.js";
-import { NonEmpty, Reason } from "./common.js";
+import { Count, NonEmpty, Reason } from "./common.js";
 
 /** Each item's place in `order`: the rank tables below are read off their tuples, never written by hand. */
 function ranks<T extends string>(order: readonly T[]): Readonly<Record<T, number>> {
@@ -62,6 +62,36 @@ export const PermissionSubject = v.variant("kind", [
 export type PermissionSubject = v.InferOutput<typeof PermissionSubject>;
 
 /**
+ * What a call would change, shown before the user answers: a unified diff (secrets redacted), its added and
+ * removed line counts and its length in lines, all of the whole diff; `diff` holds at most its first lines
+ * (`clipped` says so), so a 10 MB write cannot swell the event that records the prompt.
+ */
+export const ProposedChange = v.strictObject({
+  diff: v.string(),
+  added: Count,
+  removed: Count,
+  lines: Count,
+  clipped: v.boolean(),
+});
+export type ProposedChange = v.InferOutput<typeof ProposedChange>;
+
+/** One command the shell would run, as the analyzer saw it: its categories, and how it is reached when not directly. */
+export const PromptCommand = v.strictObject({
+  command: NonEmpty,
+  categories: v.array(NonEmpty),
+  via: v.optional(NonEmpty),
+});
+export type PromptCommand = v.InferOutput<typeof PromptCommand>;
+
+/** A path the call reads or writes, where it really is (its path category: project source, outside the project …). */
+export const PromptPath = v.strictObject({
+  op: v.picklist(["read", "write"]),
+  path: NonEmpty,
+  category: NonEmpty,
+});
+export type PromptPath = v.InferOutput<typeof PromptPath>;
+
+/**
  * A question to the user about one tool call: what it would run or touch and why it was not allowed outright.
  * `permission.prompt.requested` records all of it but `reason`, which the question holds.
  */
@@ -77,6 +107,10 @@ export const PermissionPrompt = v.strictObject({
   /** The command categories the analyzer found, and every command the shell would run. */
   categories: v.array(NonEmpty),
   commands: v.array(NonEmpty),
+  /** Each command with what the analyzer found in it; the paths the call touches; the change it would make. */
+  command_parts: v.optional(v.array(PromptCommand)),
+  paths: v.optional(v.array(PromptPath)),
+  change: v.optional(ProposedChange),
 });
 export type PermissionPrompt = v.InferOutput<typeof PermissionPrompt>;
 
@@ -112,6 +146,9 @@ export const permission_events = {
       subjects: v.optional(prompt.subjects),
       categories: v.optional(prompt.categories),
       commands: v.optional(prompt.commands),
+      command_parts: prompt.command_parts,
+      paths: prompt.paths,
+      change: prompt.change,
       mode: v.optional(PermissionMode),
       ...subject,
     }),

@@ -146,10 +146,15 @@ export function write_text_atomic(real: string, text: string): { sha256: string;
   return { sha256: sha256_of(bytes), size_bytes: bytes.byteLength };
 }
 
+/** A unified diff of one file, git-style; `before` undefined means the file is created. `note` labels the old side. */
+export function unified_diff(name: string, before: string | undefined, after: string, note?: string): string {
+  return createTwoFilesPatch(before === undefined ? "/dev/null" : `a/${name}`, `b/${name}`, before ?? "", after, note, undefined, { context: 3 });
+}
+
 /** A unified diff of one file as a `diff` artifact linked to the tool run. */
 export function diff_artifact(execution: ToolExecution, located: Located, before: string | undefined, after: string): ArtifactRef {
   const name = located.relative ?? located.real;
-  const patch = createTwoFilesPatch(before === undefined ? "/dev/null" : `a/${name}`, `b/${name}`, before ?? "", after, undefined, undefined, { context: 3 });
+  const patch = unified_diff(name, before, after);
   return execution.artifact({
     type: "diff",
     content: patch,

@@ -2,6 +2,7 @@ import * as v from "valibot";
 import { air_failure } from "../../contracts/errors.js";
 import { ArtifactId } from "../../contracts/ids.js";
 import { ToolEffects } from "../../contracts/tool.js";
+import type { CurrentText } from "../../permissions/proposed-change.js";
 import { define_tool } from "../define.js";
 import {
   assert_unchanged_since_read,
@@ -12,6 +13,7 @@ import {
   read_text_file,
   sha256_of,
   Sha256Input,
+  unified_diff,
   write_text_atomic,
 } from "./common.js";
 
@@ -38,6 +40,26 @@ function occurrences(text: string, needle: string): number {
   return count;
 }
 
+type EditInput = v.InferOutput<typeof FsEditInput>;
+
+/** `text` with the edit made (every occurrence with replace_all, else the first). */
+function edited(text: string, input: EditInput): string {
+  if (input.replace_all) return text.split(input.old_string).join(input.new_string);
+  const index = text.indexOf(input.old_string);
+  return text.slice(0, index) + input.new_string + text.slice(index + input.old_string.length);
+}
+
+/**
+ * The edit as the user is asked about it: the file's diff when its text is shown and the edit applies, else
+ * old_string against new_string (the call itself then says why the edit does not apply).
+ */
+function edit_preview(input: EditInput, current: CurrentText): string {
+  const text = current(input.path);
+  const count = typeof text === "string" ? occurrences(text, input.old_string) : 0;
+  if (typeof text === "string" && (count === 1 || (count > 1 && input.replace_all))) return unified_diff(input.path, text, edited(text, input));
+  return unified_diff(input.path, input.old_string, input.new_string, "excerpt");
+}
+
 function edit_error(message: string, user_action: string, metadata: Record<string, unknown>) {
   return air_failure({ kind: "tool_error", message, retryability: "retryable_after_change", user_action, metadata });
 }
@@ -51,7 +73,7 @@ export const fs_edit = define_tool({
   category: "filesystem",
   input: FsEditInput,
   output: FsEditOutput,
-  permissions: { writes: (input) => [input.path] },
+  permissions: { writes: (input) => [input.path], change: edit_preview },
   async execute(input, execution) {
     if (input.old_string === input.new_string) {
       throw edit_error("old_string and new_string are the same; there is nothing to change", "Give the text that should replace old_string.", {});
@@ -78,10 +100,7 @@ export const fs_edit = define_tool({
         { path: located.display, occurrences: count },
       );
     }
-    const index = text.indexOf(input.old_string);
-    const after = input.replace_all
-      ? text.split(input.old_string).join(input.new_string)
-      : text.slice(0, index) + input.new_string + text.slice(index + input.old_string.length);
+    const after = edited(text, input);
     const written = write_text_atomic(located.real, after);
     execution.observations.record(located.real, written.sha256);
     const diff = diff_artifact(execution, located, text, after);

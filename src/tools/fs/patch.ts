@@ -293,6 +293,8 @@ export const fs_patch = define_tool({
   permissions: {
     reads: (input) => changes_of(input).flatMap((change) => (change.kind === "copied" && change.source !== undefined ? [change.source] : [])),
     writes: written_paths,
+    // The input is already the diff the user is asked about.
+    change: (input) => input.patch,
   },
   async execute(input, execution) {
     // Synchronous from the first read to the last rename, like fs.edit: no other call interleaves.

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { air_failure } from "../../contracts/errors.js";
 import { ArtifactId } from "../../contracts/ids.js";
 import { ToolEffects } from "../../contracts/tool.js";
+import type { CurrentText } from "../../permissions/proposed-change.js";
 import { define_tool } from "../define.js";
 import {
   assert_unchanged_since_read,
@@ -13,6 +14,7 @@ import {
   read_text_file,
   sha256_of,
   Sha256Input,
+  unified_diff,
   write_text_atomic,
 } from "./common.js";
 
@@ -32,6 +34,13 @@ const FsWriteOutput = v.strictObject({
   effects: ToolEffects,
 });
 
+/** The write as the user is asked about it: against the file's text, nothing for a new file, or a note when its text is not shown. */
+function write_preview(input: v.InferOutput<typeof FsWriteInput>, current: CurrentText): string {
+  const text = current(input.path);
+  if (text === undefined) return unified_diff(input.path, "", input.content, "current content not shown");
+  return unified_diff(input.path, text ?? undefined, input.content);
+}
+
 export const fs_write = define_tool({
   name: "fs.write",
   version: 1,
@@ -41,7 +50,7 @@ export const fs_write = define_tool({
   category: "filesystem",
   input: FsWriteInput,
   output: FsWriteOutput,
-  permissions: { writes: (input) => [input.path] },
+  permissions: { writes: (input) => [input.path], change: write_preview },
   async execute(input, execution) {
     const located = locate(execution, input.path);
     let before: string | undefined;

@@ -5,7 +5,8 @@ import { clean_text, clip_lines } from "../sanitize.js";
 /** A diff longer than this shows its head and says where the rest is (the artifact). */
 export const DIFF_MAX_LINES = 60;
 
-function line_color(line: string): { color?: string; bold?: boolean; dimColor?: boolean } {
+/** A unified diff line's style: headers bold, added green, removed red, hunk headers cyan, context dim. */
+export function diff_line_style(line: string): { color?: string; bold?: boolean; dimColor?: boolean } {
   if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("diff ") || line.startsWith("index ")) return { bold: true };
   if (line.startsWith("+")) return { color: "green" };
   if (line.startsWith("-")) return { color: "red" };
@@ -21,7 +22,7 @@ export function DiffView(props: { readonly text: string; readonly artifact_id: s
   return h(
     Box,
     { flexDirection: "column", paddingLeft: 2 },
-    ...shown.map((line, index) => h(Text, { key: String(index), ...line_color(line) }, line === "" ? " " : line)),
+    ...shown.map((line, index) => h(Text, { key: String(index), ...diff_line_style(line) }, line === "" ? " " : line)),
     ...(more > 0 ? [h(Text, { key: "more", dimColor: true }, `… ${more} more lines in ${props.artifact_id}`)] : []),
   );
 }

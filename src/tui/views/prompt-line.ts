@@ -17,8 +17,10 @@ export function PromptLine(props: { readonly draft: string; readonly direct: boo
       Text,
       null,
       props.direct ? h(Text, { color: "magenta", bold: true }, "direct › ") : h(Text, { color: "green", bold: true }, "› "),
-      props.disabled ? h(Text, { dimColor: true }, "(answer the permission prompt first)") : visible(props.draft),
-      props.disabled ? "" : h(Text, { inverse: true }, " "),
+      visible(props.draft),
+      h(Text, { inverse: true }, " "),
+      // What is typed while a dialog is up stays here (sent once it is answered): only a dialog's keys go to it.
+      props.disabled ? h(Text, { dimColor: true }, "  (answer the permission prompt first)") : "",
     ),
     ...(props.hint === null ? [] : [h(Text, { key: "hint", color: "yellow" }, props.hint)]),
   );

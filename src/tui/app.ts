@@ -3,6 +3,7 @@ import { createElement as h, useCallback, useMemo, useRef, useState, type ReactN
 import type { TaskListing } from "../contracts/task-listing.js";
 import type { ProjectionState } from "../projection/types.js";
 import { is_busy, useControls } from "./controls.js";
+import { EXIT_HINT } from "./exit-hint.js";
 import type { AppProps } from "./props.js";
 import { MAX_FPS, useProjection } from "./use-projection.js";
 import { BlockerReports } from "./views/blockers.js";
@@ -15,7 +16,6 @@ import { progress_lines, Progress } from "./views/progress.js";
 import { PromptLine } from "./views/prompt-line.js";
 import { team_lines_count, team_tasks, TeamView } from "./views/team.js";
 
-const EXIT_HINT = "Press Ctrl+C again to exit (the session stays resumable).";
 /** Lines of the live region besides the reply, progress and dialog: HUD, prompt line, hints, margins. */
 const FRAME_ROWS = 8;
 const BLOCKER_ROWS = 3;

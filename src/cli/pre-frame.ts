@@ -1,0 +1,126 @@
+import type { Io } from "./output.js";
+import { EXIT_HINT } from "../tui/exit-hint.js";
+import { TypedKeys } from "./pre-frame-keys.js";
+import { is_interactive } from "./terminal.js";
+
+/**
+ * The TUI's first frame in plain ANSI, painted by `air run` before ink, React, the runtime and the SDKs
+ * load: the HUD's box with the session's zero counters and its permission mode, and the prompt line. ink
+ * takes over where it stands — its first frame is drawn in place of this one, no line left behind and the
+ * screen never cleared.
+ *
+ * Why a frame of our own: measured on a 2-core machine (`npm run bench`, tui first frame, beside `node -e 0`
+ * in the same run), the first frame ink could draw came after ~13× node's start, most of it loading ink +
+ * React (~390 ms) and the runtime with the SDKs (~500 ms); bundling (scripts/bundle-cli.mjs) cuts that
+ * load by ~3× but still leaves ink's frame at several times node's start. This frame needs only this
+ * file and main.js, and paints at ~1.5–2.5× node's start.
+ *
+ * The terminal is in raw mode from before the frame shows: a key typed meanwhile waits in the terminal
+ * until ink reads it (the prompt line gets the text; a Ctrl+C is the App's first press, which arms the
+ * exit hint), instead of a Ctrl+C being a SIGINT that ends a half-started process.
+ */
+export type PreFrame = {
+  /** Epoch ms when the frame was written. */
+  readonly painted_at: number;
+  /** `io` whose lines print above the frame while it stands, so it stays the last thing on screen. */
+  above(io: Io): Io;
+  /** Erases the frame, leaving the cursor where it began and the terminal raw: ink draws there next. */
+  hand_over(): void;
+  /** Erases the frame and gives the terminal back (cooked, cursor shown): a start that ends before the TUI. */
+  dismiss(): void;
+};
+
+/** Below this, ink lays out the App as it can; a frame of ours would only differ from it. */
+const MIN_COLUMNS = 30;
+const MIN_ROWS = 6;
+const GRAY = "\x1b[90m";
+const DIM = "\x1b[2m";
+const RESET = "\x1b[0m";
+const HIDE_CURSOR = "\x1b[?25l";
+const SHOW_CURSOR = "\x1b[?25h";
+
+const epoch_ms = () => performance.timeOrigin + performance.now();
+
+/** The HUD as a new session's first frame shows it (src/tui/views/hud.ts), the model not known yet. */
+function hud_lines(mode: string, columns: number): string[] {
+  const inner = columns - 4;
+  const fields = ["starting", "ctx –", "0 tok (↑0 ↓0)", "cost –", `mode ${mode}`, "agents 0", "tasks 0"].join(" · ");
+  const text = fields.length > inner ? `${fields.slice(0, inner - 1)}…` : fields.padEnd(inner);
+  const rule = "─".repeat(columns - 2);
+  return [`${GRAY}┌${rule}┐${RESET}`, `${GRAY}│${RESET} ${DIM}${text}${RESET} ${GRAY}│${RESET}`, `${GRAY}└${rule}┘${RESET}`];
+}
+
+/** The prompt line (src/tui/views/prompt-line.ts) with what was typed, and the exit hint after a Ctrl+C. */
+function prompt_lines(keys: TypedKeys, columns: number): string[] {
+  const draft = keys.draft().slice(-(columns - 4));
+  const prompt = `\x1b[1m\x1b[32m› ${RESET}${draft}\x1b[7m ${RESET}`;
+  return keys.armed ? [prompt, `\x1b[33m${EXIT_HINT.slice(0, columns - 1)}${RESET}`] : [prompt];
+}
+
+/** Back to the first of `lines` lines (the cursor is on the last) and erase from there down, as ink redraws. */
+function erase(lines: number): string {
+  return `\r${lines > 1 ? `\x1b[${lines - 1}A` : ""}\x1b[J`;
+}
+
+/**
+ * Paints the frame when a person is at a terminal big enough for it; otherwise undefined and ink's frame is
+ * the first. `mode` is the `--permission-mode` given: it is validated later, so only a word is shown.
+ */
+export function paint_pre_frame(mode: string | undefined, env: NodeJS.ProcessEnv = process.env): PreFrame | undefined {
+  const { stdin, stdout } = process;
+  if (!is_interactive(env) || stdout.columns < MIN_COLUMNS || stdout.rows < MIN_ROWS) return undefined;
+  const columns = stdout.columns;
+  const hud = hud_lines(mode !== undefined && /^[a-z-]{1,20}$/.test(mode) ? mode : "default", columns);
+  const keys = new TypedKeys();
+  let shown = 0;
+  const draw = () => {
+    const lines = [...hud, ...prompt_lines(keys, columns)];
+    stdout.write(`${shown === 0 ? "" : erase(shown)}${lines.join("\n")}`);
+    shown = lines.length;
+  };
+  stdin.setRawMode(true);
+  // From the line's start: what the terminal echoed of keys typed before raw mode goes (ink shows them again).
+  stdout.write(`${HIDE_CURSOR}\r\x1b[K`);
+  draw();
+  const painted_at = epoch_ms();
+  const on_key = (chunk: Buffer) => {
+    keys.add(chunk.toString("utf8"));
+    draw();
+  };
+  stdin.on("data", on_key);
+  let standing = true;
+  /** Stops reading and erases the frame. */
+  const stand_down = () => {
+    standing = false;
+    process.off("exit", dismiss);
+    stdin.off("data", on_key);
+    stdin.pause();
+    stdout.write(erase(shown));
+  };
+  function dismiss(): void {
+    if (!standing) return;
+    stand_down();
+    keys.give_back(stdin);
+    stdout.write(SHOW_CURSOR);
+    stdin.setRawMode(false);
+  }
+  // A start that dies without a word must not leave the terminal raw with its cursor hidden.
+  process.once("exit", dismiss);
+  const print_above = (write: (text: string) => void, text: string) => {
+    if (!standing) return write(text);
+    stdout.write(erase(shown));
+    shown = 0;
+    write(text.endsWith("\n") ? text : `${text}\n`);
+    draw();
+  };
+  return {
+    painted_at,
+    above: (io) => ({ ...io, out: (text) => print_above(io.out, text), err: (text) => print_above(io.err, text) }),
+    hand_over: () => {
+      if (!standing) return;
+      stand_down();
+      keys.hand_to(stdin);
+    },
+    dismiss,
+  };
+}

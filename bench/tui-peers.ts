@@ -38,7 +38,9 @@ export async function bench_tui_peers(runs: number, env: NodeJS.ProcessEnv): Pro
   for (const name of PEERS) {
     const bin = locate(name, env);
     if (bin === undefined) {
-      const where = env.AIR_BENCH_PEERS_DIR ? `$AIR_BENCH_PEERS_DIR/node_modules/.bin or PATH` : "PATH (set AIR_BENCH_PEERS_DIR to a scratch folder with them installed)";
+      const where = env.AIR_BENCH_PEERS_DIR
+        ? `$AIR_BENCH_PEERS_DIR/node_modules/.bin or PATH`
+        : "PATH (set AIR_BENCH_PEERS_DIR to a scratch folder with them installed)";
       results.push({ kind: "skipped", name, reason: `not found on ${where}` });
       continue;
     }

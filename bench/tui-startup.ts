@@ -111,8 +111,18 @@ export async function bench_tui_startup(runs: number, air_home: string): Promise
     visible_ms: median(of((r) => r.visible)),
     version_ms: median(versions),
     node_ms: median(node),
-    first_frame_ratio: median(ratios(of((r) => r.first), node)),
-    ready_ratio: median(ratios(of((r) => r.ready), node)),
+    first_frame_ratio: median(
+      ratios(
+        of((r) => r.first),
+        node,
+      ),
+    ),
+    ready_ratio: median(
+      ratios(
+        of((r) => r.ready),
+        node,
+      ),
+    ),
     version_ratio: median(ratios(versions, node)),
     runs,
   };

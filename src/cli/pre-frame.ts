@@ -57,9 +57,13 @@ function prompt_lines(keys: TypedKeys, columns: number): string[] {
   return keys.armed ? [prompt, `\x1b[33m${EXIT_HINT.slice(0, columns - 1)}${RESET}`] : [prompt];
 }
 
-/** Back to the first of `lines` lines (the cursor is on the last) and erase from there down, as ink redraws. */
+/**
+ * Erases `lines` lines up from the cursor's and leaves it at the start of the first, line by line as ink
+ * erases its own frame: an erase-to-the-end from the top corner reads as clearing the screen, which a
+ * terminal may keep in its scrollback (tmux's scroll-on-clear).
+ */
 function erase(lines: number): string {
-  return `\r${lines > 1 ? `\x1b[${lines - 1}A` : ""}\x1b[J`;
+  return `${"\x1b[2K\x1b[1A".repeat(lines - 1)}\x1b[2K\r`;
 }
 
 /**

@@ -265,7 +265,8 @@ async function show_tui(
   metrics: Metrics,
   pre_frame: PreFrame | undefined,
 ): Promise<{ exited: Promise<void>; unmount(): void }> {
-  const [{ render }, React, { App }] = await Promise.all([import("ink"), import("react"), import("../tui/index.js")]);
+  // React is CommonJS: bundled, its dynamic import is its `default` alone (scripts/bundle-cli.mjs).
+  const [{ render }, { default: React }, { App }] = await Promise.all([import("ink"), import("react"), import("../tui/index.js")]);
   const layout = session.project.layout;
   const element = React.createElement(App, {
     client: projection.store,

@@ -28,6 +28,8 @@ export type PreFrame = {
   hand_over(): void;
   /** Erases the frame and gives the terminal back (cooked, cursor shown): a start that ends before the TUI. */
   dismiss(): void;
+  /** As `dismiss`, for a start that goes on reading the terminal without the TUI (the first-run wizard). */
+  make_way(): void;
 };
 
 /** Below this, ink lays out the App as it can; a frame of ours would only differ from it. */
@@ -87,26 +89,33 @@ export function paint_pre_frame(mode: string | undefined, env: NodeJS.ProcessEnv
   stdout.write(`${HIDE_CURSOR}\r\x1b[K`);
   draw();
   const painted_at = epoch_ms();
-  const on_key = (chunk: Buffer) => {
-    keys.add(chunk.toString("utf8"));
+  // Read as ink reads (`readable`, never flowing then paused): a paused TTY stream would not start again for ink.
+  const on_keys = () => {
+    let chunk: Buffer | null;
+    // biome-ignore lint/suspicious/noAssignInExpressions: a stream's read loop
+    while ((chunk = stdin.read() as Buffer | null) !== null) keys.add(chunk.toString("utf8"));
     draw();
   };
-  stdin.on("data", on_key);
+  stdin.on("readable", on_keys);
   let standing = true;
   /** Stops reading and erases the frame. */
   const stand_down = () => {
     standing = false;
     process.off("exit", dismiss);
-    stdin.off("data", on_key);
-    stdin.pause();
+    stdin.off("readable", on_keys);
     stdout.write(erase(shown));
   };
-  function dismiss(): void {
-    if (!standing) return;
+  const give_back = () => {
     stand_down();
     keys.give_back(stdin);
     stdout.write(SHOW_CURSOR);
     stdin.setRawMode(false);
+  };
+  function dismiss(): void {
+    if (!standing) return;
+    give_back();
+    // Nobody reads after this frame: the terminal must not hold the process open.
+    stdin.unref();
   }
   // A start that dies without a word must not leave the terminal raw with its cursor hidden.
   process.once("exit", dismiss);
@@ -126,5 +135,8 @@ export function paint_pre_frame(mode: string | undefined, env: NodeJS.ProcessEnv
       keys.hand_to(stdin);
     },
     dismiss,
+    make_way: () => {
+      if (standing) give_back();
+    },
   };
 }

@@ -161,7 +161,7 @@ async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<
   const wizard = await import("../wizard.js");
   if (!wizard.is_interactive()) throw no_terminal_failure(providers);
   if (wizard.needs_wizard()) {
-    options.pre_frame?.dismiss();
+    options.pre_frame?.make_way();
     const setup = await wizard.run_wizard(io, { for_init: false });
     if (setup.status === "cancelled") return CANCELLED;
     // The offline demo configures no provider: the wizard has said how to run it.

@@ -9,11 +9,10 @@ import { is_interactive } from "./terminal.js";
  * takes over where it stands — its first frame is drawn in place of this one, no line left behind and the
  * screen never cleared.
  *
- * Why a frame of our own: measured on a 2-core machine (`npm run bench`, tui first frame, beside `node -e 0`
- * in the same run), the first frame ink could draw came after ~13× node's start, most of it loading ink +
- * React (~390 ms) and the runtime with the SDKs (~500 ms); bundling (scripts/bundle-cli.mjs) cuts that
- * load by ~3× but still leaves ink's frame at several times node's start. This frame needs only this
- * file and main.js, and paints at ~1.5–2.5× node's start.
+ * Why a frame of our own: measured on a 2-core machine (the tui start-up bench, medians of 5 runs, each
+ * beside `node -e 0` in the same round), ink's first frame came at 24× node's start unbundled and at ~10×
+ * with the CLI bundled (scripts/bundle-cli.mjs): ink + React, the runtime and the SDKs must load before ink
+ * can draw anything. This frame needs only the bundle's entry and this file, and painted at 1.8×.
  *
  * The terminal is in raw mode from before the frame shows: a key typed meanwhile waits in the terminal
  * until ink reads it (the prompt line gets the text; a Ctrl+C is the App's first press, which arms the
@@ -92,7 +91,6 @@ export function paint_pre_frame(mode: string | undefined, env: NodeJS.ProcessEnv
   // Read as ink reads (`readable`, never flowing then paused): a paused TTY stream would not start again for ink.
   const on_keys = () => {
     let chunk: Buffer | null;
-    // biome-ignore lint/suspicious/noAssignInExpressions: a stream's read loop
     while ((chunk = stdin.read() as Buffer | null) !== null) keys.add(chunk.toString("utf8"));
     draw();
   };

@@ -43,7 +43,6 @@ function ink_like_reads(stdin: Readable): string[] {
   stdin.setEncoding("utf8");
   stdin.on("readable", () => {
     let chunk: string | null;
-    // biome-ignore lint/suspicious/noAssignInExpressions: the read loop ink runs
     while ((chunk = stdin.read() as string | null) !== null) reads.push(chunk);
   });
   return reads;

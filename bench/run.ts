@@ -9,8 +9,10 @@
  *   7. prefix stability of a 20-turn executor session (Anthropic and OpenAI wire formats): cache-eligible share
  *      of the input after the second request — vs the whole previous request reused; tokens per turn
  *   8. context assembly of 5,000 messages with 500 tool runs — vs JSON.stringify of the same messages
- *   9. `air run` (the TUI, in a tmux pane) from process start to the first painted frame and to the Main Agent
- *      ready — vs `node -e 0`
+ *   9. `air run` (the TUI, in a tmux pane) from process start to the first frame (the pre-frame), ink's first
+ *      frame and the Main Agent ready, and `air --version` — vs `node -e 0`; beside them, where installed
+ *      (`$AIR_BENCH_PEERS_DIR/node_modules/.bin` or PATH), the first visible frame of claude, codex and opencode
+ *      in the same tmux harness
  *  10. the TUI during a scripted stream of 2,000 assistant deltas: frames per second (vs the 30 fps cap) and
  *      the process's CPU — vs the same stream with no UI
  *  11. wave planning over a 10,000-task graph with 20,000 dependencies — vs a plain topological sort (Kahn) of
@@ -51,7 +53,9 @@ import { format_goal_line, format_info_line, format_skip_line, format_split_line
 import { bench_session_list } from "./session-list.js";
 import { remove_all, temp_dir } from "./temp.js";
 import { bench_tool_call } from "./tool-call.js";
+import { bench_tui_peers, PEERS } from "./tui-peers.js";
 import { bench_tui_startup } from "./tui-startup.js";
+import { format_startup } from "./report-startup.js";
 import { bench_tui_stream } from "./tui-stream.js";
 import { bench_wave_planning } from "./wave-planning.js";
 import { bench_worker_spawn } from "./worker-spawn.js";
@@ -256,27 +260,13 @@ async function main(): Promise<number> {
   log(`  cpp parse: ${took()} (${parser.note})`);
   printed.push(format_limit_line(parser));
 
-  log(`tui start: ${TUI_STARTS} runs of air run in a tmux pane (first frame, Main Agent ready), each beside node -e 0`);
+  log(`tui start: ${TUI_STARTS} runs of air run in a tmux pane (first frame, ink's frame, Main Agent ready) and of air --version, each beside node -e 0`);
   const start = await bench_tui_startup(TUI_STARTS, air_home);
   log(`  tui start: ${took()}`);
-  if (start.kind === "skipped") printed.push(format_skip_line("tui first frame", start.reason));
-  else {
-    for (const [name, value] of [
-      ["tui first frame", start.first_frame_ms],
-      ["tui main agent ready", start.ready_ms],
-    ] as const) {
-      printed.push(
-        format_info_line({
-          name,
-          ours: ms(value),
-          ceiling_name: "node -e 0",
-          ceiling: ms(start.node_ms),
-          ratio: value / start.node_ms,
-          note: "since air's process start; node -e 0 wall time",
-        }),
-      );
-    }
-  }
+  log(`tui peers: ${TUI_STARTS} starts of each of ${PEERS.join(", ")} found in $AIR_BENCH_PEERS_DIR/node_modules/.bin or on PATH`);
+  const peers = await bench_tui_peers(TUI_STARTS, process.env);
+  log(`  tui peers: ${took()}`);
+  printed.push(...format_startup(start, peers));
 
   log(`tui stream: ${TUI_STREAMS} interleaved runs of 2,000 deltas with the App rendering and with no UI`);
   const stream = bench_tui_stream(TUI_STREAMS, air_home);

@@ -3,69 +3,85 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { air } from "./dist.js";
-import { median } from "./stats.js";
+import { median, ratios } from "./stats.js";
 import { temp_dir } from "./temp.js";
+import { first_visible_at, Pane, tmux_missing, until } from "./tmux-pane.js";
 import { VerificationError } from "./verify.js";
 
 /**
- * `air run` (the TUI) from process start to its first painted frame and to the Main Agent ready, in a real
- * terminal (a tmux pane), beside the wall time of `node -e 0`. The times come from the air process's own
- * clock (`AIR_TUI_METRICS`: epoch ms of each moment, and its process start), so tmux costs nothing.
+ * `air run` (the TUI, in a tmux pane) from process start to its first frame (the pre-frame, src/cli/pre-frame.ts),
+ * to ink's first frame and to the Main Agent ready; and `air --version` — each beside `node -e 0` timed in
+ * the same round. The TUI's moments come from the air process's own clock (`AIR_TUI_METRICS`: epoch ms of
+ * each, and its process start), so tmux costs nothing there; `visible_ms` is the same start as the peers'
+ * (bench/tui-peers.ts) are timed: spawn to the first capture of the pane with anything on it.
  */
 export type StartupResult =
-  | { readonly kind: "measured"; readonly first_frame_ms: number; readonly ready_ms: number; readonly node_ms: number; readonly runs: number }
+  | {
+      readonly kind: "measured";
+      readonly first_frame_ms: number;
+      readonly ink_frame_ms: number;
+      readonly ready_ms: number;
+      readonly visible_ms: number;
+      readonly version_ms: number;
+      readonly node_ms: number;
+      /** Medians of each round's figure over its own `node -e 0`. */
+      readonly first_frame_ratio: number;
+      readonly ready_ratio: number;
+      readonly version_ratio: number;
+      readonly runs: number;
+    }
   | { readonly kind: "skipped"; readonly reason: string };
 
-type Metrics = { process_started_at: number; first_frame_at?: number; main_agent_ready_at?: number; frames: number };
+type Metrics = { process_started_at: number; first_frame_at?: number; ink_frame_at?: number; main_agent_ready_at?: number; frames: number };
+type Round = { first: number; ink: number; ready: number; visible: number };
 
 const AIR_BIN = fileURLToPath(new URL("../bin/air.js", import.meta.url));
 
-function tmux(socket: string, env: NodeJS.ProcessEnv, ...args: string[]): string {
-  const result = spawnSync("tmux", ["-L", socket, "-f", "/dev/null", ...args], { encoding: "utf8", env });
-  if (result.status !== 0) throw new VerificationError(`tmux ${args[0]} failed: ${result.stderr}`);
-  return result.stdout;
-}
-
-async function until(what: string, probe: () => boolean, timeout_ms = 20_000): Promise<void> {
-  const deadline = Date.now() + timeout_ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new VerificationError(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** One `air run` in a fresh tmux server: wait for the HUD, leave with Ctrl+C twice, read its metrics. */
-async function one_run(root: string, env: NodeJS.ProcessEnv, index: number): Promise<Metrics> {
-  const socket = `air-bench-${process.pid}-${index}`;
+async function one_run(root: string, env: NodeJS.ProcessEnv, index: number): Promise<Round> {
   const metrics_file = path.join(root, `metrics-${index}.json`);
-  const run_env = { ...env, AIR_TUI_METRICS: metrics_file };
-  const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)} run --permission-mode default; sleep 60`;
+  const pane = new Pane(String(index), { ...env, AIR_TUI_METRICS: metrics_file });
+  let visible_ms: number;
   try {
-    tmux(socket, run_env, "new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "-c", root, command);
-    await until("the TUI's HUD", () => tmux(socket, run_env, "capture-pane", "-p", "-t", "bench").includes("mode default"));
-    tmux(socket, run_env, "send-keys", "-t", "bench", "C-c");
-    await until("the exit hint", () => tmux(socket, run_env, "capture-pane", "-p", "-t", "bench").includes("Ctrl+C again"));
-    tmux(socket, run_env, "send-keys", "-t", "bench", "C-c");
+    const spawned_at = pane.start(root, `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)} run --permission-mode default`);
+    visible_ms = (await first_visible_at(pane, "air's first frame")) - spawned_at;
+    await until("the TUI's HUD", () => pane.screen().includes("mode default"));
+    pane.keys("C-c");
+    await until("the exit hint", () => pane.screen().includes("Ctrl+C again"));
+    pane.keys("C-c");
     await until("the metrics file", () => fs.existsSync(metrics_file));
   } finally {
-    spawnSync("tmux", ["-L", socket, "kill-server"], { env: run_env });
-    // tmux leaves the socket file behind.
-    fs.rmSync(path.join(env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
+    pane.kill();
   }
-  return JSON.parse(fs.readFileSync(metrics_file, "utf8")) as Metrics;
+  const metrics = JSON.parse(fs.readFileSync(metrics_file, "utf8")) as Metrics;
+  const { first_frame_at, ink_frame_at, main_agent_ready_at, process_started_at } = metrics;
+  if (first_frame_at === undefined || ink_frame_at === undefined || main_agent_ready_at === undefined || metrics.frames < 1) {
+    throw new VerificationError(`air run drew no frame or never had the Main Agent ready: ${JSON.stringify(metrics)}`);
+  }
+  return {
+    first: first_frame_at - process_started_at,
+    ink: ink_frame_at - process_started_at,
+    ready: main_agent_ready_at - process_started_at,
+    visible: visible_ms,
+  };
 }
 
-function node_e0_ms(cwd: string, env: NodeJS.ProcessEnv): number {
+function wall_ms(args: string[], cwd: string, env: NodeJS.ProcessEnv, expected?: string): number {
   const start = process.hrtime.bigint();
-  const child = spawnSync(process.execPath, ["-e", "0"], { cwd, env });
-  if (child.status !== 0) throw new VerificationError("node -e 0 failed");
-  return Number(process.hrtime.bigint() - start) / 1e6;
+  const child = spawnSync(process.execPath, args, { cwd, env, encoding: "utf8" });
+  const took = Number(process.hrtime.bigint() - start) / 1e6;
+  if (child.status !== 0 || (expected !== undefined && child.stdout.trim() !== expected)) {
+    throw new VerificationError(`node ${args.join(" ")} failed: ${child.stderr}${child.stdout}`);
+  }
+  return took;
 }
 
 export async function bench_tui_startup(runs: number, air_home: string): Promise<StartupResult> {
-  if (spawnSync("tmux", ["-V"]).status !== 0) return { kind: "skipped", reason: "tmux is not installed (apt-get install tmux)" };
+  const missing = tmux_missing();
+  if (missing !== undefined) return { kind: "skipped", reason: missing };
   const root = temp_dir("tui-startup");
   air.projects.init_project(root);
+  const version = (JSON.parse(fs.readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
   // No request is made before a message is sent: the key and the unreachable server are never used.
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -77,18 +93,37 @@ export async function bench_tui_startup(runs: number, air_home: string): Promise
   delete env.CI;
   delete env.TMUX;
   delete env.NODE_OPTIONS;
-  const first: number[] = [];
-  const ready: number[] = [];
+  const rounds: Round[] = [];
+  const versions: number[] = [];
   const node: number[] = [];
   await one_run(root, env, -1);
   for (let i = 0; i < runs; i++) {
-    const metrics = await one_run(root, env, i);
-    if (metrics.first_frame_at === undefined || metrics.main_agent_ready_at === undefined || metrics.frames < 1) {
-      throw new VerificationError(`air run drew no frame or never had the Main Agent ready: ${JSON.stringify(metrics)}`);
-    }
-    first.push(metrics.first_frame_at - metrics.process_started_at);
-    ready.push(metrics.main_agent_ready_at - metrics.process_started_at);
-    node.push(node_e0_ms(root, env));
+    rounds.push(await one_run(root, env, i));
+    versions.push(wall_ms([AIR_BIN, "--version"], root, env, version));
+    node.push(wall_ms(["-e", "0"], root, env));
   }
-  return { kind: "measured", first_frame_ms: median(first), ready_ms: median(ready), node_ms: median(node), runs };
+  const of = (pick: (round: Round) => number) => rounds.map(pick);
+  return {
+    kind: "measured",
+    first_frame_ms: median(of((r) => r.first)),
+    ink_frame_ms: median(of((r) => r.ink)),
+    ready_ms: median(of((r) => r.ready)),
+    visible_ms: median(of((r) => r.visible)),
+    version_ms: median(versions),
+    node_ms: median(node),
+    first_frame_ratio: median(
+      ratios(
+        of((r) => r.first),
+        node,
+      ),
+    ),
+    ready_ratio: median(
+      ratios(
+        of((r) => r.ready),
+        node,
+      ),
+    ),
+    version_ratio: median(ratios(versions, node)),
+    runs,
+  };
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The installed entry: runs the build that `npm install` made (the `prepare` script).
+// The installed entry: runs the build that `npm install` made (the `prepare` script), bundled
+// (scripts/bundle-cli.mjs says why).
 
 // A reader that stops reading (`air history --json | head`) closes the pipe, and the next write fails with
 // EPIPE: whatever the command, it ends there, quietly and successfully, as the reader asked (Node ignores
@@ -11,7 +12,7 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-import("../dist/cli/main.js").then(
+import("../dist/bundle/main.js").then(
   async ({ main }) => {
     process.exitCode = await main(process.argv.slice(2));
   },

@@ -20,6 +20,7 @@ import type { ProviderManager } from "../providers/manager.js";
 import { request_cost_usd } from "../providers/pricing.js";
 import type { Io } from "./output.js";
 import type { PermissionOptions } from "./permission-options.js";
+import type { PreFrame } from "./pre-frame.js";
 import { plan_text, plan_view } from "./plan-view.js";
 import { follow_replies } from "./replies.js";
 import type { RunBudget } from "../contracts/budget.js";
@@ -38,10 +39,22 @@ export type InteractiveOptions = {
   readonly inspect?: Observer<InspectionEvent>;
   /** The prompt line's text at the first frame, sent when the user presses Enter (`air demo` types its requirement in). */
   readonly draft?: string;
+  /** `air run`'s first frame, painted before this module loaded: ink takes it over. */
+  readonly pre_frame?: PreFrame;
 };
 
-/** Timings the TUI benchmark reads (`AIR_TUI_METRICS=<file>`): epoch ms, frames drawn, CPU of this process. */
-type Metrics = { started_at: number; first_frame_at?: number; main_agent_ready_at?: number; frames: number; render_ms: number };
+/**
+ * Timings the TUI benchmark reads (`AIR_TUI_METRICS=<file>`): epoch ms, frames drawn, CPU of this process.
+ * `first_frame_at` is the first frame on screen (the pre-frame's when there is one), `ink_frame_at` ink's.
+ */
+type Metrics = {
+  started_at: number;
+  first_frame_at?: number;
+  ink_frame_at?: number;
+  main_agent_ready_at?: number;
+  frames: number;
+  render_ms: number;
+};
 
 const epoch_ms = () => performance.timeOrigin + performance.now();
 
@@ -221,7 +234,12 @@ function resume_in_background(session: Session, permissions: PermissionEngine, r
  * is interrupted, the UI state flushed and the session closed, so `air resume` can reopen it.
  */
 export async function run_interactive(io: Io, providers: ProviderManager, options: InteractiveOptions): Promise<number> {
-  const metrics: Metrics = { started_at: epoch_ms(), frames: 0, render_ms: 0 };
+  const metrics: Metrics = {
+    started_at: epoch_ms(),
+    frames: 0,
+    render_ms: 0,
+    ...(options.pre_frame === undefined ? {} : { first_frame_at: options.pre_frame.painted_at }),
+  };
   const provider = providers.require_configured();
   const existing_root = locate_project_root(io.cwd);
   const answerer = deferred_answerer();
@@ -244,7 +262,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
     answerer.forward_to(projection.answerer);
     if (options.draft !== undefined) projection.store.set_ui({ input_draft: options.draft });
     // The first frame does not wait for the runtime: the channel keeps what the user sends meanwhile.
-    tui = await show_tui(session, projection, metrics);
+    tui = await show_tui(session, projection, metrics, options.pre_frame);
     // A resumed session's "allow for this session" answers hold before its MCP servers ask to start.
     if (options.session_id !== undefined) permissions.restore_session_grants(prompts_of(session).answered);
     runtime = await runtime_for(session, providers, { ...options, interactive: true }, permissions);
@@ -272,9 +290,15 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
 }
 
 /** Renders the App; `exited` resolves when the user leaves (`/exit`, Ctrl+C twice) or the terminal goes away. */
-async function show_tui(session: Session, projection: SessionProjection, metrics: Metrics): Promise<{ exited: Promise<void>; unmount(): void }> {
+async function show_tui(
+  session: Session,
+  projection: SessionProjection,
+  metrics: Metrics,
+  pre_frame: PreFrame | undefined,
+): Promise<{ exited: Promise<void>; unmount(): void }> {
   await import("../tui/react-production.js");
-  const [{ render }, React, { App }] = await Promise.all([import("ink"), import("react"), import("../tui/index.js")]);
+  // React is CommonJS: bundled, its dynamic import is its `default` alone (scripts/bundle-cli.mjs).
+  const [{ render }, { default: React }, { App }] = await Promise.all([import("ink"), import("react"), import("../tui/index.js")]);
   const layout = session.project.layout;
   const element = React.createElement(App, {
     client: projection.store,
@@ -284,12 +308,15 @@ async function show_tui(session: Session, projection: SessionProjection, metrics
     read_tasks: () => list_tasks(session.connection),
     on_exit: () => undefined,
   });
+  // ink draws its first frame within `render`, where the pre-frame stood.
+  pre_frame?.hand_over();
   // As `mount_tui` does (Ctrl+C is the App's, ≤ 30 frames a second), plus the frame count the bench reads.
   const instance = render(element, {
     exitOnCtrlC: false,
     maxFps: 30,
     onRender: ({ renderTime }) => {
-      metrics.first_frame_at ??= epoch_ms();
+      metrics.ink_frame_at ??= epoch_ms();
+      metrics.first_frame_at ??= metrics.ink_frame_at;
       metrics.frames += 1;
       metrics.render_ms += renderTime;
     },

@@ -91,7 +91,11 @@ const COMMANDS: Record<string, Command> = {
     positionals: true,
     run: async (values, positionals, io) => {
       if (positionals.length > 1) return usage_error(io, `air run takes one project folder, not "${positionals.join(" ")}"`);
+      // The TUI's first frame before the command's modules load (pre-frame.ts says why).
+      const pre_frame =
+        values.print === undefined ? (await import("./pre-frame.js")).paint_pre_frame(strings(values, { mode: "permission-mode" }).mode) : undefined;
       return (await import("./commands/run.js")).run_run(io, {
+        ...(pre_frame === undefined ? {} : { pre_frame }),
         ...(positionals[0] === undefined ? {} : { project: positionals[0] }),
         ...(typeof values.print === "string" ? { print: values.print } : {}),
         ...(values.continue === true ? { continue: true } : {}),

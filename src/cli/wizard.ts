@@ -13,6 +13,9 @@ import { collect_choices } from "./wizard/collect.js";
 import { commit_files } from "./wizard/commit.js";
 import { plan_home_files, plan_project_files, type ExistingFiles } from "./wizard/plan.js";
 import { WizardCancelled } from "./wizard/steps.js";
+import { in_ci, is_interactive } from "./terminal.js";
+
+export { is_interactive };
 
 export type WizardOptions = {
   /** `air init`: also the project's `.air/shared` starter files (rules, permissions). */
@@ -31,17 +34,6 @@ export type WizardResult =
       readonly files: readonly string[];
     }
   | { readonly status: "cancelled" };
-
-/** CI set to anything but "0"/"false" means nobody is there to answer. */
-function in_ci(env: NodeJS.ProcessEnv): boolean {
-  const value = env.CI?.trim().toLowerCase();
-  return value !== undefined && value !== "" && value !== "0" && value !== "false";
-}
-
-/** Whether a person can answer prompts: a terminal on both ends and not CI. */
-export function is_interactive(env: NodeJS.ProcessEnv = process.env): boolean {
-  return process.stdin.isTTY === true && process.stdout.isTTY === true && !in_ci(env);
-}
 
 /**
  * True when nothing is set up: no `~/.air/config.yaml` (the wizard's record; the demo has nothing else)

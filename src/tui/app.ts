@@ -4,6 +4,7 @@ import type { TaskListing } from "../contracts/task-listing.js";
 import type { ProjectionState } from "../projection/types.js";
 import { is_busy, useControls } from "./controls.js";
 import { useEvidenceKey } from "./evidence-key.js";
+import { EXIT_HINT } from "./exit-hint.js";
 import type { AppProps } from "./props.js";
 import { StreamedText, useWriteSettled } from "./streamed-text.js";
 import { MAX_FPS, useProjection } from "./use-projection.js";
@@ -22,8 +23,6 @@ import { team_lines_count, team_tasks, TeamView } from "./views/team.js";
 const HudView = memo(Hud);
 const PromptLineView = memo(PromptLine);
 const BlockerView = memo(BlockerReports);
-
-const EXIT_HINT = "Press Ctrl+C again to exit (the session stays resumable).";
 /** Lines of the live region besides the reply, progress and dialog: HUD, prompt line, hints, margins. */
 const FRAME_ROWS = 8;
 const BLOCKER_ROWS = 3;

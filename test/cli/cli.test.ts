@@ -6,6 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HELP_WIDTH } from "../../src/cli/help.js";
 import { REPO_ROOT, run_air, run_air_async, spawn_fixture, temp_workspace } from "../fixtures/cli.js";
+import { loaded_modules } from "../fixtures/loaded-modules.js";
 
 let workspace: ReturnType<typeof temp_workspace>;
 beforeEach(() => {
@@ -111,7 +112,7 @@ describe("air session list", () => {
       node_args: ["--import", recorder],
     });
     expect(result.status).toBe(0);
-    const loaded = fs.readFileSync(log, "utf8");
+    const loaded = loaded_modules(log).join("\n");
     expect(loaded).toContain("/dist/cli/commands/session-list.js");
     for (const forbidden of ["/node_modules/xstate/", "/node_modules/drizzle-orm/", "/node_modules/ink/", "@anthropic-ai", "/node_modules/openai/"]) {
       expect(loaded).not.toContain(forbidden);

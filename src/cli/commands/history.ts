@@ -75,7 +75,8 @@ async function read_projection(db_file: string, session_id: string): Promise<Pro
 /** What the TUI would have printed for the session: its finished items, open blockers, and the HUD line. */
 async function render_like_the_tui(state: ProjectionState, read_artifact: (id: string) => string, columns: number): Promise<string> {
   await import("../../tui/react-production.js");
-  const [{ Box, renderToString }, React, { collect_finished }, { FinishedView }, { BlockerReports }, { Hud }] = await Promise.all([
+  // React is CommonJS: bundled, its dynamic import is its `default` alone (scripts/bundle-cli.mjs).
+  const [{ Box, renderToString }, { default: React }, { collect_finished }, { FinishedView }, { BlockerReports }, { Hud }] = await Promise.all([
     import("ink"),
     import("react"),
     import("../../tui/views/finished.js"),

@@ -6,6 +6,7 @@ import { startup_dependency_check } from "../../doctor/startup.js";
 import { locate_project_root } from "../../project/project-store.js";
 import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
+import type { PreFrame } from "../pre-frame.js";
 import type { OutputFormat } from "../progress.js";
 import { inspect_options, start_inspection } from "../../inspect/attach.js";
 import { parse_run_budget } from "../budget-options.js";
@@ -29,6 +30,8 @@ export type RunOptions = SessionFlags & {
   inspect_file?: string;
   /** `air run [project]`: the project folder (default: the working folder). */
   project?: string;
+  /** The TUI's first frame, already on screen: ink takes it over, or any other ending erases it. */
+  pre_frame?: PreFrame;
 };
 
 /** The provider's own failure when none is configured (the guidance on what to set), else undefined. */
@@ -79,6 +82,14 @@ function startup_doctor(io: Io): void {
 }
 
 export async function run_run(io: Io, options: RunOptions): Promise<number> {
+  try {
+    return await run_in_folder(options.pre_frame?.above(io) ?? io, options);
+  } finally {
+    options.pre_frame?.dismiss();
+  }
+}
+
+async function run_in_folder(io: Io, options: RunOptions): Promise<number> {
   const here = in_project_folder(io, options.project);
   startup_doctor(here);
   if (options.print === undefined) return run_interactive_or_explain(here, options);
@@ -154,6 +165,7 @@ async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<
   const wizard = await import("../wizard.js");
   if (!wizard.is_interactive()) throw no_terminal_failure(providers);
   if (wizard.needs_wizard()) {
+    options.pre_frame?.make_way();
     const setup = await wizard.run_wizard(io, { for_init: false });
     if (setup.status === "cancelled") return CANCELLED;
     // The offline demo configures no provider: it opens `air demo`, not this project.
@@ -172,6 +184,7 @@ async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<
       ...(max_parallel === undefined ? {} : { max_parallel }),
       ...(run_budget === undefined ? {} : { run_budget }),
       ...(inspection === undefined ? {} : { inspect: inspection.inspect }),
+      ...(options.pre_frame === undefined ? {} : { pre_frame: options.pre_frame }),
     });
   } finally {
     inspection?.close();

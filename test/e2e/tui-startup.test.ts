@@ -1,0 +1,58 @@
+/**
+ * `air run`'s start in a real terminal (tmux): the first frame is painted before ink and the runtime load,
+ * and keys typed while they load are not lost — the text reaches the App's prompt line, and a Ctrl+C is the
+ * App's first press. Only skipped where tmux is not installed.
+ */
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { AIR_BIN, air_env, copy_fixture_project, require_build, temp_dir } from "./helpers.js";
+import { screen_shows, taking_keys, Tmux, tmux_available } from "../fixtures/tmux.js";
+
+let cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.reverse()) cleanup();
+  cleanups = [];
+});
+
+/** `air run` in a pane, on a copy of the worker fixture; no request is made, so the server is never reached. */
+function start_air(): Tmux {
+  require_build();
+  const work = temp_dir("air-e2e-tui-startup-");
+  cleanups.push(work.cleanup);
+  const project = copy_fixture_project("worker", work.dir);
+  const env = air_env(path.join(work.dir, "air-home"), {
+    ANTHROPIC_API_KEY: "sk-e2e-unused",
+    ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+    TERM: "xterm-256color",
+  });
+  delete env.CI;
+  delete env.TMUX;
+  const tmux = new Tmux(env);
+  cleanups.push(() => tmux.kill());
+  tmux.start("run", project, `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)} run --permission-mode default`);
+  return tmux;
+}
+
+/** ink's frame, not the pre-frame: the HUD names the model and the session. */
+const INK_HUD = /claude-[\w.-]+ · ctx[\s\S]*session[\s\S]*ses_/;
+
+describe.skipIf(!tmux_available)("air run's start in a terminal (tmux)", () => {
+  it("keeps the keys typed as soon as the terminal is raw and shows them on the App's prompt line", async () => {
+    const tmux = start_air();
+    await taking_keys(tmux, "run");
+    tmux.type("run", "typed during start-up");
+    const screen = await screen_shows(tmux, "run", "the typed text on ink's prompt line", new RegExp(`${INK_HUD.source}[\\s\\S]*› typed during start-up`));
+    // One frame on screen: the pre-frame gave its place to ink's, nothing of it left behind.
+    expect(screen.match(/mode default/g)).toHaveLength(1);
+    expect(screen).not.toContain("starting ·");
+  }, 60_000);
+
+  it("takes a Ctrl+C pressed before ink is up as the App's first press: the exit hint, then a second one leaves", async () => {
+    const tmux = start_air();
+    await taking_keys(tmux, "run");
+    tmux.keys("run", "C-c");
+    await screen_shows(tmux, "run", "the exit hint on ink's frame", new RegExp(`${INK_HUD.source}[\\s\\S]*Press Ctrl\\+C again to exit`));
+    tmux.keys("run", "C-c");
+    await screen_shows(tmux, "run", "air leaving", /\[air exited 0\]/);
+  }, 60_000);
+});

@@ -258,7 +258,11 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
   let swept: Promise<void> | undefined;
   try {
     const context_window = providers.context_window(session.model_id, session.model_provider_id);
-    projection = open_session_projection(session, { price: request_cost_usd, ...(context_window === undefined ? {} : { context_window }) });
+    projection = open_session_projection(session, {
+      price: request_cost_usd,
+      permission_mode: permissions.mode,
+      ...(context_window === undefined ? {} : { context_window }),
+    });
     answerer.forward_to(projection.answerer);
     if (options.draft !== undefined) projection.store.set_ui({ input_draft: options.draft });
     // The first frame does not wait for the runtime: the channel keeps what the user sends meanwhile.

@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 /** `air run` in a pane, on a copy of the worker fixture; no request is made, so the server is never reached. */
-function start_air(): Tmux {
+function start_air(mode = "default"): Tmux {
   require_build();
   const work = temp_dir("air-e2e-tui-startup-");
   cleanups.push(work.cleanup);
@@ -29,7 +29,7 @@ function start_air(): Tmux {
   delete env.TMUX;
   const tmux = new Tmux(env);
   cleanups.push(() => tmux.kill());
-  tmux.start("run", project, `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)} run --permission-mode default`);
+  tmux.start("run", project, `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)} run --permission-mode ${mode}`);
   return tmux;
 }
 
@@ -37,13 +37,14 @@ function start_air(): Tmux {
 const INK_HUD = /claude-[\w.-]+ · ctx[\s\S]*session[\s\S]*ses_/;
 
 describe.skipIf(!tmux_available)("air run's start in a terminal (tmux)", () => {
-  it("keeps the keys typed as soon as the terminal is raw and shows them on the App's prompt line", async () => {
-    const tmux = start_air();
+  it("keeps the keys typed as soon as the terminal is raw and shows them on the App's prompt line, under the run's mode", async () => {
+    const tmux = start_air("accept-edits");
     await taking_keys(tmux, "run");
     tmux.type("run", "typed during start-up");
     const screen = await screen_shows(tmux, "run", "the typed text on ink's prompt line", new RegExp(`${INK_HUD.source}[\\s\\S]*› typed during start-up`));
-    // One frame on screen: the pre-frame gave its place to ink's, nothing of it left behind.
-    expect(screen.match(/mode default/g)).toHaveLength(1);
+    // One frame on screen: the pre-frame gave its place to ink's, nothing of it left behind; both name the flag's mode.
+    expect(screen.match(/mode accept-edits/g)).toHaveLength(1);
+    expect(screen).not.toContain("mode default");
     expect(screen).not.toContain("starting ·");
   }, 60_000);
 

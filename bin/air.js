@@ -4,10 +4,14 @@
 
 // A reader that stops reading (`air history --json | head`) closes the pipe, and the next write fails with
 // EPIPE: whatever the command, it ends there, quietly and successfully, as the reader asked (Node ignores
-// the SIGPIPE that would end a C program the same way). Any other stream error is a real failure.
+// the SIGPIPE that would end a C program the same way). A terminal that went away (its window closed)
+// fails the next write with EIO: what was being drawn has nowhere to go, and the SIGHUP that comes with it
+// closes the session as /exit does — throwing here would crash past that and leave the session locked.
+// Any other stream error is a real failure.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error) => {
     if (error.code === "EPIPE") process.exit(0);
+    if (error.code === "EIO") return;
     throw error;
   });
 }

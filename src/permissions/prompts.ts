@@ -1,7 +1,7 @@
 import readline from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { PermissionGrantScope, PermissionPrompt } from "../contracts/events/permission.js";
-import { change_size_text, command_part_text, path_text } from "./prompt-text.js";
+import { change_size_text, command_part_text, path_text } from "../contracts/prompt-text.js";
 
 export type { PermissionPrompt };
 

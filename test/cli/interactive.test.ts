@@ -42,7 +42,7 @@ function env(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 describe("air run without -p and without a terminal", () => {
-  it("with no provider either, exits 1 at once with both pieces of guidance and writes nothing", () => {
+  it("with no provider either, exits 1 at once with both pieces of guidance and writes nothing but its log line", () => {
     const started = performance.now();
     require_build();
     const run = run_air(["run"], { cwd: project, env: env() });
@@ -54,7 +54,9 @@ describe("air run without -p and without a terminal", () => {
     expect(run.stderr).toContain("ANTHROPIC_API_KEY");
     expect(run.stderr).toContain(path.join(home, "models.yaml"));
     expect(fs.readdirSync(project)).toEqual([]);
-    expect(fs.readdirSync(home)).toEqual([]);
+    // Only the failure's record in the logs (issue 17): no config, no project index.
+    expect(fs.readdirSync(home, { recursive: true }).sort()).toEqual(["logs", "logs/air.developer.log", "logs/air.log"]);
+    expect(fs.readFileSync(path.join(home, "logs", "air.log"), "utf8")).toContain("air run needs a requirement with -p");
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 

@@ -197,7 +197,8 @@ describe("air run -p --output-format stream-json", () => {
     expect(result.is_error).toBe(false);
     const last_main = messages.filter((message) => message.type === "assistant" && message.parent_tool_use_id === null).at(-1);
     expect(blocks_of(last_main!)).toEqual([{ type: "text", text: result.result }]);
-    expect(result.result).toMatch(/^Task "Add the greeting file" is completed\./);
+    // The executor's own closing words, then the facts of its task.
+    expect(result.result).toMatch(/^Wrote greeting\.txt; the verification command checks its content\.\n\n- Task "Add the greeting file" is completed\./);
   });
 
   it("reports the usage, cost, turns and time that the session's rows (`air tasks --json`) add up to", async () => {

@@ -27,7 +27,7 @@ function tree(dir: string): string[] {
 }
 
 describe("air run with no provider configured", () => {
-  it("exits 1 naming ANTHROPIC_API_KEY and the models.yaml path, and writes nothing", async () => {
+  it("exits 1 naming ANTHROPIC_API_KEY and the models.yaml path, and writes nothing but its log line", async () => {
     const started = performance.now();
     const run = await air(["run", "-p", "x"], { cwd: project, env: air_env(air_home) });
     const elapsed = performance.now() - started;
@@ -40,7 +40,9 @@ describe("air run with no provider configured", () => {
     expect(run.stderr).not.toMatch(/\n\s+at /); // a rendered AirError, not a stack trace
     expect(tree(project)).toEqual([]);
     expect(fs.existsSync(path.join(project, ".air"))).toBe(false);
-    expect(tree(air_home)).toEqual([]);
+    // Only the failure's record in the logs (issue 17): no config, no project index.
+    expect(tree(air_home)).toEqual(["logs", "logs/air.developer.log", "logs/air.log"]);
+    expect(fs.readFileSync(path.join(air_home, "logs", "air.log"), "utf8")).toContain("no model provider is configured");
     // Fails fast: no runtime, no worker, no model request. Generous for a loaded 2-core CI box.
     expect(elapsed).toBeLessThan(10_000);
   });

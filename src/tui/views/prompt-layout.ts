@@ -1,4 +1,4 @@
-import { change_size_text, command_part_text, path_text } from "../../permissions/prompt-text.js";
+import { change_size_text, command_part_text, path_text } from "../../contracts/prompt-text.js";
 import type { PermissionPromptView } from "../../projection/types.js";
 import { clean_line } from "../sanitize.js";
 

@@ -1,4 +1,9 @@
-import type { PromptCommand, PromptPath, ProposedChange } from "../contracts/events/permission.js";
+import type { PromptCommand, PromptPath, ProposedChange } from "./events/permission.js";
+
+/*
+ * The words for a permission prompt's parts, one wording for the line prompt (src/permissions) and the TUI's
+ * dialog (src/tui), which may import only contracts and the projection.
+ */
 
 /** Path categories in the user's words. */
 const PATH_WORDS: Record<string, string> = {

@@ -1,14 +1,8 @@
-/**
- * `air -r` with no id on a terminal: a picker of the project's sessions, newest first, by title; the one
- * picked opens in the TUI with its conversation, and leaving the picker opens nothing. The built CLI in a
- * tmux pane against the scripted model server; only skipped where tmux is not installed.
- */
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ScriptInput, TurnInput } from "../../src/providers/scripted/script.js";
-import { start_scripted_server } from "../../src/providers/scripted/server.js";
-import { leave_with_ctrl_c_twice, screen_shows, Tmux, tmux_available } from "../fixtures/tmux.js";
-import { AIR_BIN, air as run_air, air_env, copy_fixture_project, require_build, session_ids, temp_dir } from "./helpers.js";
+import { tui_project } from "../fixtures/tui-project.js";
+import { leave_with_ctrl_c_twice, screen_shows, tmux_available } from "../fixtures/tmux.js";
+import { air as run_air, session_ids } from "./helpers.js";
 
 const KEY = "sk-e2e-picker";
 const chat = (answer: string): TurnInput => ({ reply: { content: [{ type: "tool_use", name: "classify_request", input: { intent: "chat", answer } }] } });
@@ -22,22 +16,12 @@ afterEach(async () => {
 
 /** A project with two sessions made headless ("What is the answer?" first), and a tmux server for it. */
 async function two_sessions() {
-  require_build();
-  const work = temp_dir("air-e2e-picker-");
-  cleanups.push(work.cleanup);
-  const server = await start_scripted_server({ script: SCRIPT, api_key: KEY });
-  cleanups.push(() => server.close());
-  const project = copy_fixture_project("worker", work.dir);
-  const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, TERM: "xterm-256color" });
-  delete env.CI;
-  delete env.TMUX;
+  const { project, tmux, air, env } = await tui_project(SCRIPT, KEY, cleanups, "picker");
   for (const question of ["What is the answer?", "Another question."]) {
     const run = await run_air(["run", "-p", question], { cwd: project, env });
     expect(run.result.code, run.transcript).toBe(0);
   }
-  const tmux = new Tmux(env);
-  cleanups.push(() => tmux.kill());
-  return { project, tmux, air: `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)}` };
+  return { project, tmux, air };
 }
 
 describe.skipIf(!tmux_available)("air -r in a terminal (tmux)", () => {

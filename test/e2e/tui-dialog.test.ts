@@ -6,10 +6,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
-import { leave_with_ctrl_c_twice, screen_shows, Tmux, tmux_available } from "../fixtures/tmux.js";
-import { AIR_BIN, air_env, CLASSIFY_GREETING, copy_fixture_project, fixture_requirement, require_build, temp_dir, wait_until } from "./helpers.js";
+import { tui_project } from "../fixtures/tui-project.js";
+import { leave_with_ctrl_c_twice, screen_shows, type Tmux, tmux_available } from "../fixtures/tmux.js";
+import { CLASSIFY_GREETING, fixture_requirement, wait_until } from "./helpers.js";
 
 const KEY = "sk-e2e-tui-dialog";
 const TABLE = Array.from({ length: 200 }, (_, index) => `row ${index + 1}`).join("\n");
@@ -65,20 +65,10 @@ async function visible_shows(tmux: Tmux, what: string, pattern: RegExp): Promise
 
 describe.skipIf(!tmux_available)("the permission dialog in a terminal (tmux)", () => {
   it("shows an edit's diff and a long write's sized, scrolling diff while each prompt waits and nothing is written", async () => {
-    require_build();
-    const work = temp_dir("air-e2e-tui-dialog-");
-    cleanups.push(work.cleanup);
-    const server = await start_scripted_server({ script: SCRIPT, api_key: KEY });
-    cleanups.push(() => server.close());
-    const project = copy_fixture_project("worker", work.dir);
+    const { project, tmux, air } = await tui_project(SCRIPT, KEY, cleanups, "tui-dialog");
     const readme = fs.readFileSync(path.join(project, "README.md"), "utf8");
-    const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, TERM: "xterm-256color" });
-    delete env.CI;
-    delete env.TMUX;
-    const tmux = new Tmux(env);
-    cleanups.push(() => tmux.kill());
 
-    tmux.start("run", project, `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)} run --permission-mode default`);
+    tmux.start("run", project, `${air} run --permission-mode default`);
     await screen_shows(tmux, "run", "the TUI's first frame", /mode default[\s\S]*›/);
     tmux.type("run", fixture_requirement("worker"));
     await screen_shows(tmux, "run", "the typed requirement", /› Add the greeting file described in README\.md\./);

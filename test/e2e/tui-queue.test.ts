@@ -1,16 +1,8 @@
-/**
- * Messages in the interactive `air run`, end to end in a real terminal: the built CLI in a tmux pane against
- * the scripted model server. The first message shows before the model answers and names the session; a
- * message typed while the Main Agent's turn runs is shown as queued and reaches the model once the turn has
- * ended; the HUD shows the context used of the model's window. Only skipped where tmux is not installed.
- */
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
 import { run_air } from "../fixtures/cli.js";
-import { leave_with_ctrl_c_twice, screen_shows, Tmux, tmux_available } from "../fixtures/tmux.js";
-import { AIR_BIN, air_env, copy_fixture_project, require_build, temp_dir } from "./helpers.js";
+import { tui_project } from "../fixtures/tui-project.js";
+import { leave_with_ctrl_c_twice, screen_shows, tmux_available } from "../fixtures/tmux.js";
 
 const KEY = "sk-e2e-tui-queue";
 const FIRST = "What does the greeting file say when the task is done?";
@@ -37,19 +29,9 @@ afterEach(async () => {
 
 describe.skipIf(!tmux_available)("messages in air run's terminal (tmux)", () => {
   it("echoes the first message before the answer, names the session after it, queues a message typed during the turn and sends it after", async () => {
-    require_build();
-    const work = temp_dir("air-e2e-tui-queue-");
-    cleanups.push(work.cleanup);
-    const server = await start_scripted_server({ script: SCRIPT, api_key: KEY });
-    cleanups.push(() => server.close());
-    const project = copy_fixture_project("worker", work.dir);
-    const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, TERM: "xterm-256color" });
-    delete env.CI;
-    delete env.TMUX;
-    const tmux = new Tmux(env);
-    cleanups.push(() => tmux.kill());
+    const { project, tmux, air, env, server } = await tui_project(SCRIPT, KEY, cleanups, "tui-queue");
 
-    tmux.start("run", project, `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)} run --permission-mode default`);
+    tmux.start("run", project, `${air} run --permission-mode default`);
     await screen_shows(tmux, "run", "the TUI's first frame", /ctx –[\s\S]*›/);
     tmux.type("run", FIRST);
     await screen_shows(tmux, "run", "the typed message", /› What does the greeting file say/);

@@ -8,10 +8,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
-import { leave_with_ctrl_c_twice, screen_shows, Tmux, taking_keys, tmux_available } from "../fixtures/tmux.js";
-import { AIR_BIN, air_env, CLASSIFY_GREETING, copy_fixture_project, fixture_requirement, require_build, temp_dir } from "./helpers.js";
+import { tui_project } from "../fixtures/tui-project.js";
+import { leave_with_ctrl_c_twice, screen_shows, taking_keys, tmux_available } from "../fixtures/tmux.js";
+import { CLASSIFY_GREETING, fixture_requirement } from "./helpers.js";
 
 const KEY = "sk-e2e-tui-transcript";
 const COMMAND = "wc -l README.md";
@@ -55,19 +55,9 @@ function occurrences(text: string, part: string): number {
 
 describe.skipIf(!tmux_available)("the transcript of air run in a terminal (tmux)", () => {
   it("keeps the executor's words with its tool runs beneath, shows a command once, ends with the executor's summary and its facts, and expands evidence on Ctrl+O", async () => {
-    require_build();
-    const work = temp_dir("air-e2e-tui-transcript-");
-    cleanups.push(work.cleanup);
-    const server = await start_scripted_server({ script: SCRIPT, api_key: KEY });
-    cleanups.push(() => server.close());
-    const project = copy_fixture_project("worker", work.dir);
-    const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, TERM: "xterm-256color" });
-    delete env.CI;
-    delete env.TMUX;
-    const tmux = new Tmux(env);
-    cleanups.push(() => tmux.kill());
+    const { project, tmux, air } = await tui_project(SCRIPT, KEY, cleanups, "tui-transcript");
 
-    tmux.start("run", project, `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)} run --permission-mode accept-edits`);
+    tmux.start("run", project, `${air} run --permission-mode accept-edits`);
     await screen_shows(tmux, "run", "the TUI's first frame", /mode [\w-]+[\s\S]*›/);
     tmux.type("run", fixture_requirement("worker"));
     await screen_shows(tmux, "run", "the typed requirement", /› Add the greeting file described in README\.md\./);

@@ -7,23 +7,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { start_scripted_server } from "../../src/providers/scripted/server.js";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
 import { session_lock_path, project_layout } from "../../src/project/layout.js";
 import { run_air } from "../fixtures/cli.js";
-import {
-  AIR_BIN,
-  air_env,
-  CLASSIFY_GREETING,
-  copy_fixture_project,
-  fixture_requirement,
-  pid_alive,
-  require_build,
-  session_ids,
-  temp_dir,
-  wait_until,
-} from "./helpers.js";
-import { leave_with_ctrl_c_twice, screen_shows, Tmux, tmux_available } from "../fixtures/tmux.js";
+import { CLASSIFY_GREETING, fixture_requirement, pid_alive, session_ids, wait_until } from "./helpers.js";
+import { tui_project } from "../fixtures/tui-project.js";
+import { leave_with_ctrl_c_twice, screen_shows, type Tmux, tmux_available } from "../fixtures/tmux.js";
 
 const KEY = "sk-e2e-tui";
 const WRITE_GREETING = { type: "tool_use", name: "fs.write", input: { path: "greeting.txt", content: "hello from air\n" } } as const;
@@ -50,23 +39,6 @@ afterEach(async () => {
   cleanups = [];
 });
 
-/** A project copied from the worker fixture, a scripted server, and a tmux server of our own for them. */
-async function setup(script: ScriptInput) {
-  require_build();
-  const work = temp_dir("air-e2e-tui-");
-  cleanups.push(work.cleanup);
-  const server = await start_scripted_server({ script, api_key: KEY });
-  cleanups.push(() => server.close());
-  const project = copy_fixture_project("worker", work.dir);
-  const env = air_env(path.join(work.dir, "air-home"), { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.url, TERM: "xterm-256color" });
-  delete env.CI;
-  delete env.TMUX;
-  const tmux = new Tmux(env);
-  cleanups.push(() => tmux.kill());
-  const air = `${JSON.stringify(process.execPath)} ${JSON.stringify(AIR_BIN)}`;
-  return { project, tmux, air, env };
-}
-
 /** Starts `air run` and sends the worker fixture's requirement once the TUI shows its prompt line. */
 async function run_and_ask(tmux: Tmux, air: string, project: string): Promise<void> {
   tmux.start("run", project, `${air} run --permission-mode default`);
@@ -79,7 +51,7 @@ async function run_and_ask(tmux: Tmux, air: string, project: string): Promise<vo
 
 describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
   it("takes a requirement, asks before writing, shows the diff and the summary, answers /compact, leaves on Ctrl+C twice; air resume shows the session", async () => {
-    const { project, tmux, air, env } = await setup(SCRIPT);
+    const { project, tmux, air, env } = await tui_project(SCRIPT, KEY, cleanups, "tui");
     await run_and_ask(tmux, air, project);
 
     const asked = await screen_shows(tmux, "run", "the permission prompt", /fs\.write[\s\S]*greeting\.txt/);
@@ -128,7 +100,7 @@ describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
   }, 180_000);
 
   it("asks a prompt left open by a killed run again in air resume's TUI, takes the answer by key and finishes the task", async () => {
-    const { project, tmux, air } = await setup(KILLED_AT_THE_PROMPT);
+    const { project, tmux, air } = await tui_project(KILLED_AT_THE_PROMPT, KEY, cleanups, "tui");
     await run_and_ask(tmux, air, project);
     await screen_shows(tmux, "run", "the permission prompt", /fs\.write[\s\S]*greeting\.txt/);
     const [session_id] = session_ids(project);
@@ -148,7 +120,7 @@ describe.skipIf(!tmux_available)("air run in a terminal (tmux)", () => {
   }, 180_000);
 
   it("interrupts the running task with Esc while its permission prompt is open: nothing is written, the task is cancelled, air stays", async () => {
-    const { project, tmux, air } = await setup(KILLED_AT_THE_PROMPT);
+    const { project, tmux, air } = await tui_project(KILLED_AT_THE_PROMPT, KEY, cleanups, "tui");
     await run_and_ask(tmux, air, project);
     await screen_shows(tmux, "run", "the permission prompt", /fs\.write[\s\S]*greeting\.txt/);
     tmux.keys("run", "Escape");

@@ -11,6 +11,7 @@ import type {
   AgentView,
   CommandRunView,
   DraftView,
+  EvidenceView,
   MessageView,
   PermissionPromptView,
   ProjectionClient,
@@ -274,4 +275,23 @@ export async function type_keys(rendered: Rendered, ...chunks: string[]): Promis
     rendered.stdin.write(chunk);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+export function evidence(extra: Partial<EvidenceView> = {}): EvidenceView {
+  return {
+    id: new_id("evidence"),
+    kind: "command_run",
+    ref: "ctest",
+    claim: "all 3 tests pass",
+    location: null,
+    task_id: null,
+    agent_id: null,
+    message_id: null,
+    tool_run_id: null,
+    command_run_id: null,
+    artifact_id: null,
+    diagnostic_id: null,
+    created_at: "2026-01-01T00:00:00.000Z",
+    ...extra,
+  };
 }

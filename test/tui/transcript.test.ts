@@ -5,31 +5,12 @@
 import { cleanup } from "ink-testing-library";
 import { afterEach, describe, expect, it } from "vitest";
 import { new_id } from "../../src/contracts/ids.js";
-import type { EvidenceView, MessageView, ProjectionState } from "../../src/projection/types.js";
-import { agent, base_state, command_run, message, render_app, state_with, task, tool_run, until } from "./fixtures.js";
+import type { MessageView, ProjectionState } from "../../src/projection/types.js";
+import { agent, base_state, command_run, evidence, message, render_app, state_with, task, tool_run, until } from "./fixtures.js";
 
 afterEach(() => cleanup());
 
 const CTRL_O = "\x0f";
-
-function evidence(extra: Partial<EvidenceView>): EvidenceView {
-  return {
-    id: new_id("evidence"),
-    kind: "command_run",
-    ref: "",
-    claim: "",
-    location: null,
-    task_id: null,
-    agent_id: null,
-    message_id: null,
-    tool_run_id: null,
-    command_run_id: null,
-    artifact_id: null,
-    diagnostic_id: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-    ...extra,
-  };
-}
 
 /** An executor on "Fix the loop": it reads, says why, edits, runs the tests, and closes with its summary. */
 function executor_run(): { state: ProjectionState; closing: MessageView } {

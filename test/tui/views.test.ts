@@ -2,7 +2,8 @@ import { cleanup, render } from "ink-testing-library";
 import { createElement } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { new_id } from "../../src/contracts/ids.js";
-import type { ArtifactView, EvidenceView, HudSummary } from "../../src/projection/types.js";
+import { evidence } from "./fixtures.js";
+import type { ArtifactView, HudSummary } from "../../src/projection/types.js";
 import { Markdown, parse_inline, parse_markdown, settled_length } from "../../src/tui/markdown.js";
 import { parse_input } from "../../src/tui/slash.js";
 import { DIFF_MAX_LINES, DiffView } from "../../src/tui/views/diff.js";
@@ -27,25 +28,6 @@ function artifact(extra: Partial<ArtifactView> = {}): ArtifactView {
     agent_id: null,
     tool_run_id: null,
     command_run_id: null,
-    created_at: "2026-01-01T00:00:00.000Z",
-    ...extra,
-  };
-}
-
-function evidence(extra: Partial<EvidenceView> = {}): EvidenceView {
-  return {
-    id: new_id("evidence"),
-    kind: "command_run",
-    ref: "ctest",
-    claim: "all 3 tests pass",
-    location: null,
-    task_id: null,
-    agent_id: null,
-    message_id: null,
-    tool_run_id: null,
-    command_run_id: null,
-    artifact_id: null,
-    diagnostic_id: null,
     created_at: "2026-01-01T00:00:00.000Z",
     ...extra,
   };

@@ -92,7 +92,7 @@ export function App(props: AppProps): ReactNode {
   const { state, tick } = useProjection(props.client, props.max_fps ?? MAX_FPS, is_busy);
   const { items, settled, drafts, append, notify } = useFinished(state, props.read_artifact);
   useEvidenceKey(items, append, notify);
-  useWriteSettled(settled, write, stdout.columns ?? 80);
+  useWriteSettled(settled, write, stdout);
   const controls = useControls(props, state, notify);
   const listing = useTeamListing(state, props.read_tasks);
   const { prompt } = controls;

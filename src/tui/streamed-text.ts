@@ -1,7 +1,7 @@
-import { renderToString } from "ink";
-import { createElement as h, useEffect, useRef } from "react";
+import { useEffect, useRef } from "react";
 import type { DraftView } from "../projection/types.js";
-import { Markdown, settled_length } from "./markdown.js";
+import { settled_length } from "./markdown.js";
+import { markdown_text } from "./markdown-text.js";
 import type { FinishedItem } from "./views/finished.js";
 
 function is_main_stream(draft: DraftView): boolean {
@@ -65,15 +65,14 @@ export class StreamedText {
   }
 }
 
-/**
- * Writes settled lines above the live region (ink's `write`), each batch once, as Markdown. Outside React's
- * commit: rendering them to a string is a render of its own.
- */
-export function useWriteSettled(settled: readonly string[], write: (data: string) => void, columns: number): void {
-  const width = useRef(columns);
-  width.current = columns;
+/** Writes settled lines above the live region (ink's `write`), each batch once, as Markdown. */
+export function useWriteSettled(settled: readonly string[], write: (data: string) => void, terminal: NodeJS.WriteStream): void {
+  const current = useRef(terminal);
+  current.current = terminal;
   useEffect(() => {
     if (settled.length === 0) return;
-    queueMicrotask(() => write(`${settled.map((text) => renderToString(h(Markdown, { text }), { columns: width.current })).join("\n")}\n`));
+    const { columns, hasColors } = current.current;
+    const colors = typeof hasColors === "function" && current.current.hasColors();
+    write(`${settled.map((text) => markdown_text(text, columns ?? 80, colors)).join("\n")}\n`);
   }, [settled, write]);
 }

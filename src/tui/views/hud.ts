@@ -1,4 +1,4 @@
-import { Box, Text } from "ink";
+import { Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
 import type { HudPreset, HudSummary } from "../../projection/types.js";
 import { clean_line } from "../sanitize.js";
@@ -43,6 +43,10 @@ export function hud_fields(hud: HudSummary, preset: HudPreset): string[] {
   ];
 }
 
+/**
+ * One dimmed line (wrapped when long) under a rule: no bordered box, whose border ink lays out and draws
+ * on every frame of the live region.
+ */
 export function Hud(props: { readonly hud: HudSummary; readonly preset: HudPreset }): ReactNode {
-  return h(Box, { borderStyle: "single", borderColor: "gray", paddingX: 1 }, h(Text, { dimColor: true }, hud_fields(props.hud, props.preset).join(" · ")));
+  return h(Text, { dimColor: true }, `─ ${hud_fields(props.hud, props.preset).join(" · ")}`);
 }

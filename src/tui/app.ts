@@ -6,6 +6,7 @@ import { is_busy, useControls } from "./controls.js";
 import { useEvidenceKey } from "./evidence-key.js";
 import type { AppProps } from "./props.js";
 import { StreamedText, useWriteSettled } from "./streamed-text.js";
+import { has_colors } from "./markdown-text.js";
 import { MAX_FPS, useProjection } from "./use-projection.js";
 import { BlockerReports } from "./views/blockers.js";
 import { collect_finished, type FinishedItem, type Notice } from "./views/finished.js";
@@ -115,7 +116,7 @@ export function App(props: AppProps): ReactNode {
     // biome-ignore lint/correctness/noChildrenProp: Static renders each item with a function, which createElement's children arguments cannot type
     h(Static<FinishedItem>, { items, children: (item: FinishedItem) => h(FinishedView, { key: item.key, item }) }),
     h(Echoes, { echoes: controls.outgoing.echoes }),
-    h(LiveDrafts, { drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
+    h(LiveDrafts, { drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, colors: has_colors(stdout), tick }),
     h(TeamView, { state, listing, tick }),
     h(Progress, { state, tick, columns: stdout.columns ?? 80, compact }),
     h(BlockerView, { blockers: state.blockers }),
@@ -123,7 +124,7 @@ export function App(props: AppProps): ReactNode {
       ? null
       : h(PermissionDialog, { key: prompt.prompt_id, prompt, max_lines: dialog_room, keys: controls.dialog_keys, on_answer: controls.answer }),
     h(QueuedMessages, { queued: controls.outgoing.queued }),
-    h(HudView, { hud: state.hud, preset: state.ui.hud_preset }),
+    h(HudView, { hud: state.hud, preset: state.ui.hud_preset, columns: stdout.columns ?? 80 }),
     h(PromptLineView, { draft: controls.draft, direct: controls.direct, hint: controls.exit_armed ? EXIT_HINT : null, disabled: prompt !== undefined }),
   );
 }

@@ -142,3 +142,8 @@ export function markdown_text(source: string, columns: number, colors: boolean):
   }
   return rows.join("\n");
 }
+
+/** Whether ink's text on `terminal` is styled: its chalk styles only a terminal that shows colours. */
+export function has_colors(terminal: NodeJS.WriteStream): boolean {
+  return typeof terminal.hasColors === "function" && terminal.hasColors();
+}

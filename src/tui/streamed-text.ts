@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import type { DraftView } from "../projection/types.js";
 import { settled_length } from "./markdown.js";
-import { markdown_text } from "./markdown-text.js";
+import { has_colors, markdown_text } from "./markdown-text.js";
 import type { FinishedItem } from "./views/finished.js";
 
 function is_main_stream(draft: DraftView): boolean {
@@ -71,8 +71,9 @@ export function useWriteSettled(settled: readonly string[], write: (data: string
   current.current = terminal;
   useEffect(() => {
     if (settled.length === 0) return;
-    const { columns, hasColors } = current.current;
-    const colors = typeof hasColors === "function" && current.current.hasColors();
-    write(`${settled.map((text) => markdown_text(text, columns ?? 80, colors)).join("\n")}\n`);
+    const colors = has_colors(current.current);
+    const text = `${settled.map((lines) => markdown_text(lines, current.current.columns ?? 80, colors)).join("\n")}\n`;
+    // After the commit: ink's write redraws the live region as it last drew it, which is then this commit's.
+    queueMicrotask(() => write(text));
   }, [settled, write]);
 }

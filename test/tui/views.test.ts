@@ -159,7 +159,7 @@ describe("HUD", () => {
   });
 
   it("renders the preset the UI state names, and re-renders when /hud changes it", async () => {
-    expect(render(createElement(Hud, { hud, preset: "minimal" })).lastFrame()).not.toContain("mode");
+    expect(render(createElement(Hud, { hud, preset: "minimal", columns: 100 })).lastFrame()).not.toContain("mode");
     const rendered = render_app(base_state());
     expect(rendered.lastFrame()).toContain("session ");
     rendered.holder.set_ui({ hud_preset: "minimal" });

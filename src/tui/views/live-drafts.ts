@@ -20,22 +20,19 @@ export function LiveDrafts(props: {
 }): ReactNode {
   const streaming = props.drafts.filter((draft) => draft.status === "streaming" && draft.task_id === null && draft.agent_id === null);
   if (streaming.length === 0) return null;
-  return h(
-    Box,
-    { flexDirection: "column" },
-    ...streaming.map((draft) => {
-      const { lines, hidden } = tail_lines(clean_text(draft.text), props.max_lines, props.columns);
-      const status = [h(StatusGlyph, { key: "glyph", status: "streaming", tick: props.tick }), " writing…", lines.length === 0 ? ` (${hidden} lines)` : ""];
-      if (lines.length === 0) return h(Text, { key: draft.message_id, dimColor: true }, ...status);
-      const text = markdown_text(lines.join("\n"), props.columns, props.colors);
-      // One text node for the reply and its status: ink lays out and draws every node of the live region on each frame.
-      return h(
-        Text,
-        { key: draft.message_id },
-        hidden > 0 ? h(Text, { dimColor: true }, `… ${hidden} lines above\n`) : "",
-        text === "" ? "" : `${text}\n`,
-        h(Text, { dimColor: true }, ...status),
-      );
-    }),
-  );
+  const views = streaming.map((draft) => {
+    const { lines, hidden } = tail_lines(clean_text(draft.text), props.max_lines, props.columns);
+    const status = [h(StatusGlyph, { key: "glyph", status: "streaming", tick: props.tick }), " writing…", lines.length === 0 ? ` (${hidden} lines)` : ""];
+    if (lines.length === 0) return h(Text, { key: draft.message_id, dimColor: true }, ...status);
+    const text = markdown_text(lines.join("\n"), props.columns, props.colors);
+    // One text node for the reply and its status: ink lays out and draws every node of the live region on each frame.
+    return h(
+      Text,
+      { key: draft.message_id },
+      hidden > 0 ? h(Text, { dimColor: true }, `… ${hidden} lines above\n`) : "",
+      text === "" ? "" : `${text}\n`,
+      h(Text, { dimColor: true }, ...status),
+    );
+  });
+  return views.length === 1 ? views[0] : h(Box, { flexDirection: "column" }, ...views);
 }

@@ -7,6 +7,7 @@ import { useEvidenceKey } from "./evidence-key.js";
 import { EXIT_HINT } from "./exit-hint.js";
 import type { AppProps } from "./props.js";
 import { StreamedText, useWriteSettled } from "./streamed-text.js";
+import { has_colors } from "./markdown-text.js";
 import { MAX_FPS, useProjection } from "./use-projection.js";
 import { BlockerReports } from "./views/blockers.js";
 import { collect_finished, type FinishedItem, type Notice } from "./views/finished.js";
@@ -91,7 +92,7 @@ export function App(props: AppProps): ReactNode {
   const { state, tick } = useProjection(props.client, props.max_fps ?? MAX_FPS, is_busy);
   const { items, settled, drafts, append, notify } = useFinished(state, props.read_artifact);
   useEvidenceKey(items, append, notify);
-  useWriteSettled(settled, write, stdout.columns ?? 80);
+  useWriteSettled(settled, write, stdout);
   const controls = useControls(props, state, notify);
   const listing = useTeamListing(state, props.read_tasks);
   const { prompt } = controls;
@@ -114,7 +115,7 @@ export function App(props: AppProps): ReactNode {
     // biome-ignore lint/correctness/noChildrenProp: Static renders each item with a function, which createElement's children arguments cannot type
     h(Static<FinishedItem>, { items, children: (item: FinishedItem) => h(FinishedView, { key: item.key, item }) }),
     h(Echoes, { echoes: controls.outgoing.echoes }),
-    h(LiveDrafts, { drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, tick }),
+    h(LiveDrafts, { drafts, max_lines: Math.max(0, rows - others), columns: stdout.columns ?? 80, colors: has_colors(stdout), tick }),
     h(TeamView, { state, listing, tick }),
     h(Progress, { state, tick, columns: stdout.columns ?? 80, compact }),
     h(BlockerView, { blockers: state.blockers }),
@@ -122,7 +123,7 @@ export function App(props: AppProps): ReactNode {
       ? null
       : h(PermissionDialog, { key: prompt.prompt_id, prompt, max_lines: dialog_room, keys: controls.dialog_keys, on_answer: controls.answer }),
     h(QueuedMessages, { queued: controls.outgoing.queued }),
-    h(HudView, { hud: state.hud, preset: state.ui.hud_preset }),
+    h(HudView, { hud: state.hud, preset: state.ui.hud_preset, columns: stdout.columns ?? 80 }),
     h(PromptLineView, { draft: controls.draft, direct: controls.direct, hint: controls.exit_armed ? EXIT_HINT : null, disabled: prompt !== undefined }),
   );
 }

@@ -1,7 +1,7 @@
-import { renderToString } from "ink";
-import { createElement as h, useEffect, useRef } from "react";
+import { useEffect, useRef } from "react";
 import type { DraftView } from "../projection/types.js";
-import { Markdown, settled_length } from "./markdown.js";
+import { settled_length } from "./markdown.js";
+import { has_colors, markdown_text } from "./markdown-text.js";
 import type { FinishedItem } from "./views/finished.js";
 
 function is_main_stream(draft: DraftView): boolean {
@@ -65,15 +65,15 @@ export class StreamedText {
   }
 }
 
-/**
- * Writes settled lines above the live region (ink's `write`), each batch once, as Markdown. Outside React's
- * commit: rendering them to a string is a render of its own.
- */
-export function useWriteSettled(settled: readonly string[], write: (data: string) => void, columns: number): void {
-  const width = useRef(columns);
-  width.current = columns;
+/** Writes settled lines above the live region (ink's `write`), each batch once, as Markdown. */
+export function useWriteSettled(settled: readonly string[], write: (data: string) => void, terminal: NodeJS.WriteStream): void {
+  const current = useRef(terminal);
+  current.current = terminal;
   useEffect(() => {
     if (settled.length === 0) return;
-    queueMicrotask(() => write(`${settled.map((text) => renderToString(h(Markdown, { text }), { columns: width.current })).join("\n")}\n`));
+    const colors = has_colors(current.current);
+    const text = `${settled.map((lines) => markdown_text(lines, current.current.columns ?? 80, colors)).join("\n")}\n`;
+    // After the commit: ink's write redraws the live region as it last drew it, which is then this commit's.
+    queueMicrotask(() => write(text));
   }, [settled, write]);
 }

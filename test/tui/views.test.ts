@@ -140,8 +140,18 @@ describe("HUD", () => {
     expect(fields.slice(0, 5)).toEqual(hud_fields(hud, "essential"));
   });
 
+  it("wraps between fields at the width it is given, never inside a field", () => {
+    const fields = hud_fields(hud, "full");
+    const frame = render(createElement(Hud, { hud, preset: "full", columns: 60 })).lastFrame() ?? "";
+    const rows = frame.split("\n");
+    expect(rows.length).toBeGreaterThan(1);
+    expect(rows[0]?.startsWith("─ claude-x · ctx 25%")).toBe(true);
+    for (const row of rows) expect(row.length).toBeLessThanOrEqual(60);
+    for (const field of fields) expect(rows.some((row) => row.includes(field))).toBe(true);
+  });
+
   it("renders the preset the UI state names, and re-renders when /hud changes it", async () => {
-    expect(render(createElement(Hud, { hud, preset: "minimal" })).lastFrame()).not.toContain("mode");
+    expect(render(createElement(Hud, { hud, preset: "minimal", columns: 100 })).lastFrame()).not.toContain("mode");
     const rendered = render_app(base_state());
     expect(rendered.lastFrame()).toContain("session ");
     rendered.holder.set_ui({ hud_preset: "minimal" });

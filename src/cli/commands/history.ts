@@ -91,7 +91,7 @@ async function render_like_the_tui(state: ProjectionState, read_artifact: (id: s
     { flexDirection: "column" },
     ...items.map((item) => h(FinishedView, { key: item.key, item })),
     h(BlockerReports, { key: "blockers", blockers: state.blockers }),
-    h(Hud, { key: "hud", hud: state.hud, preset: state.ui.hud_preset }),
+    h(Hud, { key: "hud", hud: state.hud, preset: state.ui.hud_preset, columns }),
   );
   return renderToString(tree, { columns });
 }

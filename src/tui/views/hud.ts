@@ -1,4 +1,4 @@
-import { Box, Text } from "ink";
+import { Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
 import type { HudPreset, HudSummary } from "../../projection/types.js";
 import { clean_line } from "../sanitize.js";
@@ -43,6 +43,24 @@ export function hud_fields(hud: HudSummary, preset: HudPreset): string[] {
   ];
 }
 
-export function Hud(props: { readonly hud: HudSummary; readonly preset: HudPreset }): ReactNode {
-  return h(Box, { borderStyle: "single", borderColor: "gray", paddingX: 1 }, h(Text, { dimColor: true }, hud_fields(props.hud, props.preset).join(" · ")));
+/** The fields in rows of at most `columns` where they fit, a field never split; "─ " leads the first row. */
+function hud_rows(fields: readonly string[], columns: number): string {
+  const rows: string[] = [];
+  let row = "";
+  const lead = () => (rows.length === 0 ? "─ " : "  ");
+  for (const field of fields) {
+    if (row !== "" && lead().length + row.length + 3 + field.length > columns) {
+      rows.push(lead() + row);
+      row = field;
+    } else row = row === "" ? field : `${row} · ${field}`;
+  }
+  return [...rows, lead() + row].join("\n");
+}
+
+/**
+ * The HUD as dimmed text under the live region, no bordered box: ink would lay out and draw a border on
+ * every frame of the live region. Memoized by the App, so a frame that changes none of its fields skips it.
+ */
+export function Hud(props: { readonly hud: HudSummary; readonly preset: HudPreset; readonly columns: number }): ReactNode {
+  return h(Text, { dimColor: true }, hud_rows(hud_fields(props.hud, props.preset), props.columns));
 }

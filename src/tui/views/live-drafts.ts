@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
 import type { DraftView } from "../../projection/types.js";
-import { Markdown } from "../markdown.js";
+import { markdown_text } from "../markdown-text.js";
 import { clean_text, tail_lines } from "../sanitize.js";
 import { StatusGlyph } from "./glyphs.js";
 
@@ -15,30 +15,24 @@ export function LiveDrafts(props: {
   readonly drafts: readonly DraftView[];
   readonly max_lines: number;
   readonly columns: number;
+  readonly colors: boolean;
   readonly tick: number;
 }): ReactNode {
   const streaming = props.drafts.filter((draft) => draft.status === "streaming" && draft.task_id === null && draft.agent_id === null);
   if (streaming.length === 0) return null;
-  return h(
-    Box,
-    { flexDirection: "column" },
-    ...streaming.map((draft) => {
-      const { lines, hidden } = tail_lines(clean_text(draft.text), props.max_lines, props.columns);
-      const status = h(
-        Text,
-        { key: "status", dimColor: true },
-        h(StatusGlyph, { status: "streaming", tick: props.tick }),
-        " writing…",
-        lines.length === 0 ? ` (${hidden} lines)` : "",
-      );
-      if (lines.length === 0) return h(Box, { key: draft.message_id }, status);
-      return h(
-        Box,
-        { key: draft.message_id, flexDirection: "column" },
-        ...(hidden > 0 ? [h(Text, { key: "hidden", dimColor: true }, `… ${hidden} lines above`)] : []),
-        h(Markdown, { key: "text", text: lines.join("\n") }),
-        status,
-      );
-    }),
-  );
+  const views = streaming.map((draft) => {
+    const { lines, hidden } = tail_lines(clean_text(draft.text), props.max_lines, props.columns);
+    const status = [h(StatusGlyph, { key: "glyph", status: "streaming", tick: props.tick }), " writing…", lines.length === 0 ? ` (${hidden} lines)` : ""];
+    if (lines.length === 0) return h(Text, { key: draft.message_id, dimColor: true }, ...status);
+    const text = markdown_text(lines.join("\n"), props.columns, props.colors);
+    // One text node for the reply and its status: ink lays out and draws every node of the live region on each frame.
+    return h(
+      Text,
+      { key: draft.message_id },
+      hidden > 0 ? h(Text, { dimColor: true }, `… ${hidden} lines above\n`) : "",
+      text === "" ? "" : `${text}\n`,
+      h(Text, { dimColor: true }, ...status),
+    );
+  });
+  return views.length === 1 ? views[0] : h(Box, { flexDirection: "column" }, ...views);
 }

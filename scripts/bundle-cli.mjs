@@ -43,6 +43,23 @@ const react_production_by_define = {
   },
 };
 
+/**
+ * yoga-layout (ink's layout engine) carries its WebAssembly as a base64 `data:` URL, which its loader reads
+ * with `fetch` whenever Node has one: that loads Node's undici and its web streams first, ~30 ms on the TUI's
+ * way to ink's first frame. Its own fallback decodes the same bytes directly; here it is the only path.
+ */
+const yoga_without_fetch = {
+  name: "yoga-without-fetch",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, "utf8");
+      const decoded_directly = source.replaceAll('"function"!=typeof fetch', "true");
+      if (decoded_directly === source) throw new Error(`${args.path}: yoga-layout no longer loads its WebAssembly as this build expects`);
+      return { contents: decoded_directly, loader: "js" };
+    });
+  },
+};
+
 fs.rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: [path.join(dist, "cli", "main.js")],
@@ -60,7 +77,7 @@ const result = await build({
   // src/tui/react-production.ts has put the variable back; fixed here, only inside the bundle's code, so the
   // TUI runs React's production build and the commands air runs still never inherit a NODE_ENV.
   define: { "process.env.NODE_ENV": '"production"' },
-  plugins: [react_production_by_define, own_urls],
+  plugins: [react_production_by_define, yoga_without_fetch, own_urls],
   metafile: true,
   sourcemap: true,
   logLevel: "warning",

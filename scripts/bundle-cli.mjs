@@ -6,7 +6,11 @@
  * Why: loading is most of air's start. Measured on a 2-core machine, importing what `air run` needs (the
  * run command, the runtime, the SDKs, ink, React and the App) took ~1.7 s as separate modules and ~0.45 s
  * from the bundle; in the tui start-up bench (medians of 5 runs beside `node -e 0`) the Main Agent was ready
- * at 10× node's start, from 24× unbundled. The first frame does not wait for any of it (src/cli/pre-frame.ts).
+ * at 10× node's start, from 24× unbundled, and at 5.3–5.9× (from 7.7–7.8× in the same runs) once the SDKs, the
+ * wizard, the inspector and the LSP modules loaded only when used, the command grammars compiled at first use
+ * and yoga's WebAssembly was decoded without `fetch`. The first frame does not wait for any of it
+ * (src/cli/pre-frame.ts). Minifying (half the bytes) changed neither figure beyond the noise: not done, so
+ * stack traces keep their names.
  *
  * A module of ours that reads a file beside it (`new URL("../package.json", import.meta.url)`, the
  * migrations, the prompts, the worker's entry) reads it where it did unbundled: its `import.meta.url` is
@@ -43,6 +47,23 @@ const react_production_by_define = {
   },
 };
 
+/**
+ * yoga-layout (ink's layout engine) carries its WebAssembly as a base64 `data:` URL, which its loader reads
+ * with `fetch` whenever Node has one: that loads Node's undici and its web streams first, ~30 ms on the TUI's
+ * way to ink's first frame. Its own fallback decodes the same bytes directly; here it is the only path.
+ */
+const yoga_without_fetch = {
+  name: "yoga-without-fetch",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/ }, async (args) => {
+      const source = await fs.promises.readFile(args.path, "utf8");
+      const decoded_directly = source.replaceAll('"function"!=typeof fetch', "true");
+      if (decoded_directly === source) throw new Error(`${args.path}: yoga-layout no longer loads its WebAssembly as this build expects`);
+      return { contents: decoded_directly, loader: "js" };
+    });
+  },
+};
+
 fs.rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: [path.join(dist, "cli", "main.js")],
@@ -60,7 +81,7 @@ const result = await build({
   // src/tui/react-production.ts has put the variable back; fixed here, only inside the bundle's code, so the
   // TUI runs React's production build and the commands air runs still never inherit a NODE_ENV.
   define: { "process.env.NODE_ENV": '"production"' },
-  plugins: [react_production_by_define, own_urls],
+  plugins: [react_production_by_define, yoga_without_fetch, own_urls],
   metafile: true,
   sourcemap: true,
   logLevel: "warning",

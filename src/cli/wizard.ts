@@ -1,6 +1,6 @@
 import * as clack from "@clack/prompts";
 import type { PermissionMode } from "../contracts/events/permission.js";
-import { air_failure, is_air_failure, type AirFailure } from "../contracts/errors.js";
+import { air_failure, type AirFailure } from "../contracts/errors.js";
 import { air_home } from "../project/layout.js";
 import { read_yaml_file } from "../project/yaml-file.js";
 import { PERMISSIONS_FILE_EXAMPLE, PermissionsFile, user_permissions_file } from "../permissions/policy.js";
@@ -8,7 +8,7 @@ import { load_provider_config, no_provider_failure } from "../providers/config.j
 import { credentials_file_path, read_credentials_file } from "../providers/credentials-file.js";
 import { models_file_path, read_models_file } from "../providers/models-file.js";
 import type { Io } from "./output.js";
-import { DEMO_PROVIDER, read_air_config, type WizardProvider } from "./wizard/air-config.js";
+import { DEMO_PROVIDER, type WizardProvider } from "./wizard/air-config.js";
 import { collect_choices } from "./wizard/collect.js";
 import { commit_files } from "./wizard/commit.js";
 import { plan_home_files, plan_project_files, type ExistingFiles } from "./wizard/plan.js";
@@ -34,23 +34,6 @@ export type WizardResult =
       readonly files: readonly string[];
     }
   | { readonly status: "cancelled" };
-
-/**
- * True when nothing is set up: no `~/.air/config.yaml` (the wizard's record; the demo has nothing else)
- * and the selected provider has no key or server. A broken models.yaml is not "nothing": the run reports it.
- */
-export function needs_wizard(env: NodeJS.ProcessEnv = process.env): boolean {
-  const home = air_home(env);
-  if (read_air_config(home) !== undefined) return false;
-  try {
-    const config = load_provider_config({ env, home });
-    const settings = config.settings(config.selected);
-    return settings.key_required && settings.api_key === undefined;
-  } catch (error) {
-    if (is_air_failure(error)) return false;
-    throw error;
-  }
-}
 
 /** No terminal to ask in: the same guidance as a run without a provider, plus the wizard. */
 export function wizard_unavailable_failure(env: NodeJS.ProcessEnv = process.env): AirFailure {

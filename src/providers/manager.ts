@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { air_failure, AirFailure, is_air_failure } from "../contracts/errors.js";
 import { ModelRequest, type ModelCapabilities, type ModelResponse } from "../contracts/provider.js";
-import { AnthropicAdapter, type CompleteOptions } from "./anthropic.js";
+import type { CompleteOptions } from "./anthropic.js";
 import { capability_failure, type ResolvedModel } from "./capabilities.js";
 import {
   key_hint,
@@ -14,7 +14,6 @@ import {
   type ProviderId,
   type ProviderSettings,
 } from "./config.js";
-import { OpenAICompatibleAdapter } from "./openai/adapter.js";
 import type { RetryPolicy } from "./retry.js";
 
 /** A configured provider, described without its key: safe to put in an event or a log line. */
@@ -168,29 +167,57 @@ export class ProviderManager {
     return model;
   }
 
+  /**
+   * The adapter of the session's provider, built at its first request: its SDK loads then, and the other
+   * provider's never, not while the TUI starts (the two SDKs are ~0.55 MB of the bundle). A failure to
+   * build it is the request's, explained as any other.
+   */
   #adapter(settings: ProviderSettings, model: ResolvedModel): ModelAdapter {
-    const { capabilities } = model;
-    const common = {
+    const common = this.#common(settings, model);
+    if (settings.provider_id === "anthropic") {
+      const adapter = once(async () => {
+        const { AnthropicAdapter } = await import("./anthropic.js");
+        return new AnthropicAdapter({
+          ...common,
+          // biome-ignore lint/style/noNonNullAssertion: #settings made sure of the key, Anthropic always needs one
+          api_key: settings.api_key!,
+          prompt_caching: model.capabilities.supports.prompt_caching,
+          thinking_budget_tokens: model.thinking_budget_tokens,
+          max_output_tokens: model.capabilities.max_output_tokens,
+        });
+      });
+      return {
+        complete: async (request, options) => (await adapter()).complete(request, options),
+        count_tokens: async (request) => (await adapter()).count_tokens(request),
+      };
+    }
+    const adapter = once(async () => {
+      const { OpenAICompatibleAdapter } = await import("./openai/adapter.js");
+      return new OpenAICompatibleAdapter({ ...common, provider_id: settings.provider_id, api_key: settings.api_key });
+    });
+    return { complete: async (request, options) => (await adapter()).complete(request, options) };
+  }
+
+  #common(settings: ProviderSettings, model: ResolvedModel) {
+    return {
       model_id: model.model_id,
       base_url: base_url_of(settings),
       headers: settings.headers === undefined ? undefined : { ...settings.headers },
       retry: this.#options.retry,
       timeout_ms: this.#options.timeout_ms,
       // A local model's output limit is often far below the usual default.
-      default_max_tokens: Math.min(this.#options.default_max_tokens ?? DEFAULT_MAX_TOKENS, capabilities.max_output_tokens),
+      default_max_tokens: Math.min(this.#options.default_max_tokens ?? DEFAULT_MAX_TOKENS, model.capabilities.max_output_tokens),
     };
-    if (settings.provider_id === "anthropic") {
-      return new AnthropicAdapter({
-        ...common,
-        // biome-ignore lint/style/noNonNullAssertion: #settings made sure of the key, Anthropic always needs one
-        api_key: settings.api_key!,
-        prompt_caching: capabilities.supports.prompt_caching,
-        thinking_budget_tokens: model.thinking_budget_tokens,
-        max_output_tokens: capabilities.max_output_tokens,
-      });
-    }
-    return new OpenAICompatibleAdapter({ ...common, provider_id: settings.provider_id, api_key: settings.api_key });
   }
+}
+
+/** `make`'s promise, made at the first call and shared by every call after. */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
 }
 
 /** Extended thinking is an Anthropic feature, for models that think, within their output limit. */

@@ -136,6 +136,36 @@ describe("what the TUI loads before its first frame", () => {
     expect(loaded).toContain("/dist/mcp/servers.js");
     for (const deferred of ["@modelcontextprotocol", "/node_modules/ajv/", "/dist/mcp/activation.js"]) expect(loaded).not.toContain(deferred);
   });
+
+  it("loads no LLM SDK, wizard, inspector or LSP: the provider's SDK loads at its first request, the rest when used", () => {
+    const log = path.join(workspace.root, "imports.log");
+    const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
+    const script = ["dist/cli/commands/run.js", "dist/cli/interactive.js"]
+      .map((file) => `await import(${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, file)).href)});`)
+      .join("");
+    const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", script], {
+      cwd: workspace.root,
+      env: { ...workspace.env, AIR_IMPORT_LOG: log },
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const loaded = fs.readFileSync(log, "utf8");
+    expect(loaded).toContain("/dist/providers/manager.js");
+    expect(loaded).toContain("/dist/cpp/clangd/pool.js");
+    const deferred = [
+      "@anthropic-ai",
+      "/node_modules/openai/",
+      "/dist/providers/anthropic.js",
+      "/dist/cli/wizard.js",
+      "@clack",
+      "@statelyai",
+      "/node_modules/ws/",
+      "vscode-jsonrpc",
+      "vscode-languageserver",
+      "/dist/cpp/clangd/client.js",
+    ];
+    for (const module of deferred) expect(loaded).not.toContain(module);
+  });
 });
 
 describe("readers beside a live writer", () => {

@@ -1,7 +1,8 @@
 import { init_project } from "../../project/project-store.js";
 import type { Io } from "../output.js";
 import { note_project_opened } from "../note-project.js";
-import { is_interactive, needs_wizard, run_wizard, type WizardResult } from "../wizard.js";
+import { is_interactive, run_wizard, type WizardResult } from "../wizard.js";
+import { needs_wizard } from "../wizard/needed.js";
 import { DEMO_PROVIDER } from "../wizard/air-config.js";
 
 /** The exit code of a setup the user cancelled (as for Ctrl+C). */

@@ -8,12 +8,14 @@ import { ProviderManager } from "../../providers/manager.js";
 import type { Io } from "../output.js";
 import type { PreFrame } from "../pre-frame.js";
 import type { OutputFormat } from "../progress.js";
-import { inspect_options, start_inspection } from "../../inspect/attach.js";
+import type { Inspection } from "../../inspect/attach.js";
 import { parse_run_budget } from "../budget-options.js";
 import { parse_permission_options } from "../permission-options.js";
 import { run_requirement } from "../run-requirement.js";
 import { headless_session, PICK_CANCELLED, terminal_session, type SessionFlags } from "../session-choice.js";
 import { DEMO_PROVIDER } from "../wizard/air-config.js";
+import { needs_wizard } from "../wizard/needed.js";
+import { is_interactive } from "../terminal.js";
 
 const FORMATS: readonly OutputFormat[] = ["text", "json", "stream-json", "events"];
 
@@ -81,6 +83,16 @@ function startup_doctor(io: Io): void {
   if (line !== undefined) io.err(`${line}\n`);
 }
 
+/**
+ * `--inspect`/`--inspect-file`: the live statecharts, whose inspector and WebSocket relay (~0.25 MB of the
+ * bundle) load only when asked for.
+ */
+async function inspection_of(io: Io, options: RunOptions): Promise<Inspection | undefined> {
+  if (options.inspect === undefined && options.inspect_file === undefined) return undefined;
+  const { inspect_options, start_inspection } = await import("../../inspect/attach.js");
+  return start_inspection(io, inspect_options(options));
+}
+
 export async function run_run(io: Io, options: RunOptions): Promise<number> {
   try {
     return await run_in_folder(options.pre_frame?.above(io) ?? io, options);
@@ -125,7 +137,7 @@ async function run_in_folder(io: Io, options: RunOptions): Promise<number> {
     ...(run_budget === undefined ? {} : { run_budget }),
   };
   const providers = ProviderManager.load({ project_root: locate_project_root(here.cwd) ?? here.cwd });
-  const inspection = await start_inspection(here, inspect_options(options));
+  const inspection = await inspection_of(here, options);
   try {
     const report = await run_requirement(here, { ...request, ...(inspection === undefined ? {} : { inspect: inspection.inspect }) }, providers);
     return report.code;
@@ -162,11 +174,10 @@ async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<
   const run_budget = parse_run_budget(options);
   const project_root = locate_project_root(io.cwd) ?? io.cwd;
   let providers = ProviderManager.load({ project_root });
-  const wizard = await import("../wizard.js");
-  if (!wizard.is_interactive()) throw no_terminal_failure(providers);
-  if (wizard.needs_wizard()) {
+  if (!is_interactive()) throw no_terminal_failure(providers);
+  if (needs_wizard()) {
     options.pre_frame?.make_way();
-    const setup = await wizard.run_wizard(io, { for_init: false });
+    const setup = await (await import("../wizard.js")).run_wizard(io, { for_init: false });
     if (setup.status === "cancelled") return CANCELLED;
     // The offline demo configures no provider: it opens `air demo`, not this project.
     if (setup.provider === DEMO_PROVIDER) return (await import("./demo.js")).run_demo(io, { keep: false });
@@ -175,7 +186,7 @@ async function run_interactive_or_explain(io: Io, options: RunOptions): Promise<
   const session_id = await terminal_session(io.cwd, options);
   if (session_id === PICK_CANCELLED) return CANCELLED;
   const { run_interactive } = await import("../interactive.js");
-  const inspection = await start_inspection(io, inspect_options(options));
+  const inspection = await inspection_of(io, options);
   try {
     return await run_interactive(io, providers, {
       permissions,

@@ -1,5 +1,5 @@
 import { air_failure } from "../../contracts/errors.js";
-import { ClangdClient } from "./client.js";
+import type { ClangdClient } from "./client.js";
 import { find_compile_commands_dir } from "./compile-db.js";
 import { clangd_missing } from "./errors.js";
 import { find_clangd } from "./executable.js";
@@ -82,6 +82,8 @@ export class ClangdPool {
     const executable = this.#options.executable ?? find_clangd();
     if (executable === null) throw clangd_missing();
     this.#started += 1;
+    // Loaded with the first clangd: the JSON-RPC and LSP modules stay out of every session that never asks it.
+    const { ClangdClient } = await import("./client.js");
     return ClangdClient.start({
       executable,
       root,

@@ -5,7 +5,6 @@ import { define_tool } from "../../tools/define.js";
 import { locate, PathInput, read_text_file } from "../../tools/fs/common.js";
 import { invalid_input_error } from "../../tools/registry-errors.js";
 import type { ClangdPool } from "../clangd/pool.js";
-import { run_clangd_query } from "../clangd/query.js";
 import { ClangdQueryOutput } from "../clangd/results.js";
 
 const POSITION_ACTIONS: readonly string[] = ["definition", "references", "hover"];
@@ -51,6 +50,8 @@ export function clangd_query_tool(pool: ClangdPool) {
       const { text } = read_text_file(located);
       const root = fs.realpathSync(execution.project_root);
       const { client, compile_commands_dir } = await pool.client(root);
+      // The LSP protocol's modules (~0.4 MB of the bundle) load at the first query, not with every session's tools.
+      const { run_clangd_query } = await import("../clangd/query.js");
       return run_clangd_query({
         client,
         root,

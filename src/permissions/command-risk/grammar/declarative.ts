@@ -195,13 +195,18 @@ function match_compiled(compiled: Compiled, args: readonly ShellWord[], matched:
   spec.check?.(matched, seen, operands);
 }
 
-/** A program's rule from its declared grammar; `names` it answers to default to the rule's name. */
+/**
+ * A program's rule from its declared grammar; `names` it answers to default to the rule's name. The grammar
+ * is compiled at the rule's first match: every grammar is declared as its module loads, on the way to the
+ * TUI's first frame, and most programs are never run in a session.
+ */
 export function program_rule(spec: ProgramSpec, names: readonly string[] = [spec.rule]): ProgramRule {
-  const compiled = compile(spec);
+  let compiled: Compiled | undefined;
   return {
     names,
     match: (args) => {
       const matched = new Matched(spec.rule, spec.manual);
+      compiled ??= compile(spec);
       match_compiled(compiled, args, matched);
       return matched;
     },

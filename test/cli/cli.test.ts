@@ -120,36 +120,30 @@ describe("air session list", () => {
   });
 });
 
+/** The modules a Node process loads to import `files` (dist/, unbundled), as the import recorder logs them. */
+function modules_loaded_by(files: readonly string[]): string {
+  const log = path.join(workspace.root, "imports.log");
+  const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
+  const script = files.map((file) => `await import(${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, file)).href)});`).join("");
+  const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", script], {
+    cwd: workspace.root,
+    env: { ...workspace.env, AIR_IMPORT_LOG: log },
+    encoding: "utf8",
+  });
+  expect(result.status, result.stderr).toBe(0);
+  return fs.readFileSync(log, "utf8");
+}
+
 describe("what the TUI loads before its first frame", () => {
   it("loads no MCP SDK and no JSON Schema validator: only a project with MCP servers loads them, when its runtime starts", () => {
-    const log = path.join(workspace.root, "imports.log");
-    const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
-    const interactive = pathToFileURL(path.join(REPO_ROOT, "dist/cli/interactive.js")).href;
-    const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", `await import(${JSON.stringify(interactive)});`], {
-      cwd: workspace.root,
-      env: { ...workspace.env, AIR_IMPORT_LOG: log },
-      encoding: "utf8",
-    });
-    expect(result.status, result.stderr).toBe(0);
-    const loaded = fs.readFileSync(log, "utf8");
+    const loaded = modules_loaded_by(["dist/cli/interactive.js"]);
     expect(loaded).toContain("/dist/actors/runtime/runtime.js");
     expect(loaded).toContain("/dist/mcp/servers.js");
     for (const deferred of ["@modelcontextprotocol", "/node_modules/ajv/", "/dist/mcp/activation.js"]) expect(loaded).not.toContain(deferred);
   });
 
   it("loads no LLM SDK, wizard, inspector or LSP: the provider's SDK loads at its first request, the rest when used", () => {
-    const log = path.join(workspace.root, "imports.log");
-    const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
-    const script = ["dist/cli/commands/run.js", "dist/cli/interactive.js"]
-      .map((file) => `await import(${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, file)).href)});`)
-      .join("");
-    const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", script], {
-      cwd: workspace.root,
-      env: { ...workspace.env, AIR_IMPORT_LOG: log },
-      encoding: "utf8",
-    });
-    expect(result.status, result.stderr).toBe(0);
-    const loaded = fs.readFileSync(log, "utf8");
+    const loaded = modules_loaded_by(["dist/cli/commands/run.js", "dist/cli/interactive.js"]);
     expect(loaded).toContain("/dist/providers/manager.js");
     expect(loaded).toContain("/dist/cpp/clangd/pool.js");
     const deferred = [

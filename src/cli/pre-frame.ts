@@ -1,11 +1,12 @@
 import type { Io } from "./output.js";
 import { EXIT_HINT } from "../tui/exit-hint.js";
+import { hud_rows } from "../tui/hud-rows.js";
 import { TypedKeys } from "./pre-frame-keys.js";
 import { is_interactive } from "./terminal.js";
 
 /**
  * The TUI's first frame in plain ANSI, painted by `air run` before ink, React, the runtime and the SDKs
- * load: the HUD's box with the session's zero counters and its permission mode, and the prompt line. ink
+ * load: the HUD with the session's zero counters and its permission mode, and the prompt line. ink
  * takes over where it stands — its first frame is drawn in place of this one, no line left behind and the
  * screen never cleared.
  *
@@ -34,7 +35,6 @@ export type PreFrame = {
 /** Below this, ink lays out the App as it can; a frame of ours would only differ from it. */
 const MIN_COLUMNS = 30;
 const MIN_ROWS = 6;
-const GRAY = "\x1b[90m";
 const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";
 const HIDE_CURSOR = "\x1b[?25l";
@@ -44,11 +44,10 @@ const epoch_ms = () => performance.timeOrigin + performance.now();
 
 /** The HUD as a new session's first frame shows it (src/tui/views/hud.ts), the model not known yet. */
 function hud_lines(mode: string, columns: number): string[] {
-  const inner = columns - 4;
-  const fields = ["starting", "ctx –", "0 tok (↑0 ↓0)", "cost –", `mode ${mode}`, "agents 0", "tasks 0"].join(" · ");
-  const text = fields.length > inner ? `${fields.slice(0, inner - 1)}…` : fields.padEnd(inner);
-  const rule = "─".repeat(columns - 2);
-  return [`${GRAY}┌${rule}┐${RESET}`, `${GRAY}│${RESET} ${DIM}${text}${RESET} ${GRAY}│${RESET}`, `${GRAY}└${rule}┘${RESET}`];
+  const fields = ["starting", "ctx –", "0 tok (↑0 ↓0)", "cost –", `mode ${mode}`, "agents 0", "tasks 0"];
+  return hud_rows(fields, columns)
+    .split("\n")
+    .map((line) => `${DIM}${line}${RESET}`);
 }
 
 /** The prompt line (src/tui/views/prompt-line.ts) with what was typed, and the exit hint after a Ctrl+C. */

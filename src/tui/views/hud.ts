@@ -1,6 +1,7 @@
 import { Text } from "ink";
 import { createElement as h, type ReactNode } from "react";
 import type { HudPreset, HudSummary } from "../../projection/types.js";
+import { hud_rows } from "../hud-rows.js";
 import { clean_line } from "../sanitize.js";
 
 export const HUD_PRESETS: readonly HudPreset[] = ["full", "essential", "minimal"];
@@ -41,20 +42,6 @@ export function hud_fields(hud: HudSummary, preset: HudPreset): string[] {
     ...(hud.blocked_tasks > 0 ? [`blocked ${hud.blocked_tasks}`] : []),
     `session ${hud.session_id}`,
   ];
-}
-
-/** The fields in rows of at most `columns` where they fit, a field never split; "─ " leads the first row. */
-function hud_rows(fields: readonly string[], columns: number): string {
-  const rows: string[] = [];
-  let row = "";
-  const lead = () => (rows.length === 0 ? "─ " : "  ");
-  for (const field of fields) {
-    if (row !== "" && lead().length + row.length + 3 + field.length > columns) {
-      rows.push(lead() + row);
-      row = field;
-    } else row = row === "" ? field : `${row} · ${field}`;
-  }
-  return [...rows, lead() + row].join("\n");
 }
 
 /**

@@ -106,9 +106,10 @@ export class ProviderManager {
    * undefined when it is only the guess for unknown models (no built-in family, no models.yaml entry).
    */
   context_window(model_id?: string | null, provider_id?: string | null): number | undefined {
-    const name = provider_id ?? this.#config.selected;
-    if (!(PROVIDER_IDS as readonly string[]).includes(name)) return undefined;
-    const model = this.#config.matrix.resolve(name as ProviderId, model_id ?? this.#config.settings(name as ProviderId).model_id);
+    const named = provider_id ?? this.#config.selected;
+    const provider = PROVIDER_IDS.find((id) => id === named);
+    if (provider === undefined) return undefined;
+    const model = this.#config.matrix.resolve(provider, model_id ?? this.#config.settings(provider).model_id);
     // A models.yaml entry is where a local model's window is stated: the first source is the built-in guess.
     return model.known || model.sources.length > 1 ? model.capabilities.context_window : undefined;
   }

@@ -18,7 +18,7 @@ import { new_id, type AgentId, type PermissionDecisionId, type PermissionPromptI
 import type { CommandAnalysis } from "./command-risk/index.js";
 import type { AnalyzedCommand } from "./command-risk/types.js";
 import { GrantStore } from "./grants.js";
-import { layered_findings, type LayeredFindings, type PermissionFinding, type PermissionRequest } from "./layers.js";
+import { type CommandAnalyzer, layered_findings, type LayeredFindings, type PermissionFinding, type PermissionRequest } from "./layers.js";
 import type { PathClassification } from "./paths.js";
 import { DEFAULT_POLICY, rule_effect, type PermissionPolicy } from "./policy.js";
 import { current_text_of, proposed_change } from "./proposed-change.js";
@@ -117,6 +117,17 @@ export function is_allowed(action: PermissionAction): boolean {
   return action === "allow" || action === "announce_then_run";
 }
 
+let analyzer: Promise<CommandAnalyzer> | undefined;
+
+/**
+ * The shell analyzer and its grammars (~0.8 MB, ~90 ms to load) come in at the first command to judge, not
+ * at start: the TUI's Main Agent is ready without them, and a session that only reads and edits never pays.
+ */
+function command_analyzer(): Promise<CommandAnalyzer> {
+  analyzer ??= import("./command-risk/index.js").then((module) => module.analyze_command);
+  return analyzer;
+}
+
 function clip(text: string, max = 4000): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
@@ -190,8 +201,9 @@ export class PermissionEngine {
   }
 
   /** Layers 1–5 plus rules and grants: the verdict before any prompt. Reads the file system, asks nobody. */
-  classify(request: PermissionRequest): PermissionDecision {
-    const layered = layered_findings(request, this.mode, this.#home);
+  async classify(request: PermissionRequest): Promise<PermissionDecision> {
+    const analyze = request.command === undefined ? undefined : await command_analyzer();
+    const layered = layered_findings(request, this.mode, this.#home, analyze);
     const findings = [...this.#rule_findings(layered.subjects), ...layered.findings].map((finding) => this.#settled(finding));
     return this.#decide(
       findings.sort((a, b) => LAYER_ORDER[a.layer] - LAYER_ORDER[b.layer]),
@@ -201,7 +213,7 @@ export class PermissionEngine {
 
   /** All six layers: `classify`, then a prompt when the verdict is still `ask_user`. */
   async evaluate(request: PermissionRequest, recorder?: PermissionRecorder, signal?: AbortSignal): Promise<PermissionDecision> {
-    const decision = this.classify(request);
+    const decision = await this.classify(request);
     if (decision.action !== "ask_user") {
       // A one-time answer (allow or deny) is spent on the call it was given for.
       this.grants.consume(decision.findings.flatMap((finding) => finding.subjects ?? []));

@@ -5,7 +5,7 @@ import { is_air_failure } from "../contracts/errors.js";
 import type { AgentId, TaskId, ToolRunId } from "../contracts/ids.js";
 import type { TaskScope } from "../contracts/task.js";
 import type { ToolCategory } from "../contracts/tool.js";
-import { analyze_command, type AnalyzerAction, type CommandAnalysis, type CommandCategory, type CommandFinding } from "./command-risk/index.js";
+import type { analyze_command, AnalyzerAction, CommandAnalysis, CommandCategory, CommandFinding } from "./command-risk/index.js";
 import type { CurrentText } from "./proposed-change.js";
 import { default_redactor } from "./secret-redactor.js";
 import { in_write_area } from "./write-area.js";
@@ -225,9 +225,10 @@ function declaration_layer(layers: Layers): void {
 }
 
 /** Layer 4 (and 5 for credential/system findings) for the command; its writes against layers 2 and 3. */
-function command_layer(layers: Layers, real_root: string, override: PermissionFinding[]): CommandAnalysis | undefined {
+function command_layer(layers: Layers, real_root: string, override: PermissionFinding[], analyze: CommandAnalyzer | undefined): CommandAnalysis | undefined {
   const command = layers.request.command;
   if (command === undefined) return undefined;
+  if (analyze === undefined) throw new Error("a command reached the permission layers without the command analyzer");
   const cwd = layers.classify(command.cwd, real_root);
   if (cwd === undefined) return undefined;
   const whole: PermissionSubject = { kind: "command_line", command: default_redactor().redact(command.command) };
@@ -237,7 +238,7 @@ function command_layer(layers: Layers, real_root: string, override: PermissionFi
     layers.add("path_command_risk", "ask_user", "medium", `the command would run in ${cwd.real}, outside the project`, { subjects: [whole], approval: "once" });
   let analysis: CommandAnalysis;
   try {
-    analysis = analyze_command(command.command, { cwd_real: resolve_real(cwd.real), root_real: real_root, home: layers.home, memo: layers.memo });
+    analysis = analyze(command.command, { cwd_real: resolve_real(cwd.real), root_real: real_root, home: layers.home, memo: layers.memo });
   } catch (error) {
     layers.add("path_command_risk", "ask_user", "medium", `the command cannot be checked: ${(error as Error).message}`, {
       subjects: [whole],
@@ -433,8 +434,14 @@ function real_or_undefined(folder: string): string | undefined {
   }
 }
 
-/** Layers 1–5 of seeds 000 §9.2 for one request. Pure apart from reading the file system (lstat/readlink). */
-export function layered_findings(request: PermissionRequest, mode: PermissionMode, home: string | undefined): LayeredFindings {
+/** The shell analyzer, handed in by the engine: it loads at the first command (see `command_analyzer`). */
+export type CommandAnalyzer = typeof analyze_command;
+
+/**
+ * Layers 1–5 of seeds 000 §9.2 for one request. Pure apart from reading the file system (lstat/readlink).
+ * A request with a command needs `analyze`.
+ */
+export function layered_findings(request: PermissionRequest, mode: PermissionMode, home: string | undefined, analyze?: CommandAnalyzer): LayeredFindings {
   const layers = new Layers(request, mode, home);
   declaration_layer(layers);
   read_only_layer(layers);
@@ -452,7 +459,7 @@ export function layered_findings(request: PermissionRequest, mode: PermissionMod
   const writes = request.writes.map((input) => layers.classify(input, real_root)).filter((c): c is PathClassification => c !== undefined);
   path_layers(layers, reads, writes, real_root);
   const override: PermissionFinding[] = [];
-  const analysis = command_layer(layers, real_root, override);
+  const analysis = command_layer(layers, real_root, override, analyze);
   credential_layer(layers, reads, writes);
   layers.findings.push(...override);
   return {

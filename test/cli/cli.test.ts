@@ -160,6 +160,12 @@ describe("what the TUI loads before its first frame", () => {
     ];
     for (const module of deferred) expect(loaded).not.toContain(module);
   });
+
+  it("loads no shell analyzer: the permission engine brings it in at the first command it judges", () => {
+    const loaded = modules_loaded_by(["dist/cli/commands/run.js", "dist/cli/interactive.js"]);
+    expect(loaded).toContain("/dist/permissions/engine.js");
+    expect(loaded).not.toContain("/dist/permissions/command-risk/");
+  });
 });
 
 describe("readers beside a live writer", () => {

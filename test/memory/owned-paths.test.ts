@@ -33,23 +33,23 @@ function write(target: string, extra: Partial<PermissionRequest> = {}): Permissi
 const OWNED = [".air/shared/rules", ".air/shared/skills"];
 
 describe("writes a store owns in .air/shared", () => {
-  it("allows the runtime's own write into a folder its store owns", () => {
-    expect(engine.classify(write(".air/shared/rules/run-ctest.md", { owned_paths: OWNED })).action).toBe("allow");
-    expect(engine.classify(write(".air/shared/skills/build/SKILL.md", { owned_paths: OWNED })).action).toBe("allow");
+  it("allows the runtime's own write into a folder its store owns", async () => {
+    expect((await engine.classify(write(".air/shared/rules/run-ctest.md", { owned_paths: OWNED }))).action).toBe("allow");
+    expect((await engine.classify(write(".air/shared/skills/build/SKILL.md", { owned_paths: OWNED }))).action).toBe("allow");
   });
 
-  it("refuses the same write without the ownership, from an agent, or into another .air folder", () => {
-    expect(engine.classify(write(".air/shared/rules/run-ctest.md")).action).toBe("refuse");
-    expect(engine.classify(write(".air/shared/rules/run-ctest.md", { owned_paths: OWNED, agent_id: new_id("agent") })).action).toBe("refuse");
-    expect(engine.classify(write(".air/shared/permissions.yaml", { owned_paths: OWNED })).action).toBe("refuse");
-    expect(engine.classify(write(".air/shared/rules", { owned_paths: OWNED })).action).toBe("refuse");
-    expect(engine.classify(write(".air/local/learned-memory.db", { owned_paths: [".air/local"] })).action).toBe("refuse");
-    expect(engine.classify(write(".air/shared/rules/../permissions.yaml", { owned_paths: OWNED })).action).toBe("refuse");
+  it("refuses the same write without the ownership, from an agent, or into another .air folder", async () => {
+    expect((await engine.classify(write(".air/shared/rules/run-ctest.md"))).action).toBe("refuse");
+    expect((await engine.classify(write(".air/shared/rules/run-ctest.md", { owned_paths: OWNED, agent_id: new_id("agent") }))).action).toBe("refuse");
+    expect((await engine.classify(write(".air/shared/permissions.yaml", { owned_paths: OWNED }))).action).toBe("refuse");
+    expect((await engine.classify(write(".air/shared/rules", { owned_paths: OWNED }))).action).toBe("refuse");
+    expect((await engine.classify(write(".air/local/learned-memory.db", { owned_paths: [".air/local"] }))).action).toBe("refuse");
+    expect((await engine.classify(write(".air/shared/rules/../permissions.yaml", { owned_paths: OWNED }))).action).toBe("refuse");
   });
 
-  it("refuses an owned folder that is a symlink out of .air/shared", () => {
+  it("refuses an owned folder that is a symlink out of .air/shared", async () => {
     fs.rmSync(temp.project.layout.rules, { recursive: true, force: true });
     fs.symlinkSync(path.join(temp.project.layout.local), path.join(temp.project.layout.shared, "rules"));
-    expect(engine.classify(write(".air/shared/rules/x.md", { owned_paths: OWNED })).action).toBe("refuse");
+    expect((await engine.classify(write(".air/shared/rules/x.md", { owned_paths: OWNED }))).action).toBe("refuse");
   });
 });

@@ -43,14 +43,14 @@ function request(access: { writes?: string[]; reads?: string[]; command?: string
 }
 
 const engine_in = (mode: PermissionMode, rules: PermissionPolicy["rules"] = []) => new PermissionEngine({ policy: { mode, rules } });
-const action = (engine: PermissionEngine, access: Parameters<typeof request>[0]) => engine.classify(request(access)).action;
+const action = async (engine: PermissionEngine, access: Parameters<typeof request>[0]) => (await engine.classify(request(access))).action;
 
 describe("permission modes", () => {
-  it("default asks before editing source, not before writing build output or running builds and tests", () => {
+  it("default asks before editing source, not before writing build output or running builds and tests", async () => {
     const engine = engine_in("default");
-    expect(action(engine, { writes: ["src/a.ts"] })).toBe("ask_user");
-    expect(action(engine, { writes: ["build/out.o"] })).toBe("allow");
-    expect(action(engine, { command: "echo x > src/b.ts" })).toBe("ask_user");
+    expect(await action(engine, { writes: ["src/a.ts"] })).toBe("ask_user");
+    expect(await action(engine, { writes: ["build/out.o"] })).toBe("allow");
+    expect(await action(engine, { command: "echo x > src/b.ts" })).toBe("ask_user");
     for (const command of [
       "ls -la",
       "git status",
@@ -61,50 +61,50 @@ describe("permission modes", () => {
       "CI=true npm test",
       'echo "a;b && c" | wc -c',
     ]) {
-      expect(action(engine, { command }), command).toBe("announce_then_run");
+      expect(await action(engine, { command }), command).toBe("announce_then_run");
     }
-    expect(action(engine, { network: true })).toBe("ask_user");
+    expect(await action(engine, { network: true })).toBe("ask_user");
   });
 
-  it("accept-edits edits the project without asking but still asks for risky commands and the network", () => {
+  it("accept-edits edits the project without asking but still asks for risky commands and the network", async () => {
     const engine = engine_in("accept-edits");
-    expect(action(engine, { writes: ["src/a.ts"] })).toBe("allow");
-    expect(action(engine, { command: "sed -i 's/a/b/' src/a.ts" })).toBe("announce_then_run");
-    expect(action(engine, { command: "git push origin main" })).toBe("ask_user");
-    expect(action(engine, { network: true })).toBe("ask_user");
-    expect(action(engine, { writes: ["../outside.txt"] })).toBe("ask_user");
+    expect(await action(engine, { writes: ["src/a.ts"] })).toBe("allow");
+    expect(await action(engine, { command: "sed -i 's/a/b/' src/a.ts" })).toBe("announce_then_run");
+    expect(await action(engine, { command: "git push origin main" })).toBe("ask_user");
+    expect(await action(engine, { network: true })).toBe("ask_user");
+    expect(await action(engine, { writes: ["../outside.txt"] })).toBe("ask_user");
   });
 
-  it("plan only looks: writes, builds and network are denied; reading commands run", () => {
+  it("plan only looks: writes, builds and network are denied; reading commands run", async () => {
     const engine = engine_in("plan");
-    expect(action(engine, { reads: ["src/a.ts"] })).toBe("allow");
-    expect(action(engine, { writes: ["src/a.ts"] })).toBe("deny");
-    expect(action(engine, { writes: ["build/x"] })).toBe("deny");
-    expect(action(engine, { command: "git log --oneline | head" })).toBe("announce_then_run");
-    expect(action(engine, { command: "cmake --build build" })).toBe("deny");
-    expect(action(engine, { command: "ls > listing.txt" })).toBe("deny");
-    expect(action(engine, { network: true })).toBe("deny");
+    expect(await action(engine, { reads: ["src/a.ts"] })).toBe("allow");
+    expect(await action(engine, { writes: ["src/a.ts"] })).toBe("deny");
+    expect(await action(engine, { writes: ["build/x"] })).toBe("deny");
+    expect(await action(engine, { command: "git log --oneline | head" })).toBe("announce_then_run");
+    expect(await action(engine, { command: "cmake --build build" })).toBe("deny");
+    expect(await action(engine, { command: "ls > listing.txt" })).toBe("deny");
+    expect(await action(engine, { network: true })).toBe("deny");
   });
 
-  it("bypass asks nothing, but still refuses credentials and system paths and keeps denials and the task scope", () => {
+  it("bypass asks nothing, but still refuses credentials and system paths and keeps denials and the task scope", async () => {
     const engine = engine_in("bypass");
-    expect(action(engine, { command: "git push origin main" })).toBe("announce_then_run");
-    expect(action(engine, { writes: ["../outside.txt"] })).toBe("allow");
-    expect(action(engine, { network: true })).toBe("allow");
-    expect(action(engine, { command: "sudo make install" })).toBe("refuse");
-    expect(action(engine, { writes: [".env"] })).toBe("refuse");
-    expect(action(engine, { reads: ["~/.ssh/id_rsa"] })).toBe("deny");
-    expect(action(engine, { writes: ["/etc/passwd"] })).toBe("refuse");
-    expect(action(engine, { command: "ls; (" })).toBe("deny");
-    expect(action(engine, { writes: ["docs/x.md"], scope: { write_area: ["src"] } })).toBe("block");
+    expect(await action(engine, { command: "git push origin main" })).toBe("announce_then_run");
+    expect(await action(engine, { writes: ["../outside.txt"] })).toBe("allow");
+    expect(await action(engine, { network: true })).toBe("allow");
+    expect(await action(engine, { command: "sudo make install" })).toBe("refuse");
+    expect(await action(engine, { writes: [".env"] })).toBe("refuse");
+    expect(await action(engine, { reads: ["~/.ssh/id_rsa"] })).toBe("deny");
+    expect(await action(engine, { writes: ["/etc/passwd"] })).toBe("refuse");
+    expect(await action(engine, { command: "ls; (" })).toBe("deny");
+    expect(await action(engine, { writes: ["docs/x.md"], scope: { write_area: ["src"] } })).toBe("block");
   });
 
-  it("bypass never lets an agent edit air's own home: its rules, grants and keys", () => {
+  it("bypass never lets an agent edit air's own home: its rules, grants and keys", async () => {
     const engine = engine_in("bypass");
     const home = process.env.AIR_HOME!;
     for (const file of ["permissions.yaml", "permission-grants.yaml", "models.yaml"]) {
-      expect(action(engine, { writes: [path.join(home, file)] }), file).toBe("refuse");
-      expect(action(engine, { command: `echo x > ${path.join(home, file)}` }), file).not.toMatch(/allow|announce_then_run/);
+      expect(await action(engine, { writes: [path.join(home, file)] }), file).toBe("refuse");
+      expect(await action(engine, { command: `echo x > ${path.join(home, file)}` }), file).not.toMatch(/allow|announce_then_run/);
     }
   });
 });
@@ -116,35 +116,38 @@ describe("rules of the permissions files", () => {
     source: "test",
   });
 
-  it("an allow rule settles the ask for exactly the commands it covers", () => {
+  it("an allow rule settles the ask for exactly the commands it covers", async () => {
     const engine = engine_in("default", [rule("allow", { command: "git push origin *" })]);
-    expect(action(engine, { command: "git push origin main" })).toBe("announce_then_run");
-    expect(action(engine, { command: "git push --force upstream main" })).toBe("ask_user");
-    expect(action(engine, { command: "git push origin main && rm -rf build" })).toBe("ask_user");
+    expect(await action(engine, { command: "git push origin main" })).toBe("announce_then_run");
+    expect(await action(engine, { command: "git push --force upstream main" })).toBe("ask_user");
+    expect(await action(engine, { command: "git push origin main && rm -rf build" })).toBe("ask_user");
   });
 
-  it("an allow rule never loosens the task scope, a denial or a credential finding", () => {
+  it("an allow rule never loosens the task scope, a denial or a credential finding", async () => {
     const engine = engine_in("default", [rule("allow", { path: "**", op: "any" }), rule("allow", { command: "*" })]);
-    expect(action(engine, { writes: ["docs/x.md"], scope: { write_area: ["src"] } })).toBe("block");
-    expect(action(engine, { writes: [".env"] })).toBe("ask_user");
-    expect(action(engine, { command: "cat ~/.ssh/id_rsa" })).toBe("deny");
-    expect(action(engine, { command: 'eval "$CMD"' })).toBe("ask_user");
-    expect(action(engine, { writes: ["src/a.ts"] })).toBe("allow");
+    expect(await action(engine, { writes: ["docs/x.md"], scope: { write_area: ["src"] } })).toBe("block");
+    expect(await action(engine, { writes: [".env"] })).toBe("ask_user");
+    expect(await action(engine, { command: "cat ~/.ssh/id_rsa" })).toBe("deny");
+    expect(await action(engine, { command: 'eval "$CMD"' })).toBe("ask_user");
+    expect(await action(engine, { writes: ["src/a.ts"] })).toBe("allow");
   });
 
-  it("deny and ask rules tighten: deny beats ask beats allow for the same subject", () => {
+  it("deny and ask rules tighten: deny beats ask beats allow for the same subject", async () => {
     const engine = engine_in("bypass", [
       rule("allow", { command: "npm *" }),
       rule("ask", { command: "npm publish*" }),
       rule("deny", { path: "secrets/**", op: "read" }),
     ]);
-    expect(action(engine, { command: "npm test" })).toBe("announce_then_run");
+    expect(await action(engine, { command: "npm test" })).toBe("announce_then_run");
     expect(
-      engine_in("default", [rule("allow", { command: "npm *" }), rule("ask", { command: "npm publish*" })]).classify(request({ command: "npm publish" }))
-        .action,
+      (
+        await engine_in("default", [rule("allow", { command: "npm *" }), rule("ask", { command: "npm publish*" })]).classify(
+          request({ command: "npm publish" }),
+        )
+      ).action,
     ).toBe("ask_user");
-    expect(action(engine, { reads: ["secrets/prod.txt"] })).toBe("deny");
-    expect(action(engine, { command: "cat secrets/prod.txt" })).toBe("announce_then_run");
+    expect(await action(engine, { reads: ["secrets/prod.txt"] })).toBe("deny");
+    expect(await action(engine, { command: "cat secrets/prod.txt" })).toBe("announce_then_run");
   });
 
   it("globs: `*` stays inside a folder for paths, `**` crosses folders, commands match whole", () => {
@@ -203,7 +206,7 @@ describe("grants", () => {
     expect((await engine.evaluate(push(), temp.session)).action).toBe("allow");
     expect((await engine.evaluate(push(), temp.session)).action).toBe("announce_then_run");
     expect(answers.asked).toHaveLength(1);
-    expect(engine.classify(request({ command: "git push origin other" })).action).toBe("ask_user");
+    expect((await engine.classify(request({ command: "git push origin other" }))).action).toBe("ask_user");
   });
 
   it("allow for the project is kept in .air/local and read by the next engine; global in AIR_HOME", async () => {
@@ -220,8 +223,8 @@ describe("grants", () => {
     expect(fs.readFileSync(files.project, "utf8")).toContain("git push origin main");
     expect(fs.readFileSync(files.global, "utf8")).toContain("rm -rf build");
     const next = new PermissionEngine({ grants: new GrantStore(files) });
-    expect(next.classify(push()).action).toBe("announce_then_run");
-    expect(next.classify(request({ command: "rm -rf build" })).action).toBe("announce_then_run");
+    expect((await next.classify(push())).action).toBe("announce_then_run");
+    expect((await next.classify(request({ command: "rm -rf build" }))).action).toBe("announce_then_run");
   });
 
   it("a grant file that is broken is an AirError", () => {
@@ -236,7 +239,7 @@ describe("grants", () => {
     expect((await engine.evaluate(request({ writes: [".env"] }), temp.session)).action).toBe("allow");
     expect(answers.asked[0]!.offered_scopes).toEqual(["once"]);
     engine.grants.add("allow", "session", [{ kind: "path", op: "write", path: ".env" }]);
-    expect(engine.classify(request({ writes: [".env"] })).action).toBe("ask_user");
+    expect((await engine.classify(request({ writes: [".env"] }))).action).toBe("ask_user");
   });
 });
 
@@ -259,7 +262,7 @@ describe("prompts that outlive their runtime", () => {
     expect(await resumed.resume_prompts(pending, answered, temp.session)).toBe(1);
     expect(prompts_of(temp.session).pending).toEqual([]);
     expect((await resumed.evaluate(request({ command: "git push origin main" }), temp.session)).action).toBe("announce_then_run");
-    expect(resumed.classify(request({ command: "git push origin main" })).action).toBe("ask_user");
+    expect((await resumed.classify(request({ command: "git push origin main" }))).action).toBe("ask_user");
   });
 
   it("a prompt is read back as the engine asked it (its schema's shape), the question standing in for the reason", async () => {
@@ -286,7 +289,7 @@ describe("prompts that outlive their runtime", () => {
     const { pending, answered } = prompts_of(temp.session);
     const restarted = new PermissionEngine();
     await restarted.resume_prompts(pending, answered, temp.session);
-    expect(restarted.classify(request({ command: "git push origin main" })).action).toBe("announce_then_run");
+    expect((await restarted.classify(request({ command: "git push origin main" }))).action).toBe("announce_then_run");
   });
 });
 

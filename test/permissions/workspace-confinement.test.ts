@@ -133,8 +133,8 @@ const WRITE_TARGETS: readonly [string, () => string][] = [
 
 describe("the engine, for a task confined to a workspace", () => {
   for (const mode of MODES) {
-    it.each(WRITE_TARGETS)(`${mode} mode refuses an fs write to %s`, (_what, target) => {
-      const decision = engine(mode).classify(request_of({ writes: [target()] }));
+    it.each(WRITE_TARGETS)(`${mode} mode refuses an fs write to %s`, async (_what, target) => {
+      const decision = await engine(mode).classify(request_of({ writes: [target()] }));
       expect(decision.action, decision.reason).toBe("refuse");
       expect(decision.layer).toBe("task_scope");
       expect(decision.reason).toContain(workspace.workspace_id);
@@ -142,8 +142,8 @@ describe("the engine, for a task confined to a workspace", () => {
     });
   }
 
-  it("judges paths from the workspace root: its files are project source, not air's internal data", () => {
-    const decision = engine("bypass").classify(request_of({ writes: ["src/a.txt", "new/b.txt"] }));
+  it("judges paths from the workspace root: its files are project source, not air's internal data", async () => {
+    const decision = await engine("bypass").classify(request_of({ writes: ["src/a.txt", "new/b.txt"] }));
     expect(decision.action, decision.reason).toBe("allow");
     expect(decision.paths.map((c) => [c.relative, c.category])).toEqual([
       ["src/a.txt", "project_source"],
@@ -151,30 +151,30 @@ describe("the engine, for a task confined to a workspace", () => {
     ]);
   });
 
-  it("still refuses the workspace's own .git file and .air folder", () => {
+  it("still refuses the workspace's own .git file and .air folder", async () => {
     for (const target of [".git", ".air/shared/x.yaml"]) {
-      expect(engine("bypass").classify(request_of({ writes: [target] })).action).toBe("refuse");
+      expect((await engine("bypass").classify(request_of({ writes: [target] }))).action).toBe("refuse");
     }
   });
 
-  it("refuses a workspace that holds the main checkout", () => {
+  it("refuses a workspace that holds the main checkout", async () => {
     const wide: WorkspaceConfinement = { ...workspace, root: path.dirname(main) };
-    const decision = engine("bypass").classify(request_of({ writes: ["project/src/a.txt"], project_root: wide.root, workspace: wide }));
+    const decision = await engine("bypass").classify(request_of({ writes: ["project/src/a.txt"], project_root: wide.root, workspace: wide }));
     expect(decision.action).toBe("refuse");
     expect(decision.reason).toMatch(/holds the main checkout/);
   });
 
-  it("refuses every call when the workspace's main checkout cannot be found", () => {
+  it("refuses every call when the workspace's main checkout cannot be found", async () => {
     const lost: WorkspaceConfinement = { ...workspace, project_root: path.join(main, "missing") };
-    const decision = engine("bypass").classify(request_of({ writes: ["src/a.txt"], workspace: lost }));
+    const decision = await engine("bypass").classify(request_of({ writes: ["src/a.txt"], workspace: lost }));
     expect(decision.action).toBe("refuse");
     expect(decision.reason).toMatch(/cannot be resolved/);
   });
 
-  it("reads outside the workspace are judged as reads outside the project: asked in default mode, allowed in bypass", () => {
+  it("reads outside the workspace are judged as reads outside the project: asked in default mode, allowed in bypass", async () => {
     const read = request_of({ reads: [path.join(main, "README.md")], declared: { reads: true, writes: false, executes: false, network: false } });
-    expect(engine("default").classify(read).action).toBe("ask_user");
-    expect(engine("bypass").classify(read).action).toBe("allow");
+    expect((await engine("default").classify(read)).action).toBe("ask_user");
+    expect((await engine("bypass").classify(read)).action).toBe("allow");
   });
 });
 
@@ -209,24 +209,24 @@ const COMMAND_ATTACKS: readonly [string, () => string][] = [
 
 describe("the engine, for a shell command of a confined task", () => {
   for (const mode of MODES) {
-    it.each(COMMAND_ATTACKS)(`${mode} mode refuses %s`, (_what, command) => {
-      const decision = engine(mode).classify(request_of({ command: { command: command(), cwd: "." } }));
+    it.each(COMMAND_ATTACKS)(`${mode} mode refuses %s`, async (_what, command) => {
+      const decision = await engine(mode).classify(request_of({ command: { command: command(), cwd: "." } }));
       expect(decision.action, decision.reason).toBe("refuse");
       expect(decision.reason).toContain(workspace.workspace_id);
     });
   }
 
-  it("refuses a command whose working folder is outside the workspace", () => {
+  it("refuses a command whose working folder is outside the workspace", async () => {
     for (const cwd of [main, "..", "to_main", sibling]) {
-      const decision = engine("bypass").classify(request_of({ command: { command: "ls", cwd } }));
+      const decision = await engine("bypass").classify(request_of({ command: { command: "ls", cwd } }));
       expect(decision.action, cwd).toBe("refuse");
     }
   });
 
   it.each(["git status", "git diff", "git log -1", "echo ok > src/b.txt", "cd src && echo ok > b.txt", "make", `cat ${main}/README.md`])(
     "bypass mode still runs %s in the workspace",
-    (command) => {
-      const decision = engine("bypass").classify(request_of({ command: { command, cwd: "." } }));
+    async (command) => {
+      const decision = await engine("bypass").classify(request_of({ command: { command, cwd: "." } }));
       expect(decision.action, decision.reason).not.toBe("refuse");
       expect(["allow", "announce_then_run"]).toContain(decision.action);
     },

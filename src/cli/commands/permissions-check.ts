@@ -103,7 +103,7 @@ export async function run_permissions_check(io: Io, options: PermissionsCheckOpt
   const root = locate_project_root(cwd) ?? cwd;
   const { mode } = parse_permission_options(options);
   const engine = permissions_for_project(project_layout(root), mode === undefined ? {} : { mode });
-  const report = report_of(engine.classify(request_of(options, root, cwd)));
+  const report = report_of(await engine.classify(request_of(options, root, cwd)));
   io.out(options.json ? `${JSON.stringify(report, null, 2)}\n` : render_text(report));
   if (report.decision === "allow" || report.decision === "announce_then_run") return 0;
   return report.decision === "ask_user" ? 3 : 4;

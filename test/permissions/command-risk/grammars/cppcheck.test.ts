@@ -42,19 +42,21 @@ const asks = (matched: Matched) => matched.findings.filter((finding) => finding.
 const analysis = (command: string) => analyze_command(command, { cwd_real: project.root, root_real: project.root, home: project.home });
 
 /** What the PermissionEngine decides in `mode` for `command`, run by shell.run or as cpp.static.cppcheck declares it. */
-function action_in(mode: PermissionMode, command: string, as: "shell.run" | "cpp.static.cppcheck" = "shell.run") {
+async function action_in(mode: PermissionMode, command: string, as: "shell.run" | "cpp.static.cppcheck" = "shell.run") {
   const engine = new PermissionEngine({ policy: { mode, rules: [] } });
   const tool: { category: ToolCategory; reads: string[] } =
     as === "shell.run" ? { category: "shell", reads: [] } : { category: "static_analysis", reads: ["build/air/compile_commands.json"] };
-  return engine.classify({
-    tool_name: as,
-    category: tool.category,
-    declared: { reads: tool.reads.length > 0, writes: false, executes: true, network: false },
-    reads: tool.reads,
-    writes: [],
-    command: { command, cwd: "." },
-    project_root: project.root,
-  }).action;
+  return (
+    await engine.classify({
+      tool_name: as,
+      category: tool.category,
+      declared: { reads: tool.reads.length > 0, writes: false, executes: true, network: false },
+      reads: tool.reads,
+      writes: [],
+      command: { command, cwd: "." },
+      project_root: project.root,
+    })
+  ).action;
 }
 
 describe("cppcheck grammar", () => {
@@ -106,16 +108,16 @@ describe("cppcheck grammar", () => {
 describe("cppcheck in the second adversarial suite", () => {
   const of = (expected: string) => CASES.filter((c) => c.expect === expected).map((c) => [c.why, c.command] as const);
 
-  it.each(of("dangerous"))("never allows (%s): %j", (_, command) => {
+  it.each(of("dangerous"))("never allows (%s): %j", async (_, command) => {
     const result = analysis(command);
     expect(ALLOWED, `${command} → ${result.verdict}: ${result.findings.map((f) => f.reason).join("; ")}`).not.toContain(result.verdict);
-    expect(ALLOWED, command).not.toContain(action_in("default", command));
+    expect(ALLOWED, command).not.toContain(await action_in("default", command));
   });
 
-  it.each(of("benign"))("allows without a prompt (%s): %j", (_, command) => {
+  it.each(of("benign"))("allows without a prompt (%s): %j", async (_, command) => {
     const result = analysis(command);
     expect(ALLOWED, `${command} → ${result.verdict}: ${result.findings.map((f) => f.reason).join("; ")}`).toContain(result.verdict);
-    expect(ALLOWED, command).toContain(action_in("default", command));
+    expect(ALLOWED, command).toContain(await action_in("default", command));
   });
 });
 
@@ -128,8 +130,8 @@ describe("the command cpp.static.cppcheck runs", () => {
     }
   });
 
-  it("runs without a prompt, announced, in default and accept-edits modes", () => {
-    expect(action_in("default", TOOL_COMMAND, "cpp.static.cppcheck")).toBe("announce_then_run");
-    expect(action_in("accept-edits", TOOL_COMMAND, "cpp.static.cppcheck")).toBe("announce_then_run");
+  it("runs without a prompt, announced, in default and accept-edits modes", async () => {
+    expect(await action_in("default", TOOL_COMMAND, "cpp.static.cppcheck")).toBe("announce_then_run");
+    expect(await action_in("accept-edits", TOOL_COMMAND, "cpp.static.cppcheck")).toBe("announce_then_run");
   });
 });

@@ -68,6 +68,11 @@ function row_of(connection: Connection, table: string, id: string): Values | und
   return connection.client.prepare(`SELECT * FROM "${table}" WHERE id = ?`).get(id) as Values | undefined;
 }
 
+/** The table's columns (a row object from libsql carries a `_metadata` key besides them). */
+function columns_of(connection: Connection, table: string): string[] {
+  return (connection.client.prepare(`PRAGMA table_info("${table}")`).all() as { name: string }[]).map((column) => column.name);
+}
+
 type Step = { readonly orphan: Orphan; readonly action: string; readonly apply: () => void } | Unrepaired;
 
 function step_for(live: Connection, replayed: Connection, orphan: Orphan): Step {
@@ -79,10 +84,10 @@ function step_for(live: Connection, replayed: Connection, orphan: Orphan): Step 
       apply: () => {
         if (row_of(live, target, orphan.value) !== undefined) return;
         const row = row_of(replayed, target, orphan.value) as Values;
-        const columns = Object.keys(row);
+        const columns = columns_of(replayed, target);
         live.client
           .prepare(`INSERT INTO "${target}" (${columns.map((column) => `"${column}"`).join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`)
-          .run(...Object.values(row));
+          .run(...columns.map((column) => row[column]));
       },
     };
   }

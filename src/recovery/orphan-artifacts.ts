@@ -34,11 +34,12 @@ export type ArtifactScanOptions = { readonly dry_run: boolean; readonly verify: 
 
 type Row = { id: string; path: string; sha256: string; size_bytes: number };
 
-/** Every entry below `root` that is not a folder, as posix paths relative to it; the quarantine is not scanned. */
+/** Every entry below `root` that is not a folder, as sorted posix paths relative to it; the quarantine is not scanned. */
 function files_under(root: string, relative = ""): string[] {
   const folder = path.join(root, relative);
   if (!fs.existsSync(folder)) return [];
-  return fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+  const entries = fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return entries.flatMap((entry) => {
     const inner = relative === "" ? entry.name : `${relative}/${entry.name}`;
     if (entry.isDirectory()) return inner === QUARANTINE ? [] : files_under(root, inner);
     return [inner];

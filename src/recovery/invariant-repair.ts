@@ -27,8 +27,8 @@ import type { Session } from "../project/session-manager.js";
  */
 type Orphan = OrphanReport["orphans"][number];
 
-export type Repair = { readonly orphan: Orphan; readonly action: string };
-export type Unrepaired = { readonly orphan: Orphan; readonly reason: string; readonly user_action: string };
+type Repair = { readonly orphan: Orphan; readonly action: string };
+type Unrepaired = { readonly orphan: Orphan; readonly reason: string; readonly user_action: string };
 export type InvariantRepair = { readonly repaired: Repair[]; readonly unrepaired: Unrepaired[] };
 
 /** The table each reference column of §18.3 points into. */

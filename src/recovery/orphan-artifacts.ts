@@ -8,6 +8,9 @@ import { artifact_path_facts, type ArtifactPathFacts } from "../project/artifact
 import { session_artifacts_dir } from "../project/layout.js";
 import type { Session } from "../project/session-manager.js";
 
+/** Under a session's artifacts folder, where files that cannot be registered go. */
+const QUARANTINE = "quarantine";
+
 /**
  * The orphan-artifact scan of seeds 000 §16.3 over one session's `artifacts/` folder (D-054), both ways:
  * - a file no `artifacts` row names is **registered** when its place and name are the ones ArtifactStore
@@ -21,8 +24,6 @@ import type { Session } from "../project/session-manager.js";
  * - a row whose file is gone, or whose file's sha256 (`verify: "sha256"`) or size (`"size"`, cheap enough for
  *   every resume) differs from the row, is reported: the row is history and stays; the user decides.
  */
-export const QUARANTINE = "quarantine";
-
 export type ArtifactScan = {
   readonly registered: { readonly path: string; readonly artifact_id: string }[];
   readonly quarantined: { readonly path: string; readonly reason: string }[];

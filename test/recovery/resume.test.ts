@@ -16,19 +16,24 @@ import { open_session } from "../../src/project/session-manager.js";
 import { start_scripted_server, type ScriptedServer } from "../../src/providers/scripted/server.js";
 import { air, air_env, open_readonly, require_build, session_files, temp_dir } from "../e2e/helpers.js";
 import { ingest_steps, step } from "../fixtures/events.js";
+import { set_air_home } from "../fixtures/session.js";
 
 const KEY = "sk-recovery-resume";
 
 let work: { dir: string; cleanup: () => void };
 let server: ScriptedServer;
 let air_home: string;
+let restore_air_home: () => void;
 beforeEach(async () => {
   work = temp_dir("air-recovery-resume-");
   air_home = path.join(work.dir, "air-home");
+  // The project is made in this process too: its air home is the test's, as the child's is.
+  restore_air_home = set_air_home(air_home);
   server = await start_scripted_server({ script: { turns: {} }, api_key: KEY });
 });
 afterEach(async () => {
   await server.close();
+  restore_air_home();
   work.cleanup();
 });
 

@@ -1,9 +1,10 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { eq } from "drizzle-orm";
 import { make_event, type EventOrigin } from "../contracts/events/registry.js";
 import { now_iso } from "../contracts/ids.js";
-import { artifacts } from "../db/schema.js";
+import { artifacts, sessions } from "../db/schema.js";
 import { artifact_path_facts, type ArtifactPathFacts } from "../project/artifact-store.js";
 import { session_artifacts_dir } from "../project/layout.js";
 import type { Session } from "../project/session-manager.js";
@@ -123,8 +124,17 @@ function check_rows(root: string, rows: readonly Row[], verify: ArtifactScanOpti
   return { missing, changed };
 }
 
+const NOTHING: ArtifactScan = { registered: [], quarantined: [], missing: [], changed: [] };
+
+/** A deleted session's artifacts were removed on purpose (D-054): none is missing, and none is to be registered. */
+function deleted(session: Session): boolean {
+  const row = session.connection.db.select({ status: sessions.status }).from(sessions).where(eq(sessions.id, session.id)).get();
+  return row?.status === "deleted";
+}
+
 /** Scans one open session's artifacts folder; with `dry_run` it says what it would register and quarantine. */
 export function scan_artifacts(session: Session, options: ArtifactScanOptions): ArtifactScan {
+  if (deleted(session)) return NOTHING;
   const root = session_artifacts_dir(session.project.layout, session.id);
   const rows = session.connection.db
     .select({ id: artifacts.id, path: artifacts.path, sha256: artifacts.sha256, size_bytes: artifacts.size_bytes })

@@ -7,6 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { make_event } from "../../src/contracts/events/registry.js";
 import { session_artifacts_dir } from "../../src/project/layout.js";
 import { open_session, type Session } from "../../src/project/session-manager.js";
 import { scan_artifacts } from "../../src/recovery/orphan-artifacts.js";
@@ -160,6 +161,17 @@ describe("scan_artifacts", () => {
       { path: path_of(grown.id), artifact_id: grown.id, detail: "16 bytes on disk, 6 recorded" },
     ]);
     expect(dump_tables(session.connection)).toEqual(before);
+  });
+
+  it("leaves a deleted session's artifacts alone: their files were removed on purpose", () => {
+    const artifact = session.artifacts.create({ type: "command_log", content: "removed with the session\n" });
+    fs.rmSync(path.join(artifacts_dir(), String(find_row(session.connection, "artifacts", artifact.id)?.path)));
+    expect(scan_artifacts(session, { dry_run: true, verify: "sha256" }).missing).toHaveLength(1);
+    session.ingestor.ingest(make_event("session.deleted", { reason: "the user deleted it" }, session.origin));
+    fs.writeFileSync(path.join(artifacts_dir(), "notes.txt"), "mine\n");
+
+    expect(scan_artifacts(session, { dry_run: false, verify: "sha256" })).toEqual({ registered: [], quarantined: [], missing: [], changed: [] });
+    expect(fs.existsSync(path.join(artifacts_dir(), "notes.txt"))).toBe(true);
   });
 
   it("with dry_run says what it would register and quarantine, and changes no file and no row", () => {

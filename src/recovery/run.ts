@@ -45,28 +45,31 @@ function session_ids(project: Project): SessionId[] {
     .sort();
 }
 
+type Findings = Pick<SessionRecovery, "artifacts" | "invariants" | "workspaces">;
+
+/** Each count, with its words once done and before (a dry run). */
+const COUNTS: readonly [(found: Findings) => number, string, string][] = [
+  [(found) => found.artifacts.registered.length, "artifact file(s) registered", "artifact file(s) to register"],
+  [(found) => found.artifacts.quarantined.length, "artifact file(s) quarantined", "artifact file(s) to quarantine"],
+  [(found) => found.artifacts.missing.length, "recorded artifact(s) missing", "recorded artifact(s) missing"],
+  [(found) => found.artifacts.changed.length, "recorded artifact(s) changed on disk", "recorded artifact(s) changed on disk"],
+  [(found) => found.invariants.repaired.length, "dangling reference(s) repaired", "dangling reference(s) to repair"],
+  [(found) => found.invariants.unrepaired.length, "dangling reference(s) left for you", "dangling reference(s) left for you"],
+  [(found) => found.workspaces.abandoned.length, "workspace(s) abandoned", "workspace(s) to abandon"],
+  [(found) => found.workspaces.cleaned.length, "workspace(s) cleaned", "workspace(s) to clean"],
+];
+
 /** The counts of a recovery, in words, leaving out what is zero; "" when nothing was found. */
-export function recovery_summary(parts: readonly Pick<SessionRecovery, "artifacts" | "invariants" | "workspaces">[]): string {
-  const total = (count: (part: (typeof parts)[number]) => number) => parts.reduce((sum, part) => sum + count(part), 0);
-  const counts: [number, string][] = [
-    [total((part) => part.artifacts.registered.length), "artifact file(s) registered"],
-    [total((part) => part.artifacts.quarantined.length), "artifact file(s) quarantined"],
-    [total((part) => part.artifacts.missing.length), "recorded artifact(s) missing"],
-    [total((part) => part.artifacts.changed.length), "recorded artifact(s) changed on disk"],
-    [total((part) => part.invariants.repaired.length), "dangling reference(s) repaired"],
-    [total((part) => part.invariants.unrepaired.length), "dangling reference(s) left for you"],
-    [total((part) => part.workspaces.abandoned.length), "workspace(s) abandoned"],
-    [total((part) => part.workspaces.cleaned.length), "workspace(s) cleaned"],
-  ];
-  return counts
+export function recovery_summary(parts: readonly Findings[], dry_run = false): string {
+  return COUNTS.map(([count, done, would]) => [parts.reduce((sum, part) => sum + count(part), 0), dry_run ? would : done] as const)
     .filter(([count]) => count > 0)
     .map(([count, label]) => `${count} ${label}`)
     .join(", ");
 }
 
 /** `air doctor --fix`: every session of the project, each opened (and so locked) in turn. */
-export async function recover_project(project: Project, options: { readonly dry_run: boolean; readonly now?: Date }): Promise<ProjectRecovery> {
-  const now = options.now ?? new Date();
+export async function recover_project(project: Project, options: { readonly dry_run: boolean }): Promise<ProjectRecovery> {
+  const now = new Date();
   const sessions: SessionRecovery[] = [];
   const busy: SessionId[] = [];
   for (const session_id of session_ids(project)) {

@@ -154,6 +154,13 @@ describe("air doctor --fix, recovery section", () => {
     expect(found?.workspaces).toEqual({ abandoned: [], cleaned: [workspaces.merged_8_days_ago.workspace_id] });
     expect({ rows: rows(session_id), files: files(), branches: branches() }).toEqual(before);
     expect(fs.existsSync(workspaces.merged_8_days_ago.path)).toBe(true);
+
+    const text = await doctor({ dry_run: true, json: false });
+    expect(text.out).toContain(
+      "Recovery (dry run, nothing is changed): 1 session(s) checked: 1 artifact file(s) to quarantine, 1 dangling reference(s) to repair, 1 workspace(s) to clean\n",
+    );
+    expect(text.out).toContain("    would quarantine stray.txt: not a place and name air gives an artifact\n");
+    expect({ rows: rows(session_id), files: files(), branches: branches() }).toEqual(before);
   });
 
   it("repairs, quarantines and cleans, says so in its Recovery section, and finds nothing the second time", async () => {

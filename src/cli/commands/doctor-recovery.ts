@@ -33,7 +33,7 @@ export function render_recovery(io: Io, recovery: ProjectRecovery | null): void 
     io.out("Recovery: no air project here, nothing to check.\n");
     return;
   }
-  const summary = recovery_summary(recovery.sessions);
+  const summary = recovery_summary(recovery.sessions, recovery.dry_run);
   const checked = `${recovery.sessions.length} session(s) checked`;
   const heading = recovery.dry_run ? "Recovery (dry run, nothing is changed)" : "Recovery";
   io.out(`${heading}: ${checked}${summary === "" ? ", nothing to recover" : `: ${summary}`}\n`);

@@ -3,7 +3,6 @@ import path from "node:path";
 import { asc } from "drizzle-orm";
 import { to_air_error } from "../contracts/errors.js";
 import type { DurableEvent } from "../contracts/events/registry.js";
-import { new_id } from "../contracts/ids.js";
 import { Connection } from "../db/connection.js";
 import { event_from_row } from "../db/event-row.js";
 import { migrate } from "../db/migrate.js";
@@ -117,8 +116,8 @@ function step_for(live: Connection, replayed: Connection, orphan: Orphan): Step 
 
 /** A scratch file for the replay, under the project's `.air/local/tmp/`, removed by `done`. */
 function scratch_file(session: Session): { file: string; done: () => void } {
-  const folder = path.join(session.project.layout.tmp, `replay-${new_id("session")}`);
-  fs.mkdirSync(folder, { recursive: true });
+  fs.mkdirSync(session.project.layout.tmp, { recursive: true });
+  const folder = fs.mkdtempSync(path.join(session.project.layout.tmp, "replay-"));
   return { file: path.join(folder, "session.db"), done: () => fs.rmSync(folder, { recursive: true, force: true }) };
 }
 
@@ -126,15 +125,19 @@ function scratch_file(session: Session): { file: string; done: () => void } {
 function round(session: Session, replayed: Connection, dry_run: boolean): { repaired: Repair[]; unrepaired: Unrepaired[] } {
   const steps = referential_check(session.connection).orphans.map((orphan) => step_for(session.connection, replayed, orphan));
   const repairs = steps.filter((step): step is Extract<Step, { apply: () => void }> => "apply" in step);
+  const unrepaired = steps.filter((step): step is Unrepaired => "reason" in step);
   if (!dry_run && repairs.length > 0) {
-    session.connection.write(() => {
-      for (const repair of repairs) repair.apply();
-    });
+    try {
+      session.connection.write(() => {
+        for (const repair of repairs) repair.apply();
+      });
+    } catch (error) {
+      // One transaction: none of this round's rows were written.
+      const reason = `restoring the rows the event log gives failed: ${to_air_error(error).message}`;
+      return { repaired: [], unrepaired: [...unrepaired, ...repairs.map(({ orphan }) => ({ orphan, reason, user_action: REPORT_ACTION }))] };
+    }
   }
-  return {
-    repaired: repairs.map(({ orphan, action }) => ({ orphan, action })),
-    unrepaired: steps.filter((step): step is Unrepaired => "reason" in step),
-  };
+  return { repaired: repairs.map(({ orphan, action }) => ({ orphan, action })), unrepaired };
 }
 
 /** Scans one open session and repairs what its log settles; `dry_run` plans one round and changes nothing. */

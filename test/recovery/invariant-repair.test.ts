@@ -146,6 +146,31 @@ describe("repair_invariants", () => {
     expect(find_row(session.connection, "tasks", task_id)).toBeUndefined();
   });
 
+  it("reports, writing nothing, when the row the log gives collides with a row changed behind its back", () => {
+    const artifact = session.artifacts.create({ type: "build_log", content: "error: x\n" });
+    const diagnostic_id = new_id("diagnostic");
+    ingest_steps(
+      session.ingestor,
+      [step("diagnostic.created", { diagnostic_id, severity: "error", message: "x", semantic_signature: "sig", artifact_id: artifact.id })],
+      session.origin,
+    );
+    // The artifact's row renamed: its uri (unique) stays, so the row the log gives cannot go back in beside it.
+    session.connection.client.exec(`UPDATE artifacts SET id = '${new_id("artifact")}' WHERE id = '${artifact.id}'`);
+    const before = dump_tables(session.connection);
+
+    const repair = repair_invariants(session, { dry_run: false });
+
+    expect(repair.repaired).toEqual([]);
+    expect(repair.unrepaired).toEqual([
+      {
+        orphan: expect.objectContaining({ table: "diagnostics", id: diagnostic_id, column: "artifact_id", value: artifact.id }),
+        reason: expect.stringMatching(/^restoring the rows the event log gives failed: .*UNIQUE constraint failed: artifacts\.uri/),
+        user_action: "Run `air doctor --bundle` and report it: the session still opens, and its other rows are sound.",
+      },
+    ]);
+    expect(dump_tables(session.connection)).toEqual(before);
+  });
+
   it("with dry_run says what it would restore and changes nothing", () => {
     const { task_id } = task_with_dependents();
     session.connection.client.exec(`DELETE FROM tasks WHERE id = '${task_id}'`);

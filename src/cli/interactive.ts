@@ -27,6 +27,7 @@ import type { RunBudget } from "../contracts/budget.js";
 import { note_project_opened, runtime_for } from "./run-requirement.js";
 import { artifact_reader, deferred_answerer, session_views } from "./tui-session.js";
 import { sweep_project_workspaces } from "../workspaces/sweep.js";
+import { recover_at_resume } from "../recovery/run.js";
 
 export type InteractiveOptions = {
   readonly permissions: PermissionOptions;
@@ -215,6 +216,19 @@ function sweep_in_background(session: Session): Promise<void> {
   );
 }
 
+/** A resumed session's recovery checks (recovery/run.ts, the workspace GC among them): said in the conversation only when they found something. */
+function recover_in_background(session: Session): Promise<void> {
+  return recover_at_resume(session).then(
+    (line) => {
+      if (line !== undefined) say(session, "assistant.message.created", { message_id: new_id("message"), content: line });
+    },
+    (error: unknown) => {
+      const content = `The recovery checks of this session did not finish: ${to_air_error(error).message}`;
+      say(session, "assistant.message.created", { message_id: new_id("message"), content });
+    },
+  );
+}
+
 /** A resumed session: recovered from its rows, its open prompts asked again (in the UI), its pending tasks run. */
 function resume_in_background(session: Session, permissions: PermissionEngine, runtime: Runtime, turns: Turns): void {
   recover_session(session);
@@ -275,7 +289,7 @@ export async function run_interactive(io: Io, providers: ProviderManager, option
     const turns = new Turns(session);
     const unroute = route_commands(projection, runtime, session, turns);
     if (options.session_id !== undefined) resume_in_background(session, permissions, runtime, turns);
-    swept = sweep_in_background(session);
+    swept = options.session_id === undefined ? sweep_in_background(session) : recover_in_background(session);
     await tui.exited;
     unroute();
     unshow();

@@ -1,11 +1,12 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import * as v from "valibot";
 import type { ArtifactRef, ArtifactType } from "../contracts/artifact.js";
 import type { EntityRef } from "../contracts/entity.js";
 import type { EventOrigin } from "../contracts/events/registry.js";
 import { make_event } from "../contracts/events/registry.js";
-import { new_id, now_iso, type ProjectId, type SessionId } from "../contracts/ids.js";
+import { ArtifactId, new_id, now_iso, type ProjectId, type SessionId } from "../contracts/ids.js";
 import type { EventIngestor } from "../event-store/event-ingestor.js";
 import { default_redactor, type SecretRedactor } from "../permissions/secret-redactor.js";
 import { write_file_atomic } from "./atomic-write.js";
@@ -25,6 +26,30 @@ const FOLDER_OF: Record<ArtifactType, string> = {
   bundle: "bundles",
   other: "other",
 };
+
+const TYPE_OF_FOLDER: ReadonlyMap<string, ArtifactType> = new Map(Object.entries(FOLDER_OF).map(([type, folder]) => [folder, type as ArtifactType]));
+
+/** `#write`'s file name: `<created_at without - : .>-<artifact id>-<slug><extension>`. */
+const FILE_NAME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z-(art_[0-9A-HJKMNP-TV-Z]{26})-[^/]+$/;
+
+/** What an artifact's place under artifacts/ records of it: its type (by folder), id and creation time (by name). */
+export type ArtifactPathFacts = { readonly type: ArtifactType; readonly id: ArtifactId; readonly created_at: string };
+
+/**
+ * Reads back what `#write` put in a file's path, or undefined when the path is not one `#write` makes: a file
+ * whose event was lost (a crash between its rename and `artifact.created`) can still be described truthfully.
+ */
+export function artifact_path_facts(relative: string): ArtifactPathFacts | undefined {
+  const [folder, name, ...deeper] = relative.split("/");
+  const type = folder === undefined ? undefined : TYPE_OF_FOLDER.get(folder);
+  const match = name === undefined ? null : FILE_NAME.exec(name);
+  if (type === undefined || match === null || deeper.length > 0) return undefined;
+  const [, year, month, day, hour, minute, second, milli, id] = match;
+  const created_at = `${year}-${month}-${day}T${hour}:${minute}:${second}.${milli}Z`;
+  const parsed = v.safeParse(ArtifactId, id);
+  if (!parsed.success || Number.isNaN(Date.parse(created_at))) return undefined;
+  return { type, id: parsed.output, created_at };
+}
 
 export type ArtifactInput = {
   type: ArtifactType;

@@ -29,8 +29,8 @@ const ENDED: readonly TaskStatus[] = ["completed", "failed", "cancelled"];
 const UNDECIDED: readonly WorkspaceStatus[] = ["active", "conflicted"];
 const RETAINED: readonly WorkspaceStatus[] = ["merged", "abandoned"];
 
-/** Workspaces of ended tasks whose work did not land: abandoned now, so their 3 days start. */
-function abandon_ended(session: Session, manager: WorkspaceManager): WorkspaceId[] {
+/** Workspaces of ended tasks whose work did not land: abandoned now (unless `dry_run`), so their 3 days start. */
+function abandon_ended(session: Session, manager: WorkspaceManager, dry_run: boolean): WorkspaceId[] {
   const rows = session.connection.db
     .select({ workspace: workspaces, task_status: tasks.status })
     .from(workspaces)
@@ -39,15 +39,23 @@ function abandon_ended(session: Session, manager: WorkspaceManager): WorkspaceId
     .all();
   return rows.map(({ workspace, task_status }) => {
     const ref = workspace_ref(workspace);
-    manager.abandon_workspace(ref, `its task ended ${task_status} without merging this workspace`);
+    if (!dry_run) manager.abandon_workspace(ref, `its task ended ${task_status} without merging this workspace`);
     return ref.workspace_id;
   });
 }
 
-/** Sweeps one open session: `retire_ended` abandons its ended tasks' workspaces first (not for a session resuming them). */
-async function sweep_session(session: Session, now: Date, options: { retire_ended: boolean }): Promise<Omit<SweepReport, "busy">> {
+export type SweepOptions = {
+  /** Abandon the workspaces of ended tasks first: not for a session about to resume them. */
+  readonly retire_ended: boolean;
+  /** Say what would be abandoned and cleaned; change nothing (`air doctor --fix --dry-run`). */
+  readonly dry_run?: boolean;
+};
+
+/** Sweeps one open session. */
+export async function sweep_session(session: Session, now: Date, options: SweepOptions): Promise<Omit<SweepReport, "busy">> {
+  const dry_run = options.dry_run === true;
   const manager = new WorkspaceManager(session);
-  const abandoned = options.retire_ended ? abandon_ended(session, manager) : [];
+  const abandoned = options.retire_ended ? abandon_ended(session, manager, dry_run) : [];
   const retained = session.connection.db
     .select()
     .from(workspaces)
@@ -56,7 +64,7 @@ async function sweep_session(session: Session, now: Date, options: { retire_ende
   const cleaned: WorkspaceId[] = [];
   for (const row of due_for_cleanup(retained, now)) {
     const ref = workspace_ref(row);
-    await manager.cleanup_workspace(ref);
+    if (!dry_run) await manager.cleanup_workspace(ref);
     cleaned.push(ref.workspace_id);
   }
   return { abandoned, cleaned };
@@ -76,7 +84,7 @@ function holds_workspaces(db_file: string): boolean {
 }
 
 /** A session another live process writes: its lock refusal (`user_error` naming the session). */
-function held_elsewhere(error: unknown): boolean {
+export function held_elsewhere(error: unknown): boolean {
   return is_air_failure(error) && error.error.kind === "user_error" && error.error.metadata?.session_id !== undefined;
 }
 

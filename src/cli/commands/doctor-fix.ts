@@ -12,6 +12,7 @@ import { air_home, project_layout } from "../../project/layout.js";
 import { locate_project_root, open_project } from "../../project/project-store.js";
 import { open_session } from "../../project/session-manager.js";
 import type { Io } from "../output.js";
+import { doctor_recovery, render_recovery } from "./doctor-recovery.js";
 import { is_interactive } from "../wizard.js";
 
 export type DoctorFixOptions = { readonly json: boolean; readonly dry_run: boolean; readonly yes: boolean };
@@ -74,7 +75,9 @@ function log_fix_summary(results: FixRun["results"]): void {
  * `air doctor --fix [--dry-run] [--yes]` (D-045): plans the install commands of every capability dependency
  * that is missing or too old; `--dry-run` prints them and runs nothing. Otherwise runs them in a session of
  * this project under D-045's consent rules and the PermissionEngine, then detects again; exit 1 while a
- * required dependency is still not ready.
+ * required dependency is still not ready. In a project it also runs the recovery checks (recovery/run.ts),
+ * reported in a section of their own; what they leave for the user is said there and keeps the exit code,
+ * since a lost artifact file stays lost and must not fail every later doctor run.
  */
 export async function run_doctor_fix(io: Io, options: DoctorFixOptions): Promise<number> {
   const home = air_home();
@@ -84,17 +87,25 @@ export async function run_doctor_fix(io: Io, options: DoctorFixOptions): Promise
   const before = check_dependencies(manifests, context);
   const posture = permissions_for_project(project_layout(project_root), {}).mode === "bypass" ? "high" : "low";
   const plan = plan_fixes(manifests, before, { platform: current_platform(), posture, first_fix: first_fix_pending(home) });
+  // Before the installs, whose own session would otherwise be among those checked.
+  const recovery = await doctor_recovery(io.cwd, options.dry_run);
   if (options.dry_run || plan.steps.length === 0) {
-    if (options.json) io.out(`${JSON.stringify({ dry_run: options.dry_run, plan, capabilities: before }, null, 2)}\n`);
-    else render_plan(io, plan, options.dry_run);
+    if (options.json) io.out(`${JSON.stringify({ dry_run: options.dry_run, plan, capabilities: before, recovery }, null, 2)}\n`);
+    else {
+      render_plan(io, plan, options.dry_run);
+      render_recovery(io, recovery);
+    }
     return !options.dry_run && before.some((capability) => capability.status === "error") ? 1 : 0;
   }
   if (!options.json) render_plan(io, plan, false);
   const run = await apply(io, manifests, plan, context, options.yes);
   if (run.results.some((result) => result.outcome !== "denied")) mark_first_fix_done(home);
   log_fix_summary(run.results);
-  if (options.json) io.out(`${JSON.stringify({ dry_run: false, plan, results: run.results, capabilities: run.after }, null, 2)}\n`);
-  else render_run(io, run);
+  if (options.json) io.out(`${JSON.stringify({ dry_run: false, plan, results: run.results, capabilities: run.after, recovery }, null, 2)}\n`);
+  else {
+    render_run(io, run);
+    render_recovery(io, recovery);
+  }
   const blocked = run.after.some((capability) => capability.status === "error");
   return blocked ? 1 : 0;
 }

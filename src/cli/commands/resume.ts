@@ -2,9 +2,9 @@ import { recover_session } from "../../actors/runtime/recovery.js";
 import type { SessionId } from "../../contracts/ids.js";
 import { chosen_session } from "../../project/session-catalog.js";
 import { open_session } from "../../project/session-manager.js";
-import { sweep_project_workspaces } from "../../workspaces/sweep.js";
 import { locate_project_root, open_project } from "../../project/project-store.js";
 import { ProviderManager } from "../../providers/manager.js";
+import { recover_at_resume } from "../../recovery/run.js";
 import { parse_run_budget, type RunBudgetFlags } from "../budget-options.js";
 import type { Io } from "../output.js";
 import { follow } from "../progress.js";
@@ -57,8 +57,9 @@ export async function run_resume(io: Io, options: { session?: string; permission
   const runtime = await runtime_for(session, providers, run_budget === undefined ? {} : { run_budget }, permissions);
   try {
     const recovered = recover_session(session);
-    await sweep_project_workspaces(session);
+    const recovery = await recover_at_resume(session);
     io.out(`Resumed ${session.id}: ${recovered.lost_agents.length} lost agent(s), ${recovered.requeued_tasks.length} task(s) re-queued\n`);
+    if (recovery !== undefined) io.out(`${recovery}\n`);
     if (pending.length > 0) io.out(`${pending.length} permission prompt(s) were waiting when the session stopped; asking again\n`);
     await permissions.resume_prompts(pending, answered, session);
     const result = await runtime.resume();

@@ -36,7 +36,7 @@ function said(statement: string, rebuilt: ReadonlySet<string>): Said {
       risk: `rewriting ${original} copies every row: a row the new shape rejects (a NOT NULL or CHECK it breaks) fails the migration, which then rolls back`,
     };
   }
-  if (match(`INSERT INTO ${REBUILT}`) || match(`ALTER TABLE ${REBUILT}\\w+ RENAME TO`) || /^PRAGMA /i.test(sql)) return {};
+  if (match(`INSERT INTO [\`"]?${REBUILT}`) || match(`ALTER TABLE [\`"]?${REBUILT}\\w+[\`"]? RENAME TO`) || /^PRAGMA /i.test(sql)) return {};
   found = match(`DROP TABLE (?:IF EXISTS )?${NAME}`);
   if (found) return rebuilt.has(found[1]!) ? {} : { change: `drops table ${found[1]}`, risk: `dropping ${found[1]} deletes its rows` };
   found = match(`CREATE (UNIQUE )?INDEX (?:IF NOT EXISTS )?${NAME} ON ${NAME}`);

@@ -16,7 +16,7 @@ export type DatabasePlan = {
 
 type Said = { change?: string; risk?: string };
 
-const NAME = "[`\"]?([\\w]+)[`\"]?";
+const NAME = '[`"]?([\\w]+)[`"]?';
 const REBUILT = "__new_";
 
 /**
@@ -25,10 +25,14 @@ const REBUILT = "__new_";
  */
 function said(statement: string, rebuilt: ReadonlySet<string>): Said {
   const sql = statement.replace(/\s+/g, " ").trim();
-  const match = (pattern: string) => new RegExp(`^${pattern}`, "i").exec(sql);
+  /** The groups of `pattern` matched at the start of the statement ("" for one that did not take part). */
+  const match = (pattern: string): [string, string, string] | undefined => {
+    const found = new RegExp(`^${pattern}`, "i").exec(sql);
+    return found === null ? undefined : [found[1] ?? "", found[2] ?? "", found[3] ?? ""];
+  };
   let found = match(`CREATE TABLE (?:IF NOT EXISTS )?${NAME}`);
   if (found) {
-    const table = found[1]!;
+    const [table] = found;
     if (!table.startsWith(REBUILT)) return { change: `creates table ${table}` };
     const original = table.slice(REBUILT.length);
     return {
@@ -38,27 +42,27 @@ function said(statement: string, rebuilt: ReadonlySet<string>): Said {
   }
   if (match(`INSERT INTO [\`"]?${REBUILT}`) || match(`ALTER TABLE [\`"]?${REBUILT}\\w+[\`"]? RENAME TO`) || /^PRAGMA /i.test(sql)) return {};
   found = match(`DROP TABLE (?:IF EXISTS )?${NAME}`);
-  if (found) return rebuilt.has(found[1]!) ? {} : { change: `drops table ${found[1]}`, risk: `dropping ${found[1]} deletes its rows` };
+  if (found) return rebuilt.has(found[0]) ? {} : { change: `drops table ${found[0]}`, risk: `dropping ${found[0]} deletes its rows` };
   found = match(`CREATE (UNIQUE )?INDEX (?:IF NOT EXISTS )?${NAME} ON ${NAME}`);
   if (found) {
-    const unique = found[1] !== undefined;
+    const [unique, index, table] = found;
     return {
-      change: `creates ${unique ? "unique index" : "index"} ${found[2]} on ${found[3]}`,
-      ...(unique ? { risk: `a unique index fails the migration (and rolls it back) if ${found[3]} holds duplicates` } : {}),
+      change: `creates ${unique === "" ? "index" : "unique index"} ${index} on ${table}`,
+      ...(unique === "" ? {} : { risk: `a unique index fails the migration (and rolls it back) if ${table} holds duplicates` }),
     };
   }
   found = match(`DROP INDEX (?:IF EXISTS )?${NAME}`);
-  if (found) return { change: `drops index ${found[1]}` };
+  if (found) return { change: `drops index ${found[0]}` };
   found = match(`ALTER TABLE ${NAME} ADD (?:COLUMN )?${NAME}(.*)$`);
-  if (found) return { change: `adds column ${found[2]} to ${found[1]}${/NOT NULL/i.test(found[3]!) ? " (NOT NULL, with a default)" : ""}` };
+  if (found) return { change: `adds column ${found[1]} to ${found[0]}${/NOT NULL/i.test(found[2]) ? " (NOT NULL, with a default)" : ""}` };
   found = match(`ALTER TABLE ${NAME} DROP (?:COLUMN )?${NAME}`);
-  if (found) return { change: `drops column ${found[2]} of ${found[1]}`, risk: `dropping ${found[1]}.${found[2]} deletes its values` };
+  if (found) return { change: `drops column ${found[1]} of ${found[0]}`, risk: `dropping ${found[0]}.${found[1]} deletes its values` };
   found = match(`ALTER TABLE ${NAME} RENAME (?:COLUMN )?${NAME} TO ${NAME}`);
-  if (found) return { change: `renames ${found[1]}.${found[2]} to ${found[3]}` };
+  if (found) return { change: `renames ${found[0]}.${found[1]} to ${found[2]}` };
   found = match(`ALTER TABLE ${NAME} RENAME TO ${NAME}`);
-  if (found) return { change: `renames table ${found[1]} to ${found[2]}` };
+  if (found) return { change: `renames table ${found[0]} to ${found[1]}` };
   found = match(`(?:DELETE FROM|UPDATE) ${NAME}`);
-  if (found) return { change: `changes rows of ${found[1]}`, risk: `rewrites or deletes rows of ${found[1]}` };
+  if (found) return { change: `changes rows of ${found[0]}`, risk: `rewrites or deletes rows of ${found[0]}` };
   return { change: `runs ${sql.length > 60 ? `${sql.slice(0, 60)}…` : sql}` };
 }
 

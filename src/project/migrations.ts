@@ -130,7 +130,12 @@ export function run_project_migrations(
       under_lock(layout, database, () => backup_and_upgrade(database, backup_path_of(layout, plan.backup_dir, database.path), migrations_for(database.kind)));
       migrated.push(database);
     } catch (error) {
-      const run = { backup_dir: plan.backup_dir, migrated, failed: { database, error: to_air_error(error, "project_error") }, not_tried: plan.databases.slice(index + 1) };
+      const run = {
+        backup_dir: plan.backup_dir,
+        migrated,
+        failed: { database, error: to_air_error(error, "project_error") },
+        not_tried: plan.databases.slice(index + 1),
+      };
       write_record(plan, run);
       return run;
     }

@@ -113,7 +113,10 @@ describe("air migrate", () => {
     const connection = Connection.open(file);
     connection.client.prepare("UPDATE schema_meta SET value = ? WHERE key = 'schema_version'").run(String(NEW + 2));
     connection.close();
-    for (const args of [["migrate", "--yes"], ["tasks", "--session", session_id]]) {
+    for (const args of [
+      ["migrate", "--yes"],
+      ["tasks", "--session", session_id],
+    ]) {
       const result = air(project, env, args);
       expect(result.status).toBe(1);
       expect(result.stderr).toContain(`has schema version ${NEW + 2}`);
@@ -131,13 +134,22 @@ describe("confirm_and_migrate", () => {
     const plan = plan_project_migrations(project.layout);
     const declined: unknown = await confirm_and_migrate(project.layout, plan, {
       yes: false,
-      ask: async (question) => (questions.push(question), false),
+      ask: async (question) => {
+        questions.push(question);
+        return false;
+      },
     }).catch((error: unknown) => error);
     expect(is_air_failure(declined) && declined.message).toBe("the migration was declined; nothing was changed");
     expect(state_of(file)).toEqual(before);
     expect(fs.existsSync(backups(project))).toBe(false);
 
-    const run = await confirm_and_migrate(project.layout, plan, { yes: false, ask: async (question) => (questions.push(question), true) });
+    const run = await confirm_and_migrate(project.layout, plan, {
+      yes: false,
+      ask: async (question) => {
+        questions.push(question);
+        return true;
+      },
+    });
     expect(questions).toEqual(["Back up and migrate 1 database(s)?", "Back up and migrate 1 database(s)?"]);
     expect(run.migrated.map((database) => database.path)).toEqual([file]);
     expect(state_of(file).version).toBe(String(NEW));

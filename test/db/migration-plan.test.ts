@@ -32,7 +32,7 @@ describe("describe_migration", () => {
       migration("0002_status_check", [
         "PRAGMA foreign_keys=OFF;",
         "CREATE TABLE `__new_tasks` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`status` text NOT NULL\n);\n",
-        "INSERT INTO `__new_tasks`(\"id\", \"status\") SELECT \"id\", \"status\" FROM `tasks`;",
+        'INSERT INTO `__new_tasks`("id", "status") SELECT "id", "status" FROM `tasks`;',
         "DROP TABLE `tasks`;",
         "ALTER TABLE `__new_tasks` RENAME TO `tasks`;",
         "PRAGMA foreign_keys=ON;",
@@ -90,6 +90,10 @@ describe("plan_database", () => {
     const plan = plan_database(file, "learned_memory");
     const to = target_schema_version("learned_memory");
     expect(plan).toMatchObject({ path: file, kind: "learned_memory", from: to - 1, to });
-    expect(plan?.steps.map((step) => step.name)).toEqual(migrations_of("learned_memory").slice(to - 1).map((one) => one.name));
+    expect(plan?.steps.map((step) => step.name)).toEqual(
+      migrations_of("learned_memory")
+        .slice(to - 1)
+        .map((one) => one.name),
+    );
   });
 });

@@ -36,7 +36,9 @@ describe.skipIf(!tmux_available)("an older session database in a terminal (tmux)
 
     tmux.start("no", root, command);
     const asked = await screen_shows(tmux, "no", "the plan and the question", /Back up and migrate 1 database\(s\)\?/);
-    expect(asked).toContain(`.air/local/sessions/${session_id}/session.db (session): schema ${previous_version("session")} → ${target_schema_version("session")}`);
+    expect(asked).toContain(
+      `.air/local/sessions/${session_id}/session.db (session): schema ${previous_version("session")} → ${target_schema_version("session")}`,
+    );
     tmux.keys("no", "Enter");
     await screen_shows(tmux, "no", "the refusal", /the migration was declined; nothing was changed[\s\S]*\[air exited 1\]/);
     expect(state_of(file)).toEqual(before);

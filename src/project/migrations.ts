@@ -13,7 +13,12 @@ type ProjectDatabase = { readonly path: string; readonly kind: DatabaseKind; rea
 
 export type ProjectMigrationPlan = {
   readonly databases: readonly DatabasePlan[];
-  /** Where the databases are copied before the first statement runs. */
+  /**
+   * Where the databases are copied before the first statement runs: `.air/local/backups/migrations/<time>/`.
+   * "Backs up .air" (D-055) means the files a migration changes — the databases planned, nothing else:
+   * artifacts, workspaces, the backups repository and `.air/shared` are files no migration touches, and
+   * copying them (gigabytes of artifacts) would make every upgrade slow for no protection.
+   */
   readonly backup_dir: string;
 };
 

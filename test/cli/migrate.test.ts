@@ -108,6 +108,23 @@ describe("air migrate", () => {
     expect(air(project, env, ["migrate"]).stdout).toBe("Every database of this project is at this air's schema: nothing to migrate.\n");
   });
 
+  it("--yes on a database whose migration fails rolls it back, says so and where its copy is", () => {
+    const { project, session_id, file, env } = older_project();
+    // A column added by hand before the migration that adds it: the real migration fails on the file's content.
+    const connection = Connection.open(file);
+    connection.client.exec("ALTER TABLE diagnostics ADD family_signature text");
+    connection.close();
+    const before = state_of(file);
+    const result = air(project, env, ["migrate", "--yes"]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      `migrating .air/local/sessions/${session_id}/session.db from schema ${OLD} to ${NEW} failed: duplicate column name: family_signature; it was rolled back and is as it was`,
+    );
+    const [stamp] = fs.readdirSync(backups(project));
+    expect(result.stderr).toContain(`its copy from before is .air/local/backups/migrations/${stamp}/local/sessions/${session_id}/session.db`);
+    expect(state_of(file)).toEqual(before);
+  });
+
   it("refuses a database written by a newer air, naming its schema version and this air's", () => {
     const { project, session_id, file, env } = older_project();
     const connection = Connection.open(file);

@@ -308,6 +308,13 @@ const COMMANDS: Record<string, Command> = {
         ...strings(values, { view: "view" }),
       }),
   },
+  migrate: {
+    summary:
+      "Migrate the project's databases written by an older air: shows the plan (each database, its schema versions, what each migration changes), asks, backs them up under .air/local/backups/migrations/, then migrates each in one transaction",
+    usage: "air migrate [--yes] [--dry-run]",
+    options: { yes: { type: "boolean", short: "y" }, "dry-run": { type: "boolean" } },
+    run: async (values, _, io) => (await import("./commands/migrate.js")).run_migrate(io, { yes: values.yes === true, dry_run: values["dry-run"] === true }),
+  },
   "memory list": {
     summary: "The project's learned memories: candidates the experience miner proposed, and what was promoted or archived",
     usage: "air memory list [--json]",
@@ -366,6 +373,22 @@ function find_command(argv: string[]): { command: Command; rest: string[] } | un
   return undefined;
 }
 
+/**
+ * D-055: a command that opens a database older than this build is refused by the open, before it changed
+ * anything; here the plan is shown and asked about (whatever the permission mode), and on a yes the databases
+ * are backed up and migrated and the command runs again.
+ */
+async function run_migrating(command: Command, values: Record<string, unknown>, positionals: string[], io: Io): Promise<number> {
+  try {
+    return await command.run(values, positionals, io);
+  } catch (error) {
+    const outdated = (await import("../db/migrate.js")).outdated_database(error);
+    if (outdated === undefined || command === COMMANDS.migrate) throw error;
+    await (await import("./migration-gate.js")).migrate_on_open(io, outdated);
+    return await command.run(values, positionals, io);
+  }
+}
+
 export async function main(argv: string[], io: Io = process_io): Promise<number> {
   const first = argv[0];
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
@@ -396,7 +419,7 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
     return 0;
   }
   try {
-    return await command.run(parsed.values, parsed.positionals, io);
+    return await run_migrating(command, parsed.values, parsed.positionals, io);
   } catch (error) {
     const { to_air_error } = await import("../contracts/errors.js");
     io.err(render_error(to_air_error(error)));

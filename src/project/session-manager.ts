@@ -10,6 +10,7 @@ import { migrate } from "../db/migrate.js";
 import { sessions } from "../db/schema.js";
 import { ArtifactStore } from "./artifact-store.js";
 import { session_artifacts_dir, session_db_path, session_dir, session_lock_path } from "./layout.js";
+import { assert_project_databases_current } from "./migrations.js";
 import type { Project } from "./project-store.js";
 import { SessionLock } from "./session-lock.js";
 import { write_summary } from "./session-catalog.js";
@@ -56,6 +57,7 @@ function stored_model(connection: Connection, id: SessionId): { model_provider_i
 export function open_session(project: Project, options: OpenSessionOptions = {}): Session {
   const id = options.session_id ?? (new_id("session") as SessionId);
   const { layout } = project;
+  assert_project_databases_current(layout);
   fs.mkdirSync(layout.locks, { recursive: true });
   const lock = SessionLock.acquire(session_lock_path(layout, id), id);
   let connection: Connection | undefined;

@@ -4,6 +4,7 @@ import * as v from "valibot";
 import { is_air_failure } from "../contracts/errors.js";
 import { SessionId, type WorkspaceId } from "../contracts/ids.js";
 import type { TaskStatus, WorkspaceStatus } from "../contracts/status.js";
+import { outdated_database } from "../db/migrate.js";
 import { open_client } from "../db/sqlite.js";
 import { tasks, workspaces } from "../db/schema.js";
 import { session_db_path } from "../project/layout.js";
@@ -21,7 +22,7 @@ import { due_for_cleanup } from "./retention.js";
 export type SweepReport = {
   readonly abandoned: WorkspaceId[];
   readonly cleaned: WorkspaceId[];
-  /** Sessions open in another air process, not swept. */
+  /** Sessions open in another air process, or whose database waits for `air migrate`: not swept. */
   readonly busy: SessionId[];
 };
 
@@ -102,7 +103,7 @@ export async function sweep_project_workspaces(current: Session, now: Date = new
     try {
       session = open_session(current.project, { session_id });
     } catch (error) {
-      if (!held_elsewhere(error)) throw error;
+      if (!held_elsewhere(error) && outdated_database(error) === undefined) throw error;
       report.busy.push(session_id);
       continue;
     }

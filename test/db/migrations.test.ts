@@ -151,7 +151,7 @@ describe("assert_readable", () => {
     expect(failure.error).toMatchObject({ kind: "project_error", retryability: "not_retryable" });
     expect(failure.message).toContain(file);
     expect(failure.message).toMatch(/not an air session database/);
-    expect(failure.error.user_action).toMatch(/migrate/);
+    expect(failure.error.user_action).toMatch(/not written by air/);
     // A reader changes nothing.
     expect(tables_in(connection)).toEqual(["something_else"]);
   });
@@ -172,8 +172,8 @@ describe("assert_readable", () => {
     migrate(connection, "learned_memory");
     connection.client.prepare("UPDATE schema_meta SET value = ? WHERE key = 'schema_version'").run("0");
     const failure = expect_air_failure(() => assert_readable(connection, "learned_memory"));
-    expect(failure.error).toMatchObject({ kind: "project_error", metadata: { found: 0 } });
-    expect(failure.error.user_action).toMatch(/migrates the database/);
+    expect(failure.error).toMatchObject({ kind: "project_error", metadata: { found: 0, migration_needed: true } });
+    expect(failure.error.user_action).toMatch(/`air migrate`/);
   });
 });
 

@@ -22,7 +22,7 @@ const SessionSummary = v.strictObject({
   task_count: v.number(),
   last_activity_at: v.nullable(v.string()),
 });
-type SessionSummary = v.InferOutput<typeof SessionSummary>;
+export type SessionSummary = v.InferOutput<typeof SessionSummary>;
 
 export type SessionListing = { readonly sessions: SessionSummary[]; readonly unreadable: { id: string; error: AirError }[] };
 
@@ -135,9 +135,9 @@ export function has_session(layout: ProjectLayout, session_id: string): boolean 
   return /^ses_[0-9A-Z]{26}$/.test(session_id) && fs.existsSync(session_db_path(layout, session_id));
 }
 
-/** The status its `sessions` row has (read beside a live writer); undefined for a database without the row. */
-export async function session_status(layout: ProjectLayout, session_id: string): Promise<SessionSummary["status"] | undefined> {
-  return (await with_reader(session_db_path(layout, session_id), summary_from))?.status;
+/** The session as its database has it now (read beside a live writer); undefined for one without its row yet. */
+export async function read_summary(layout: ProjectLayout, session_id: string): Promise<SessionSummary | undefined> {
+  return with_reader(session_db_path(layout, session_id), summary_from);
 }
 
 /**

@@ -106,12 +106,17 @@ export async function delete_session(project: Project, id: string, reason?: stri
     }
     return { retired_workspaces: 0, finished_earlier_delete: true };
   }
-  const session = open_to_end(project, session_id, "delete");
+  return { retired_workspaces: await record_deletion(project, session_id, "delete", reason), finished_earlier_delete: false };
+}
+
+/** Retires the workspaces, records `session.deleted`, then removes the artifacts; the number of workspaces retired. */
+async function record_deletion(project: Project, session_id: SessionId, ending: SessionEnding, reason: string | undefined): Promise<number> {
+  const session = open_to_end(project, session_id, ending);
   try {
-    const retired_workspaces = await retire_session_workspaces(session, "its session was deleted");
+    const retired = await retire_session_workspaces(session, "its session was deleted");
     session.ingestor.ingest(make_event("session.deleted", reason === undefined ? {} : { reason }, session.origin));
-    fs.rmSync(session_artifacts_dir(layout, session_id), { recursive: true, force: true });
-    return { retired_workspaces, finished_earlier_delete: false };
+    fs.rmSync(session_artifacts_dir(project.layout, session_id), { recursive: true, force: true });
+    return retired;
   } finally {
     session.close();
   }
@@ -135,7 +140,7 @@ export async function purge_session(project: Project, id: string, reason = "purg
   const cut_short = earlier !== undefined && fs.existsSync(session_dir(layout, session_id));
   if (!cut_short) {
     require_session(layout, session_id);
-    if ((await read_summary(layout, session_id))?.status !== "deleted") await delete_session(project, session_id, reason);
+    if ((await read_summary(layout, session_id))?.status !== "deleted") await record_deletion(project, session_id, "purge", reason);
   }
   const lock = lock_to_end(layout, session_id, "purge");
   try {

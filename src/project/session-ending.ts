@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { eq } from "drizzle-orm";
+import * as v from "valibot";
 import { air_failure, is_air_failure } from "../contracts/errors.js";
 import { make_event } from "../contracts/events/registry.js";
-import * as v from "valibot";
 import { SessionId } from "../contracts/ids.js";
 import { sessions } from "../db/schema.js";
 import { retire_session_workspaces } from "../workspaces/retire.js";

@@ -71,7 +71,7 @@ describe("air session delete / purge without a terminal", () => {
 });
 
 describe("a deleted session", () => {
-  it("is refused by air resume --session and by air -r, with the way to read its log", async () => {
+  it("is refused by air resume --session, air -r and air compact --session, with the way to read its log", async () => {
     const id = closed_session("deleted from the CLI");
     const deleted = await run(["session", "delete", id, "-y"]);
     expect(deleted.result, deleted.transcript).toEqual({ code: 0, signal: null });
@@ -79,6 +79,7 @@ describe("a deleted session", () => {
     for (const args of [
       ["resume", "--session", id],
       ["-r", id, "-p", "go on"],
+      ["compact", "--session", id],
     ]) {
       const refused = await run(args);
       expect(refused.result.code, refused.transcript).toBe(1);

@@ -26,7 +26,7 @@ import { open_session, type Session } from "./session-manager.js";
  */
 type SessionEnding = "archive" | "delete" | "purge";
 
-/** The session opened for writing; a live holder's refusal says which ending it stopped. */
+/** The session opened for writing; a refusal (a live holder, a deleted session) says which ending it stopped. */
 function open_to_end(project: Project, session_id: SessionId, ending: SessionEnding): Session {
   try {
     return open_session(project, { session_id });
@@ -44,7 +44,7 @@ function lock_to_end(layout: ProjectLayout, session_id: SessionId, ending: Sessi
 }
 
 function held_refusal(error: unknown, session_id: SessionId, ending: SessionEnding): unknown {
-  if (!is_air_failure(error) || error.error.metadata?.pid === undefined) return error;
+  if (!is_air_failure(error) || error.error.kind !== "user_error") return error;
   const { kind, retryability, message, user_action, metadata } = error.error;
   return air_failure({ kind, retryability, message: `cannot ${ending} session ${session_id}: ${message}`, user_action, metadata }, error);
 }
@@ -80,7 +80,8 @@ export function archive_session(project: Project, id: string, reason?: string): 
   require_session(project.layout, session_id);
   const session = open_to_end(project, session_id, "archive");
   try {
-    if (status_in(session) === "archived") already(session_id, "archived", "`air session list --archived` shows it; `air resume --session ID` reopens it.");
+    if (status_in(session) === "archived")
+      already(session_id, "archived", `\`air session list --archived\` shows it; \`air resume --session ${session_id}\` reopens it.`);
     session.ingestor.ingest(make_event("session.archived", reason === undefined ? {} : { reason }, session.origin));
   } finally {
     session.close();

@@ -113,6 +113,14 @@ describe("air session archive", () => {
     const error = await refusal(() => run_session_archive({ out: () => undefined, err: () => undefined, cwd: project.layout.root }, { id }));
     expect(error).toMatchObject({ kind: "user_error", message: `session ${id} is already archived` });
   });
+
+  it("refuses a deleted session, which is never reopened", async () => {
+    const { id } = session_with_artifact("deleted first");
+    await ran((io) => run_session_delete(io, { id, yes: true }));
+    const error = await refusal(() => run_session_archive({ out: () => undefined, err: () => undefined, cwd: project.layout.root }, { id }));
+    expect(error.kind).toBe("user_error");
+    expect(error.message).toMatch(new RegExp(`^cannot archive session ${id}: session ${id} was deleted at `));
+  });
 });
 
 describe("air session delete", () => {

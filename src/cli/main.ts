@@ -65,11 +65,51 @@ const COMMANDS: Record<string, Command> = {
     run: async (values, _, io) => (await import("./commands/init.js")).run_init(io, { yes: values.yes === true }),
   },
   "session list": {
-    summary: "List this project's sessions (or every project's that air has opened)",
-    usage: "air session list [--json] [--all-projects]",
-    options: { json: { type: "boolean" }, "all-projects": { type: "boolean" } },
+    summary: "List this project's active sessions (or every project's that air has opened); --archived the archived ones, --all every one, deleted ones too",
+    usage: "air session list [--json] [--all-projects] [--archived | --all]",
+    options: { json: { type: "boolean" }, "all-projects": { type: "boolean" }, archived: { type: "boolean" }, all: { type: "boolean" } },
     run: async (values, _, io) =>
-      (await import("./commands/session-list.js")).run_session_list(io, { json: values.json === true, all_projects: values["all-projects"] === true }),
+      (await import("./commands/session-list.js")).run_session_list(io, {
+        json: values.json === true,
+        all_projects: values["all-projects"] === true,
+        archived: values.archived === true,
+        all: values.all === true,
+      }),
+  },
+  "session archive": {
+    summary: "Put a session away: kept whole, left out of `session list`, `-c` and the `-r` picker; `air resume --session ID` still reopens it",
+    usage: "air session archive ID [--reason TEXT]",
+    options: { reason: { type: "string" } },
+    positionals: true,
+    run: async (values, positionals, io) => {
+      if (positionals.length > 1) return usage_error(io, `air session archive takes one ID, not "${positionals.join(" ")}"`);
+      return (await import("./commands/session-manage.js")).run_session_archive(io, { id: positionals[0], ...strings(values, { reason: "reason" }) });
+    },
+  },
+  "session delete": {
+    summary:
+      "End a session for good: its artifacts and workspaces are removed and it is never reopened; its log (air history) and snapshots stay until purged. Asks first unless --yes",
+    usage: "air session delete ID [--reason TEXT] [--yes]",
+    options: { reason: { type: "string" }, yes: { type: "boolean", short: "y" } },
+    positionals: true,
+    run: async (values, positionals, io) => {
+      if (positionals.length > 1) return usage_error(io, `air session delete takes one ID, not "${positionals.join(" ")}"`);
+      return (await import("./commands/session-manage.js")).run_session_delete(io, {
+        id: positionals[0],
+        yes: values.yes === true,
+        ...strings(values, { reason: "reason" }),
+      });
+    },
+  },
+  "session purge": {
+    summary: "Remove everything of a session from disk (log, artifacts, workspaces, snapshots); only its id and time stay, as purged. Asks first unless --yes",
+    usage: "air session purge ID [--yes]",
+    options: { yes: { type: "boolean", short: "y" } },
+    positionals: true,
+    run: async (values, positionals, io) => {
+      if (positionals.length > 1) return usage_error(io, `air session purge takes one ID, not "${positionals.join(" ")}"`);
+      return (await import("./commands/session-manage.js")).run_session_purge(io, { id: positionals[0], yes: values.yes === true });
+    },
   },
   run: {
     summary:

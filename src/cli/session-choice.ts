@@ -19,11 +19,11 @@ export type SessionFlags = {
 /** The user left the picker without choosing. */
 export const PICK_CANCELLED = Symbol("pick cancelled");
 
-/** `-r` on a terminal: the project's sessions, newest first, by title. */
+/** `-r` on a terminal: the project's active sessions, newest first, by title. */
 async function pick_session(layout: ProjectLayout): Promise<SessionId | typeof PICK_CANCELLED> {
   const { sessions } = await list_sessions(layout);
   // None to pick from: the same error as asking for the latest.
-  if (sessions.length === 0) return chosen_session(layout, undefined, "this project has no session to resume") as SessionId;
+  if (sessions.length === 0) return (await chosen_session(layout, undefined, "this project has no session to resume")) as SessionId;
   const clack = await import("@clack/prompts");
   const picked = await clack.select({
     message: "Resume which session?",
@@ -62,17 +62,17 @@ function project_of(cwd: string, flags: SessionFlags): ProjectLayout {
 }
 
 /**
- * The session the flags name where nobody can pick (`-p`): undefined for none (a new session), the latest for
- * `-c` or a bare `-r`. An id this project does not hold, or a project with no session, is a user error saying
- * how to find one (`air session list`).
+ * The session the flags name where nobody can pick (`-p`): undefined for none (a new session), the latest
+ * active one for `-c` or a bare `-r` (an archived session is resumed only by its id). An id this project does
+ * not hold, or a project with no session, is a user error saying how to find one (`air session list`).
  */
-export function headless_session(cwd: string, flags: SessionFlags): SessionId | undefined {
+export async function headless_session(cwd: string, flags: SessionFlags): Promise<SessionId | undefined> {
   check_flags(flags);
   if (flags.continue !== true && flags.resume === undefined) return undefined;
   const layout = project_of(cwd, flags);
-  if (flags.continue === true) return chosen_session(layout, undefined, "this project has no session to continue") as SessionId;
-  if (flags.resume !== "") return chosen_session(layout, flags.resume) as SessionId;
-  return chosen_session(layout, undefined, "this project has no session to resume") as SessionId;
+  if (flags.continue === true) return (await chosen_session(layout, undefined, "this project has no session to continue")) as SessionId;
+  if (flags.resume !== "") return (await chosen_session(layout, flags.resume)) as SessionId;
+  return (await chosen_session(layout, undefined, "this project has no session to resume")) as SessionId;
 }
 
 /** As `headless_session`, but a bare `-r` asks the user which session. */

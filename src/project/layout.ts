@@ -22,6 +22,7 @@ export function project_layout(root: string) {
     rules: path.join(shared, "rules"),
     plan: path.join(shared, "plan"),
     sessions: path.join(local, "sessions"),
+    purged_sessions: path.join(local, "purged-sessions.jsonl"),
     backups: path.join(local, "backups"),
     workspaces: path.join(local, "workspaces"),
     tmp: path.join(local, "tmp"),

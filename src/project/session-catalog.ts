@@ -7,6 +7,7 @@ import { event_from_row, type EventRow } from "../db/event-row.js";
 import type { SqliteClient } from "../db/sqlite.js";
 import { write_file_atomic } from "./atomic-write.js";
 import { session_db_path, session_dir, session_lock_path, type ProjectLayout } from "./layout.js";
+import { purge_record } from "./purged-sessions.js";
 
 /**
  * Read-only views of session databases for commands that run beside a live writer (`air session list`,
@@ -21,7 +22,7 @@ const SessionSummary = v.strictObject({
   task_count: v.number(),
   last_activity_at: v.nullable(v.string()),
 });
-type SessionSummary = v.InferOutput<typeof SessionSummary>;
+export type SessionSummary = v.InferOutput<typeof SessionSummary>;
 
 export type SessionListing = { readonly sessions: SessionSummary[]; readonly unreadable: { id: string; error: AirError }[] };
 
@@ -90,13 +91,23 @@ function cached_summary(layout: ProjectLayout, id: string): SessionSummary | und
   }
 }
 
-/** Every session of the project, newest first; a session whose file cannot be read is reported, not fatal. */
-export async function list_sessions(layout: ProjectLayout): Promise<SessionListing> {
+/**
+ * Which sessions a listing shows: the active ones (what `air session list`, the `-r` picker and `/sessions`
+ * offer), the archived ones, or all — deleted ones too, whose database stays until they are purged.
+ */
+export type SessionsShown = "active" | "archived" | "all";
+
+function shown_in(shown: SessionsShown, status: string): boolean {
+  return shown === "all" || status === shown;
+}
+
+/** The project's sessions, newest first; a session whose file cannot be read is reported, not fatal. */
+export async function list_sessions(layout: ProjectLayout, shown: SessionsShown = "active"): Promise<SessionListing> {
   const listing: SessionListing = { sessions: [], unreadable: [] };
   for (const id of session_ids(layout)) {
     try {
       const summary = cached_summary(layout, id) ?? (await with_reader(session_db_path(layout, id), summary_from));
-      if (summary !== undefined) listing.sessions.push(summary);
+      if (summary !== undefined && shown_in(shown, summary.status)) listing.sessions.push(summary);
     } catch (error) {
       listing.unreadable.push({ id, error: to_air_error(error, "project_error") });
     }
@@ -124,19 +135,46 @@ export function has_session(layout: ProjectLayout, session_id: string): boolean 
   return /^ses_[0-9A-Z]{26}$/.test(session_id) && fs.existsSync(session_db_path(layout, session_id));
 }
 
+/** The session as its database has it now (read beside a live writer); undefined for one without its row yet. */
+export async function read_summary(layout: ProjectLayout, session_id: string): Promise<SessionSummary | undefined> {
+  return with_reader(session_db_path(layout, session_id), summary_from);
+}
+
 /**
- * The session a command works on: the one asked for (`--session ID`), or the latest. None, or an id this
- * project does not hold, is a user error saying how to find one; `none` says what having none means here.
+ * A session this project holds, else a user error: one purged says when (nothing of it is left to show),
+ * any other id says how to find one.
  */
-export function chosen_session(layout: ProjectLayout, requested: string | undefined, none = "this project has no sessions yet"): string {
-  const session_id = requested ?? latest_session_id(layout);
-  if (session_id === undefined || !has_session(layout, session_id)) {
+export function require_session(layout: ProjectLayout, session_id: string): void {
+  if (has_session(layout, session_id)) return;
+  const purged = purge_record(layout, session_id);
+  throw air_failure({
+    kind: "user_error",
+    message:
+      purged === undefined ? `no session ${session_id} in this project` : `session ${session_id} was purged at ${purged.purged_at}: nothing of it is left`,
+    retryability: "not_retryable",
+    user_action: "List the sessions with `air session list` (`--all` for archived and deleted ones too).",
+    metadata: { session_id },
+  });
+}
+
+/**
+ * The session a command works on: the one asked for (`--session ID`), whatever its status, or the latest
+ * active one. None, or an id this project does not hold, is a user error saying how to find one; `none` says
+ * what having none means here.
+ */
+export async function chosen_session(layout: ProjectLayout, requested: string | undefined, none = "this project has no sessions yet"): Promise<string> {
+  if (requested !== undefined) {
+    require_session(layout, requested);
+    return requested;
+  }
+  const latest = (await list_sessions(layout)).sessions[0]?.id;
+  if (latest === undefined) {
     throw air_failure({
       kind: "user_error",
-      message: session_id === undefined ? none : `no session ${session_id} in this project`,
+      message: none,
       retryability: "not_retryable",
-      user_action: "List the sessions with `air session list`.",
+      user_action: "List the sessions with `air session list` (`--all` for archived and deleted ones too).",
     });
   }
-  return session_id;
+  return latest;
 }

@@ -4,7 +4,9 @@ import { EventBus } from "../event-store/event-bus.js";
 import { EventIngestor } from "../event-store/event-ingestor.js";
 import { EventStore } from "../event-store/event-store.js";
 import { make_event, type EventOrigin } from "../contracts/events/registry.js";
+import { air_failure } from "../contracts/errors.js";
 import { new_id, type SessionId } from "../contracts/ids.js";
+import type { SessionStatus } from "../contracts/status.js";
 import { Connection } from "../db/connection.js";
 import { migrate } from "../db/migrate.js";
 import { sessions } from "../db/schema.js";
@@ -44,14 +46,29 @@ export type Session = {
   close(): void;
 };
 
-/** The session's model as its `sessions` row has it; undefined when there is no row yet. */
-function stored_model(connection: Connection, id: SessionId): { model_provider_id: string | undefined; model_id: string | undefined } | undefined {
+type StoredSession = { model_provider_id: string | undefined; model_id: string | undefined; status: SessionStatus; deleted_at: string | null };
+
+/** The session's model and status as its `sessions` row has them; undefined when there is no row yet. */
+function stored_session(connection: Connection, id: SessionId): StoredSession | undefined {
   const row = connection.db
-    .select({ model_provider_id: sessions.model_provider_id, model_id: sessions.model_id })
+    .select({ model_provider_id: sessions.model_provider_id, model_id: sessions.model_id, status: sessions.status, deleted_at: sessions.deleted_at })
     .from(sessions)
     .where(eq(sessions.id, id))
     .get();
-  return row === undefined ? undefined : { model_provider_id: row.model_provider_id ?? undefined, model_id: row.model_id ?? undefined };
+  return row === undefined
+    ? undefined
+    : { model_provider_id: row.model_provider_id ?? undefined, model_id: row.model_id ?? undefined, status: row.status, deleted_at: row.deleted_at };
+}
+
+/** A deleted session is never written again: its artifacts are gone, and what is left is its record. */
+function refuse_deleted(id: SessionId, stored: StoredSession | undefined): void {
+  if (stored?.status !== "deleted") return;
+  throw air_failure({
+    kind: "user_error",
+    message: `session ${id} was deleted at ${stored.deleted_at ?? "an unknown time"}; it cannot be reopened`,
+    retryability: "not_retryable",
+    user_action: `Start a new session with \`air run\`; \`air history --session ${id}\` still shows what it did.`,
+  });
 }
 
 export function open_session(project: Project, options: OpenSessionOptions = {}): Session {
@@ -65,13 +82,15 @@ export function open_session(project: Project, options: OpenSessionOptions = {})
     const resuming = options.session_id !== undefined;
     if (!resuming) fs.mkdirSync(session_dir(layout, id), { recursive: true });
     connection = Connection.open(session_db_path(layout, id), { must_exist: resuming });
-    fs.mkdirSync(session_artifacts_dir(layout, id), { recursive: true });
     migrate(connection, "session");
+    const stored = stored_session(connection, id);
+    refuse_deleted(id, stored);
+    fs.mkdirSync(session_artifacts_dir(layout, id), { recursive: true });
     const bus = options.bus ?? new EventBus();
     const store = new EventStore(connection, id, bus);
     const ingestor = new EventIngestor(store, bus);
     const origin: EventOrigin = { session_id: id, project_id: project.file.project_id, source: { kind: "system" }, route: ["runtime"] };
-    let model = stored_model(connection, id);
+    let model: Pick<StoredSession, "model_provider_id" | "model_id"> | undefined = stored;
     if (model === undefined) {
       model = { model_provider_id: options.model_provider_id, model_id: options.model_id };
       const title = options.title ?? "untitled session";
@@ -89,7 +108,8 @@ export function open_session(project: Project, options: OpenSessionOptions = {})
       ingestor,
       artifacts,
       origin,
-      ...model,
+      model_provider_id: model.model_provider_id,
+      model_id: model.model_id,
       close() {
         bus.drain();
         write_summary(layout, opened.client);

@@ -1,6 +1,6 @@
 import { isNotNull, sql } from "drizzle-orm";
 import * as v from "valibot";
-import { air_failure, type AirFailure, is_air_failure } from "../../contracts/errors.js";
+import { air_failure, is_air_failure } from "../../contracts/errors.js";
 import type { SessionId } from "../../contracts/ids.js";
 import { CONTEXT_COMPACT_TOOL } from "../../contracts/tool.js";
 import { plan_compaction } from "../../context/compaction/compactor.js";
@@ -9,7 +9,7 @@ import type { CompactionScope } from "../../context/compaction/stored-conversati
 import { messages, sessions } from "../../db/schema.js";
 import { air_home } from "../../project/layout.js";
 import { open_project } from "../../project/project-store.js";
-import { has_session, latest_session_id } from "../../project/session-catalog.js";
+import { chosen_session } from "../../project/session-catalog.js";
 import { open_session, type Session } from "../../project/session-manager.js";
 import { ProviderManager } from "../../providers/manager.js";
 import { context_compact_tool, ContextCompactOutput } from "../../tools/context/compact.js";
@@ -19,15 +19,6 @@ import type { Io } from "../output.js";
 type Compacted = { scope: string; summary_id: string; covered: number; tokens_before: number; tokens_after: number };
 type Skipped = { scope: string; reason: string };
 type Failed = { scope: string; error: string };
-
-function no_session(session_id: string | undefined): AirFailure {
-  return air_failure({
-    kind: "user_error",
-    message: session_id === undefined ? "this project has no session to compact" : `no session ${session_id} in this project`,
-    retryability: "not_retryable",
-    user_action: "List the sessions with `air session list`.",
-  });
-}
 
 /** The session's writer lock: a runtime still holding it is running the session, which compacts its own conversations. */
 function open_for_compaction(project: ReturnType<typeof open_project>, session_id: string): Session {
@@ -101,8 +92,7 @@ export async function run_compact(io: Io, options: { session?: string; json: boo
   const providers = ProviderManager.load();
   providers.require_configured();
   const project = open_project(io.cwd);
-  const session_id = options.session ?? latest_session_id(project.layout);
-  if (session_id === undefined || !has_session(project.layout, session_id)) throw no_session(session_id);
+  const session_id = await chosen_session(project.layout, options.session, "this project has no session to compact");
   const session = open_for_compaction(project, session_id);
   let report: Awaited<ReturnType<typeof compact_all>>;
   try {

@@ -115,7 +115,7 @@ export async function run_history(io: Io, options: { session?: string; json: boo
     });
   }
   const { layout } = open_project(io.cwd);
-  const session_id = chosen_session(layout, options.session);
+  const session_id = await chosen_session(layout, options.session);
   if (!options.json && view === "tui") {
     const state = await read_projection(session_db_path(layout, session_id), session_id);
     const text = await render_like_the_tui(

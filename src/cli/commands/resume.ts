@@ -28,7 +28,7 @@ export async function run_resume(io: Io, options: { session?: string; permission
   providers.require_configured();
   const project = open_project(io.cwd);
   const { layout } = project;
-  const session_id = chosen_session(layout, options.session, "this project has no session to resume");
+  const session_id = await chosen_session(layout, options.session, "this project has no session to resume");
   if (is_interactive() && options.prompts === undefined) {
     const { run_interactive } = await import("../interactive.js");
     return run_interactive(io, providers, {

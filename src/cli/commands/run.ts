@@ -126,7 +126,7 @@ async function run_in_folder(io: Io, options: RunOptions): Promise<number> {
   const max_parallel = parse_positive("--max-parallel", options.max_parallel, "4");
   const run_budget = parse_run_budget(options);
   const permissions = parse_permission_options(options);
-  const session_id = headless_session(here.cwd, options);
+  const session_id = await headless_session(here.cwd, options);
   const request = {
     requirement: options.print,
     ...(session_id === undefined ? {} : { session_id }),

@@ -43,7 +43,7 @@ async function read_listing(db_file: string): Promise<TaskListing> {
  */
 export async function run_tasks(io: Io, options: { session?: string; json: boolean }): Promise<number> {
   const { layout } = open_project(io.cwd);
-  const session_id = chosen_session(layout, options.session);
+  const session_id = await chosen_session(layout, options.session);
   const listing = await read_listing(session_db_path(layout, session_id));
   if (options.json) {
     io.out(`${JSON.stringify({ session_id, ...listing }, null, 2)}\n`);

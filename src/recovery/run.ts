@@ -4,6 +4,7 @@ import { SessionId } from "../contracts/ids.js";
 import { log_summary } from "../logs/log.js";
 import { session_db_path } from "../project/layout.js";
 import type { Project } from "../project/project-store.js";
+import { read_summary } from "../project/session-catalog.js";
 import { open_session, type Session } from "../project/session-manager.js";
 import { held_elsewhere, sweep_project_workspaces, sweep_session } from "../workspaces/sweep.js";
 import { repair_invariants, type InvariantRepair } from "./invariant-repair.js";
@@ -73,6 +74,9 @@ export async function recover_project(project: Project, options: { readonly dry_
   const sessions: SessionRecovery[] = [];
   const busy: SessionId[] = [];
   for (const session_id of session_ids(project)) {
+    // A deleted session's artifacts went on purpose and it is never reopened (D-054); an unreadable file is
+    // open_session's to explain.
+    if ((await read_summary(project.layout, session_id).catch(() => undefined))?.status === "deleted") continue;
     let session: Session;
     try {
       session = open_session(project, { session_id });

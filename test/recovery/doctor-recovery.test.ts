@@ -12,6 +12,7 @@ import { run_doctor } from "../../src/cli/commands/doctor.js";
 import type { Io } from "../../src/cli/output.js";
 import { new_id, type SessionId, type TaskId } from "../../src/contracts/ids.js";
 import { session_artifacts_dir } from "../../src/project/layout.js";
+import { delete_session } from "../../src/project/session-ending.js";
 import { open_session } from "../../src/project/session-manager.js";
 import type { ProjectRecovery } from "../../src/recovery/run.js";
 import { recover_project } from "../../src/recovery/run.js";
@@ -133,6 +134,13 @@ describe("recover_project", () => {
     } finally {
       holder.close();
     }
+  });
+
+  it("passes a deleted session by: its artifacts went on purpose and it is never reopened", async () => {
+    const { session_id } = await damaged_session();
+    await delete_session(temp.project, session_id);
+    const recovery = await recover_project(temp.project, { dry_run: false });
+    expect(recovery).toEqual({ dry_run: false, sessions: [], busy: [] });
   });
 });
 

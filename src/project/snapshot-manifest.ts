@@ -1,4 +1,6 @@
 import * as v from "valibot";
+import { MAX_EVENT_PATHS, SnapshotCause, SnapshotPhase } from "../contracts/events/snapshot.js";
+import type { PayloadInputOf } from "../contracts/events/registry.js";
 import { CommandRunId, SessionId, SnapshotId, TaskId, Timestamp, ToolRunId, WorkspaceId } from "../contracts/ids.js";
 
 /**
@@ -13,14 +15,6 @@ export const SnapshotPath = v.pipe(
     "expected a relative path inside the root",
   ),
 );
-
-/** Whether the snapshot was taken before the change or after it (then it records what changed). */
-export const SnapshotPhase = v.picklist(["before", "after"]);
-export type SnapshotPhase = v.InferOutput<typeof SnapshotPhase>;
-
-/** What made air change files: a file tool, a shell command, a workspace merge into the checkout, a restore. */
-export const SnapshotCause = v.picklist(["tool", "command", "merge", "restore"]);
-export type SnapshotCause = v.InferOutput<typeof SnapshotCause>;
 
 /** A file left out of a snapshot: larger than the cap (`MAX_SNAPSHOT_FILE_BYTES`). Restoring it is refused. */
 export const SkippedFile = v.strictObject({ path: SnapshotPath, size_bytes: v.pipe(v.number(), v.integer(), v.minValue(0)) });
@@ -85,4 +79,22 @@ export function parse_snapshot_log(output: string): SnapshotRecord[] {
     records.push({ ...manifest, commit, tree });
   }
   return records;
+}
+
+/** The `snapshot.taken` payload that links `record` to its run in the session's events. */
+export function snapshot_taken_payload(record: SnapshotRecord): PayloadInputOf<"snapshot.taken"> {
+  return {
+    snapshot_id: record.snapshot_id,
+    commit: record.commit,
+    cause: record.cause,
+    phase: record.phase,
+    ...(record.before_snapshot_id === undefined ? {} : { before_snapshot_id: record.before_snapshot_id }),
+    ...(record.tool_run_id === undefined ? {} : { tool_run_id: record.tool_run_id }),
+    ...(record.command_run_id === undefined ? {} : { command_run_id: record.command_run_id }),
+    ...(record.task_id === undefined ? {} : { task_id: record.task_id }),
+    ...(record.workspace_id === undefined ? {} : { workspace_id: record.workspace_id }),
+    paths: record.paths.slice(0, MAX_EVENT_PATHS),
+    paths_total: record.paths.length,
+    skipped: record.skipped.map((file) => file.path),
+  };
 }

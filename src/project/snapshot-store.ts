@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import { air_failure } from "../contracts/errors.js";
+import type { SnapshotCause, SnapshotPhase } from "../contracts/events/snapshot.js";
 import { new_id, now_iso, SessionId } from "../contracts/ids.js";
 import { git_at, run_git_at, run_git_bytes, type BackupGitTarget } from "./backup-git.js";
 import { with_backup_repository } from "./backup-repository.js";
@@ -11,9 +12,7 @@ import {
   parse_snapshot_log,
   snapshot_message,
   type SkippedFile,
-  type SnapshotCause,
   type SnapshotLinks,
-  type SnapshotPhase,
   type SnapshotRecord,
 } from "./snapshot-manifest.js";
 import { build_output_folders, inside_root, is_excluded, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";

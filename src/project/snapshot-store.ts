@@ -8,14 +8,8 @@ import { new_id, now_iso, SessionId } from "../contracts/ids.js";
 import { git_at, run_git_at, run_git_bytes, type BackupGitTarget } from "./backup-git.js";
 import { with_backup_repository } from "./backup-repository.js";
 import type { ProjectLayout } from "./layout.js";
-import {
-  parse_snapshot_log,
-  snapshot_message,
-  type SkippedFile,
-  type SnapshotLinks,
-  type SnapshotRecord,
-} from "./snapshot-manifest.js";
-import { build_output_folders, inside_root, is_excluded, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";
+import { parse_snapshot_log, snapshot_message, type SkippedFile, type SnapshotLinks, type SnapshotRecord } from "./snapshot-manifest.js";
+import { build_output_folders, inside_root, is_excluded, lstat_entry, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";
 
 const REF_PREFIX = "refs/air/snapshots/";
 /** Snapshots taken between two `git gc --auto` (commit-tree, unlike commit, never starts one). */
@@ -77,7 +71,7 @@ function staging_of(root: string, relatives: Iterable<string>): Staging {
   const staging: Staging = { update: [], drop: [], skipped: [] };
   for (const relative of new Set(relatives)) {
     if (is_excluded(relative)) continue;
-    const stat = fs.lstatSync(path.join(root, relative), { throwIfNoEntry: false });
+    const stat = lstat_entry(path.join(root, relative));
     if (stat === undefined) staging.update.push(relative);
     else if (stat.isDirectory() || !(stat.isFile() || stat.isSymbolicLink())) staging.drop.push(relative);
     else if (stat.size > MAX_SNAPSHOT_FILE_BYTES) {
@@ -118,7 +112,7 @@ export class SnapshotStore {
   }
 
   /** Takes a snapshot; it fails loudly (an AirError) rather than record a state it could not read. */
-  take(request: SnapshotRequest): Promise<SnapshotRecord> {
+  async take(request: SnapshotRequest): Promise<SnapshotRecord> {
     const session_id = checked_session(request.session_id);
     const root = fs.realpathSync.native(request.root);
     const named = request.paths?.map((input) => inside_root(root, input));
@@ -208,7 +202,7 @@ export class SnapshotStore {
    * Deletes a session's snapshots: its ref, then every object nothing else reaches. The per-root indexes go
    * too (they may name blobs only that session held); the next snapshot of a root hashes it afresh.
    */
-  purge_session(session_id: string): Promise<{ removed: number }> {
+  async purge_session(session_id: string): Promise<{ removed: number }> {
     const checked = checked_session(session_id);
     return with_backup_repository(this.dir, this.lock_file, async () => {
       const removed = (await this.list({ session_id: checked })).length;

@@ -88,8 +88,9 @@ describe("SnapshotStore.take", () => {
     put("src/file-7.txt", "changed\n");
     const third = await store.take({ root, session_id, cause: "tool", phase: "before", paths: ["src/file-7.txt"] });
     expect(blob_count()).toBe(after_first + 1);
-    expect(third.paths).toEqual(["src/file-7.txt"]);
-    expect(tree_paths(third.tree)).toHaveLength(50);
+    expect(third).toMatchObject({ holds: "paths", paths: ["src/file-7.txt"] });
+    expect(tree_paths(third.tree)).toEqual(["src/file-7.txt"]);
+    expect(backups_git("cat-file", "blob", `${third.commit}:src/file-7.txt`)).toBe("changed\n");
   });
 
   it("leaves out ignored files, .git/info/exclude entries, build output, dependencies and .air", async () => {

@@ -61,7 +61,7 @@ function state_of_entry(mode: string, oid: string): FileState {
   return { kind: "file", oid, mode: mode === "100755" ? 0o755 : 0o644 };
 }
 
-function checked_session(session_id: string): string {
+function checked_session(session_id: string): SessionId {
   const parsed = v.safeParse(SessionId, session_id);
   if (parsed.success) return parsed.output;
   throw air_failure({
@@ -94,7 +94,8 @@ function staging_of(root: string, relatives: Iterable<string>): Staging {
  * Snapshots of the project's checkout in the backups repository (`.air/local/backups/`, issue 17): the same
  * object store as `BackupStore`, pointed at the project with `--work-tree` and an index file of its own per
  * root, whose stat cache makes unchanged files cost nothing. A snapshot is a commit whose tree is the root's
- * state, on the session's ref `refs/air/snapshots/<session_id>`, its manifest in the message. The project's
+ * state (a command's) or that of the paths named (a file tool's, `holds: "paths"`), on the session's ref
+ * `refs/air/snapshots/<session_id>`, its manifest in the message. The project's
  * `.gitignore` files and `.git/info/exclude` apply; `.air/`, `.git` and build output folders never enter.
  */
 export class SnapshotStore {
@@ -131,7 +132,7 @@ export class SnapshotStore {
       const record: Omit<SnapshotRecord, "commit" | "tree"> = {
         snapshot_id: new_id("snapshot"),
         created_at: now_iso(),
-        session_id: session_id as SnapshotRecord["session_id"],
+        session_id,
         cause: request.cause,
         phase: request.phase,
         holds: named === undefined ? "root" : "paths",

@@ -28,6 +28,7 @@ export const ID_PREFIXES = {
   memory: "mem",
   requirement: "req",
   doctor_run: "drn",
+  snapshot: "snp",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -104,6 +105,9 @@ export type RequirementId = v.InferOutput<typeof RequirementId>;
 
 export const DoctorRunId = id_schema("doctor_run");
 export type DoctorRunId = v.InferOutput<typeof DoctorRunId>;
+/** A snapshot of the write area in the backups repository. */
+export const SnapshotId = id_schema("snapshot");
+export type SnapshotId = v.InferOutput<typeof SnapshotId>;
 
 /** A project's stable identity, generated once at `air init` (never derived from its path). */
 export const ProjectId = v.pipe(v.string(), v.uuid("expected a project id (UUID)"), v.brand("project"));

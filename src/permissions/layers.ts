@@ -86,7 +86,7 @@ const COMMAND_RISK: Record<AnalyzerAction, RiskLevel> = { refuse: "critical", de
 /** Analyzer finding categories judged by the credential/system override (layer 5), not by layer 4. */
 const OVERRIDE_CATEGORIES = new Set<CommandFinding["category"]>(["credential_sensitive", "system_sensitive"]);
 /** Commands that only look: all that `plan` mode runs. */
-const LOOKING = new Set<CommandCategory>(["read_only", "git_read", "static_analysis"]);
+export const LOOKING = new Set<CommandCategory>(["read_only", "git_read", "static_analysis"]);
 /** Commands whose every category is here need no answer of their own. */
 const ROUTINE = new Set<CommandCategory>([...LOOKING, "build", "test"]);
 

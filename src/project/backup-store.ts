@@ -4,11 +4,11 @@ import path from "node:path";
 import { monotonicFactory } from "ulidx";
 import * as v from "valibot";
 import { Sha256 } from "../contracts/artifact.js";
-import { air_failure, is_air_failure } from "../contracts/errors.js";
+import { air_failure } from "../contracts/errors.js";
 import { now_iso } from "../contracts/ids.js";
-import { BACKUP_REPO_CONFIG, backup_git, run_backup_git } from "./backup-git.js";
+import { backup_git, run_backup_git } from "./backup-git.js";
+import { with_backup_repository } from "./backup-repository.js";
 import type { ProjectLayout } from "./layout.js";
-import { SessionLock } from "./session-lock.js";
 
 const BackupId = v.pipe(v.string(), v.regex(/^bkp_[0-9A-HJKMNP-TV-Z]{26}$/, "expected a backup id (bkp_<ulid>)"));
 type BackupId = v.InferOutput<typeof BackupId>;
@@ -48,8 +48,6 @@ export type RestoreResult = {
   files: BackupFile[];
 };
 
-const LOCK_WAIT_MS = 30_000;
-const LOCK_POLL_MS = 25;
 const next_ulid = monotonicFactory();
 
 /**
@@ -132,8 +130,6 @@ function parse_log(output: string): BackupRecord[] {
  * back. A lock file keeps concurrent air processes from interleaving their `add`s and commits.
  */
 export class BackupStore {
-  #ready: Promise<void> | undefined;
-
   constructor(
     /** The repository's work tree. */
     readonly dir: string,
@@ -267,55 +263,7 @@ export class BackupStore {
     return parse_log(await backup_git(this.dir, ["log", "--format=%H%x00%B%x1e"]));
   }
 
-  /** Creates the repository on first use; run under the lock, so two processes never both init. */
-  #ensure_repository(): Promise<void> {
-    this.#ready ??= (async () => {
-      if (fs.existsSync(path.join(this.dir, ".git", "HEAD")) && fs.existsSync(path.join(this.dir, ".git", "air-ready"))) return;
-      fs.mkdirSync(this.dir, { recursive: true });
-      await backup_git(this.dir, ["init", "-q", "--initial-branch=backups"]);
-      for (const [key, value] of BACKUP_REPO_CONFIG) await backup_git(this.dir, ["config", key, value]);
-      // Written last: a repository without it was interrupted mid-setup and is set up again.
-      fs.writeFileSync(path.join(this.dir, ".git", "air-ready"), "");
-    })();
-    return this.#ready.catch((error: unknown) => {
-      this.#ready = undefined;
-      throw error;
-    });
-  }
-
-  async #locked<T>(work: () => Promise<T>): Promise<T> {
-    fs.mkdirSync(path.dirname(this.lock_file), { recursive: true });
-    const lock = await acquire(this.lock_file);
-    try {
-      await this.#ensure_repository();
-      return await work();
-    } finally {
-      lock.release();
-    }
-  }
-}
-
-/** Waits for the backups lock: held by a live process means wait, by a dead one means take it over. */
-async function acquire(lock_file: string): Promise<SessionLock> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      return SessionLock.acquire(lock_file, "backups");
-    } catch (error) {
-      // SessionLock refuses a lock held by a live process as a user_error; anything else is real.
-      if (!is_air_failure(error) || error.kind !== "user_error") throw error;
-      if (Date.now() > deadline) {
-        throw air_failure(
-          {
-            kind: "system_error",
-            message: `the backups lock ${lock_file} was held for more than ${LOCK_WAIT_MS / 1000} s`,
-            retryability: "retryable",
-            user_action: "Another air process is backing up or restoring; retry when it is done.",
-          },
-          error,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
-    }
+  #locked<T>(work: () => Promise<T>): Promise<T> {
+    return with_backup_repository(this.dir, this.lock_file, work);
   }
 }

@@ -15,6 +15,7 @@ import type { Session } from "../project/session-manager.js";
 import { ToolFailure, type AnyToolDefinition, type ToolExecution } from "./define.js";
 import { declares_effects, lift_effects } from "./effects.js";
 import { ReadObservations } from "./observations.js";
+import { snapshot_before_write } from "./snapshots.js";
 import { cancelled_error, invalid_input_error, invalid_output_error, malformed_call_error, refusal_error, unknown_tool_error } from "./registry-errors.js";
 
 /** What `call_streaming` yields: live chunks, then exactly one final outcome. */
@@ -154,6 +155,8 @@ export class ToolRegistry {
     const execution = this.#execution_for(run, decision, products, on_stream);
     const not_backed_up = await this.#back_up(run, decision, execution);
     if (not_backed_up !== undefined) return this.#failed_outcome(run, { error: not_backed_up }, started_at);
+    const not_snapshotted = await this.#snapshot(run, decision, execution);
+    if (not_snapshotted !== undefined) return this.#failed_outcome(run, { error: not_snapshotted }, started_at);
     const executed = await this.#executed(run, execution);
     if (!executed.ok) return this.#failed_outcome(run, executed, started_at);
     const output = this.#validated_output(run, executed.raw_output);
@@ -302,6 +305,20 @@ export class ToolRegistry {
         user_action: cause.user_action ?? "Check that git is installed and .air/local/backups is writable, then try again.",
       });
     }
+  }
+
+  /**
+   * A snapshot of the checkout's files the tool writes, before it writes them (issue 17); a tool that runs
+   * commands snapshots around each command instead. No snapshot, no write.
+   */
+  #snapshot(run: ToolRun, decision: PermissionDecision, execution: ToolExecution): Promise<AirError | undefined> {
+    const { permissions } = run.definition;
+    if (permissions.writes === undefined || permissions.executes !== undefined) return Promise.resolve(undefined);
+    const inputs = new Set(permissions.writes(run.input));
+    return snapshot_before_write(
+      execution,
+      decision.paths.filter((classified) => inputs.has(classified.input)),
+    );
   }
 
   #announce(run: ToolRun, decision: PermissionDecision): void {

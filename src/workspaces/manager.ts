@@ -5,6 +5,8 @@ import * as v from "valibot";
 import { new_id, TaskId, WorkspaceId, type AgentId } from "../contracts/ids.js";
 import type { workspaces } from "../db/schema.js";
 import type { Session } from "../project/session-manager.js";
+import { snapshot_taken_payload } from "../project/snapshot-manifest.js";
+import { SnapshotStore } from "../project/snapshot-store.js";
 import { commit_work } from "./commit.js";
 import { create_copy, remove_copy } from "./copy.js";
 import { merge_into_checkout } from "./merge.js";
@@ -124,6 +126,7 @@ export class WorkspaceManager {
       base_commit: ref.base_commit,
       verify: options.verify,
       workspace_id: ref.workspace_id,
+      before_apply: (paths) => this.#snapshot_before_merge(ref, paths),
     });
     if (result.kind === "merged") this.#emit("workspace.merge.completed", { workspace_id: ref.workspace_id, merged_ref: result.merged_commit });
     else if (result.kind === "conflicted") {
@@ -144,6 +147,19 @@ export class WorkspaceManager {
       });
     }
     return result;
+  }
+
+  /** The checkout's files a merge is about to write, snapshotted and linked to the workspace and its task (issue 17). */
+  async #snapshot_before_merge(ref: WorkspaceRef, paths: readonly string[]): Promise<void> {
+    const record = await SnapshotStore.for_project(this.#session.project.layout).take({
+      root: this.#root,
+      session_id: this.#session.id,
+      cause: "merge",
+      phase: "before",
+      paths,
+      links: { workspace_id: ref.workspace_id, task_id: ref.task_id },
+    });
+    this.#emit("snapshot.taken", snapshot_taken_payload(record));
   }
 
   abandon_workspace(ref: WorkspaceRef, reason: string): void {

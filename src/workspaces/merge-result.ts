@@ -44,4 +44,9 @@ export type MergeInput = {
   readonly verify: () => Promise<VerifyOutcome>;
   /** Recorded in the journal so a recovery can name the workspace whose merge it finished or undid. */
   readonly workspace_id?: WorkspaceId;
+  /**
+   * Called with every path the merge will touch, just before it touches the first: a snapshot of them (issue 17).
+   * A throw stops the merge with the checkout untouched.
+   */
+  readonly before_apply?: (paths: readonly string[]) => Promise<void>;
 };

@@ -61,6 +61,7 @@ export async function merge_into_checkout(input: MergeInput): Promise<MergeResul
     git_text(root, ["commit-tree", outcome.tree, "-p", ours.commit, "-p", theirs, "-m", "air: merge of the task's work into the checkout"]),
   ]);
   const plan = await plan_touch(root, info, changes);
+  await input.before_apply?.(plan.touched.map((touched) => touched.path));
   const journal: MergeJournal = {
     version: 1,
     ...(input.workspace_id === undefined ? {} : { workspace_id: input.workspace_id }),

@@ -748,6 +748,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
   "budget.exceeded": APPEND_ONLY,
   "wave.planned": APPEND_ONLY,
   "review.completed": APPEND_ONLY,
+  "snapshot.taken": APPEND_ONLY,
 
   "workspace.created": {
     kind: "projected",

@@ -190,8 +190,8 @@ describe("fs.edit success", () => {
       h
         .events()
         .map((event) => event.type)
-        .slice(-5),
-    ).toEqual(["permission.decision.recorded", "tool.started", "artifact.created", "evidence.created", "tool.completed"]);
+        .slice(-6),
+    ).toEqual(["permission.decision.recorded", "tool.started", "snapshot.taken", "artifact.created", "evidence.created", "tool.completed"]);
   });
 
   it("replace_all replaces every occurrence; a following edit needs no new read (the observation moves on)", async () => {

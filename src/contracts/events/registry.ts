@@ -17,6 +17,7 @@ import { permission_events } from "./permission.js";
 import { plan_events } from "./plan.js";
 import { review_events } from "./review.js";
 import { session_events } from "./session.js";
+import { snapshot_events } from "./snapshot.js";
 import { task_events } from "./task.js";
 import { command_events, tool_events } from "./tool.js";
 import { wave_events } from "./wave.js";
@@ -46,6 +47,7 @@ export const EVENT_REGISTRY = {
   ...budget_events,
   ...wave_events,
   ...review_events,
+  ...snapshot_events,
 } as const satisfies Record<string, EventDefinition>;
 
 type Registry = typeof EVENT_REGISTRY;

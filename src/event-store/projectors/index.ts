@@ -121,6 +121,7 @@ export const PROJECTIONS: { readonly [K in DurableEventType]: Projection<K> } = 
   "budget.exceeded": append_only,
   "wave.planned": append_only,
   "review.completed": append_only,
+  "snapshot.taken": append_only,
 };
 
 export function projection_of<K extends DurableEventType>(type: K): Projection<K> {

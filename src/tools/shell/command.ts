@@ -8,6 +8,7 @@ import { shell_env } from "./env.js";
 import { run_process, type Ending, type Launch, type StreamName } from "./process.js";
 import { bwrap_args, plan_sandbox } from "./sandbox-plan.js";
 import { BWRAP_ACTION, require_sandbox, type SandboxMode } from "./sandbox.js";
+import { snapshot_before_command } from "../snapshots.js";
 
 /** Kept in memory (and in the artifact) per stream; beyond it the middle is dropped. */
 const MAX_CAPTURE_BYTES = 16 * 1024 * 1024;
@@ -152,6 +153,7 @@ export async function run_shell_command(execution: ToolExecution, shell: ShellCo
   const { command, cwd, timeout_ms } = shell;
   const launch = launch_of(execution, shell);
   const command_run_id = new_id("command_run");
+  const snapshots = await snapshot_before_command(execution, command_run_id, shell.on_host === true);
   const links = { task_id: execution.task_id, agent_id: execution.agent_id, origin_message_id: execution.origin_message_id };
   execution.emit("command.started", { command_run_id, command, cwd, tool_run_id: execution.tool_run_id, ...links });
   const started = performance.now();
@@ -186,12 +188,21 @@ export async function run_shell_command(execution: ToolExecution, shell: ShellCo
   const stderr = captures.stderr.tail(TAIL_CHARS);
   const artifacts = { stdout_artifact_id: stdout_artifact.id, stderr_artifact_id: stderr_artifact.id };
   const ran = (exit_code: number | null) => ({ command_runs: [{ command_run_id, command, exit_code, duration_ms, ...artifacts }] });
+  const not_recorded = await snapshots?.after();
 
   if (ending.kind !== "exited") {
     const error = ending_error(ending, describe_command(command), timeout_ms);
     const failed_error: AirError = {
       ...error,
-      metadata: { ...error.metadata, command_run_id, ...artifacts, stdout_tail: stdout.text, stderr_tail: stderr.text, sandbox: launch.mode },
+      metadata: {
+        ...error.metadata,
+        command_run_id,
+        ...artifacts,
+        stdout_tail: stdout.text,
+        stderr_tail: stderr.text,
+        sandbox: launch.mode,
+        ...(not_recorded === undefined ? {} : { snapshot_error: not_recorded.message }),
+      },
     };
     const signal = ending.kind === "spawn_failed" ? undefined : (ending.signal ?? undefined);
     const exit_code = ending.kind === "spawn_failed" ? undefined : (ending.code ?? undefined);
@@ -208,6 +219,7 @@ export async function run_shell_command(execution: ToolExecution, shell: ShellCo
   }
 
   execution.emit("command.completed", { command_run_id, exit_code: ending.code, duration_ms, ...artifacts });
+  if (not_recorded !== undefined) throw new ToolFailure(not_recorded, ran(ending.code));
   execution.evidence({
     kind: "command_run",
     ref: command_run_id,

@@ -53,6 +53,7 @@ import { format_line, ms, rate, type Line } from "./report.js";
 import { format_limit_line } from "./report-limit.js";
 import { format_goal_line, format_info_line, format_skip_line, format_split_line, us } from "./report-info.js";
 import { bench_session_list } from "./session-list.js";
+import { bench_snapshot } from "./snapshot.js";
 import { remove_all, temp_dir } from "./temp.js";
 import { bench_tool_call } from "./tool-call.js";
 import { bench_tui_peers, PEERS } from "./tui-peers.js";
@@ -109,6 +110,9 @@ const DOCTOR_RUNS = QUICK ? 3 : 21;
 const OVERHEAD_TASKS = 4;
 /** The Scheduler's budget per task, model and command time excluded (issue 12). */
 const OVERHEAD_LIMIT_MS = 150;
+/** Edits measured by the snapshot bench, and its budget per edit (issue 17). */
+const SNAPSHOT_EDITS = QUICK ? 20 : 200;
+const SNAPSHOT_LIMIT_MS = 20;
 /** The App's re-render cap while the projection changes (src/tui/props.ts `max_fps`). */
 const TUI_FPS_CAP = 30;
 
@@ -336,6 +340,28 @@ async function main(): Promise<number> {
       ceiling: ms(restore.git_ms),
       ratio: restore.ratio,
       note: `air restore time --yes, the whole CLI run (node -e 0 alone: ${ms(restore.node_ms)}), ${restore.files.toLocaleString("en-US")}-file project`,
+    }),
+  );
+
+  log(`snapshot: ${SNAPSHOT_EDITS} edits of a 5,000-file project, each snapshotted before it beside a copy of the file`);
+  const snapshot = await bench_snapshot(SNAPSHOT_EDITS);
+  log(`  snapshot: ${took()} (first snapshot of the project ${ms(snapshot.first_ms)})`);
+  printed.push(
+    format_limit_line({
+      name: "snapshot per edit (5k)",
+      ours_ms: snapshot.edit_ms,
+      ceiling_name: "fs.copyFileSync",
+      ceiling_ms: snapshot.copy_ms,
+      ratio: snapshot.ratio,
+      limit_ms: SNAPSHOT_LIMIT_MS,
+    }),
+    format_info_line({
+      name: "snapshot command (5k)",
+      ours: ms(snapshot.scan_ms),
+      ceiling_name: "first snapshot",
+      ceiling: ms(snapshot.first_ms),
+      ratio: snapshot.scan_ms / snapshot.first_ms,
+      note: "before + after a writing command, whole checkout",
     }),
   );
 

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { air_failure } from "../contracts/errors.js";
+import { lstat_entry } from "./snapshot-paths.js";
 import type { FileState } from "./snapshot-store.js";
 
 /** git's blob id of `bytes`: how a file on disk is compared with a snapshot without asking git. */
@@ -21,7 +22,7 @@ function temp_beside(file: string): string {
 
 /** Permission bits for a restored file: an existing file keeps its own, only the executable bit follows git's mode. */
 function mode_for(file: string, executable: boolean): number {
-  const existing = fs.lstatSync(file, { throwIfNoEntry: false });
+  const existing = lstat_entry(file);
   if (existing?.isFile() !== true) return executable ? 0o755 : 0o644;
   const kept = existing.mode & 0o7777;
   return executable ? kept | ((kept & 0o444) >> 2) | 0o100 : kept & ~0o111;
@@ -72,7 +73,7 @@ function put_in_place(root: string, staged: Staged): void {
     fs.renameSync(staged.temp, staged.file);
     return;
   }
-  const stat = fs.lstatSync(staged.file, { throwIfNoEntry: false });
+  const stat = lstat_entry(staged.file);
   if (stat === undefined || stat.isDirectory()) return;
   fs.unlinkSync(staged.file);
   prune_empty_parents(root, staged.file);

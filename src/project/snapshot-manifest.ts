@@ -38,6 +38,11 @@ const SnapshotManifest = v.strictObject({
   session_id: SessionId,
   cause: SnapshotCause,
   phase: SnapshotPhase,
+  /**
+   * What the tree holds. `root`: the whole root as a scan found it (a command's snapshot). `paths`: only the
+   * named paths, each as it was (one absent from the tree did not exist) — a file tool's snapshot, cheap.
+   */
+  holds: v.picklist(["root", "paths"]),
   /** The real path of the snapshotted folder (the project's checkout). */
   root: v.pipe(v.string(), v.minLength(1)),
   ...SnapshotLinks.entries,

@@ -65,3 +65,14 @@ function nearest_existing(folder: string): string {
   while (!fs.existsSync(current)) current = path.dirname(current);
   return current;
 }
+
+/** The entry at `file`, or undefined when there is none — also when a folder on the way is a file. */
+export function lstat_entry(file: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}

@@ -6,7 +6,7 @@ import { RestoreTarget as RestoreTargetSchema } from "../contracts/events/restor
 import { Timestamp } from "../contracts/ids.js";
 import { blob_oid, place_states, type Placement } from "./restore-writer.js";
 import type { SnapshotLinks, SnapshotRecord } from "./snapshot-manifest.js";
-import { inside_root, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";
+import { inside_root, lstat_entry, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";
 import type { FileState, SnapshotStore } from "./snapshot-store.js";
 
 /**
@@ -102,7 +102,7 @@ function changes_from(records: readonly SnapshotRecord[]): Change[] {
 /** What is at `relative` now, as a snapshot would record it; undefined when it cannot be recorded (a folder, too large). */
 function current_state(root: string, relative: string): FileState | { readonly kind: "unrecordable"; readonly reason: string } {
   const file = path.join(root, relative);
-  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+  const stat = lstat_entry(file);
   if (stat === undefined) return { kind: "absent" };
   if (stat.isSymbolicLink()) return { kind: "symlink", oid: blob_oid(Buffer.from(fs.readlinkSync(file, "buffer"))) };
   if (stat.isDirectory()) return { kind: "unrecordable", reason: "it is a folder now" };

@@ -8,18 +8,13 @@ import type { SnapshotCause, SnapshotPhase } from "../contracts/events/snapshot.
 import { new_id, now_iso, SessionId } from "../contracts/ids.js";
 import { git_at, run_git_at, run_git_bytes, type BackupGitTarget } from "./backup-git.js";
 import { with_backup_repository } from "./backup-repository.js";
+import { read_ref, update_ref, write_blob, write_commit, write_tree, type TreeEntry } from "./git-objects.js";
 import type { ProjectLayout } from "./layout.js";
-import {
-  parse_snapshot_log,
-  snapshot_message,
-  type SkippedFile,
-  type SnapshotLinks,
-  type SnapshotRecord,
-} from "./snapshot-manifest.js";
-import { build_output_folders, inside_root, is_excluded, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";
+import { parse_snapshot_log, snapshot_message, type SkippedFile, type SnapshotLinks, type SnapshotRecord } from "./snapshot-manifest.js";
+import { build_output_folders, inside_root, is_excluded, lstat_entry, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";
 
 const REF_PREFIX = "refs/air/snapshots/";
-/** Snapshots taken between two `git gc --auto` (commit-tree, unlike commit, never starts one). */
+/** Snapshots taken between two `git gc --auto` (objects written here, unlike by `git commit`, never start one). */
 const GC_EVERY = 200;
 
 export type SnapshotRequest = {
@@ -80,7 +75,7 @@ function staging_of(root: string, relatives: Iterable<string>): Staging {
   const staging: Staging = { update: [], drop: [], skipped: [] };
   for (const relative of new Set(relatives)) {
     if (is_excluded(relative)) continue;
-    const stat = fs.lstatSync(path.join(root, relative), { throwIfNoEntry: false });
+    const stat = lstat_entry(path.join(root, relative));
     if (stat === undefined) staging.update.push(relative);
     else if (stat.isDirectory() || !(stat.isFile() || stat.isSymbolicLink())) staging.drop.push(relative);
     else if (stat.size > MAX_SNAPSHOT_FILE_BYTES) {
@@ -121,25 +116,21 @@ export class SnapshotStore {
   }
 
   /** Takes a snapshot; it fails loudly (an AirError) rather than record a state it could not read. */
-  take(request: SnapshotRequest): Promise<SnapshotRecord> {
+  async take(request: SnapshotRequest): Promise<SnapshotRecord> {
     const session_id = checked_session(request.session_id);
     const root = fs.realpathSync.native(request.root);
     const named = request.paths?.map((input) => inside_root(root, input));
     return with_backup_repository(this.dir, this.lock_file, async () => {
-      const target = this.#target(root);
-      const staging = named === undefined ? await this.#scan(target, root) : staging_of(root, named);
-      await this.#stage(target, staging);
-      const tree = (await git_at(target, ["write-tree"])).trim();
+      const { staging, tree } = named === undefined ? await this.#scanned(root) : this.#named(root, named);
       const paths =
-        request.before === undefined
-          ? [...new Set(named ?? [])].filter((relative) => !is_excluded(relative))
-          : await this.#changed(target, request.before.tree, tree);
+        request.before === undefined ? [...new Set(named ?? [])].filter((relative) => !is_excluded(relative)) : await this.#changed(request.before.tree, tree);
       const record: Omit<SnapshotRecord, "commit" | "tree"> = {
         snapshot_id: new_id("snapshot"),
         created_at: now_iso(),
         session_id: session_id as SnapshotRecord["session_id"],
         cause: request.cause,
         phase: request.phase,
+        holds: named === undefined ? "root" : "paths",
         root,
         ...request.links,
         ...(request.before === undefined ? {} : { before_snapshot_id: request.before.snapshot_id }),
@@ -147,8 +138,8 @@ export class SnapshotStore {
         paths,
         skipped: staging.skipped,
       };
-      const commit = await this.#commit(target, session_id, tree, snapshot_message(record));
-      await this.#maybe_gc(target);
+      const commit = this.#commit(session_id, tree, snapshot_message(record));
+      await this.#maybe_gc();
       return { ...record, commit, tree };
     });
   }
@@ -212,7 +203,7 @@ export class SnapshotStore {
    * Deletes a session's snapshots: its ref, then every object nothing else reaches. The per-root indexes go
    * too (they may name blobs only that session held); the next snapshot of a root hashes it afresh.
    */
-  purge_session(session_id: string): Promise<{ removed: number }> {
+  async purge_session(session_id: string): Promise<{ removed: number }> {
     const checked = checked_session(session_id);
     return with_backup_repository(this.dir, this.lock_file, async () => {
       const removed = (await this.list({ session_id: checked })).length;
@@ -270,40 +261,70 @@ export class SnapshotStore {
     return staging_of(root, candidates);
   }
 
-  async #stage(target: BackupGitTarget, staging: Staging): Promise<void> {
+  /** The whole root: scanned, the index brought in line with what the scan found, written as a tree. */
+  async #scanned(root: string): Promise<{ staging: Staging; tree: string }> {
+    const target = this.#target(root);
+    const staging = await this.#scan(target, root);
     if (staging.update.length > 0) await git_at(target, ["update-index", "--add", "--remove", "-z", "--stdin"], `${staging.update.join("\0")}\0`);
     if (staging.drop.length > 0) await git_at(target, ["update-index", "--force-remove", "-z", "--stdin"], `${staging.drop.join("\0")}\0`);
+    return { staging, tree: (await git_at(target, ["write-tree"])).trim() };
   }
 
-  async #changed(target: BackupGitTarget, from_tree: string, to_tree: string): Promise<string[]> {
+  /** Only the named paths, as they are now. */
+  #named(root: string, named: readonly string[]): { staging: Staging; tree: string } {
+    const staging = staging_of(root, named);
+    return { staging, tree: this.#named_tree(root, staging.update) };
+  }
+
+  /**
+   * A tree of only the named paths (those that exist; an absent path is absent from it), written without
+   * git: the per-edit snapshot must cost less than spawning it (see git-objects.ts).
+   */
+  #named_tree(root: string, paths: readonly string[]): string {
+    const entries = new Map<string, TreeEntry>();
+    for (const relative of paths) {
+      const file = path.join(root, relative);
+      const stat = lstat_entry(file);
+      if (stat === undefined) continue;
+      const link = stat.isSymbolicLink();
+      const oid = write_blob(this.#git_dir, link ? fs.readlinkSync(file, "buffer") : fs.readFileSync(file));
+      entries.set(relative, { mode: link ? "120000" : (stat.mode & 0o100) !== 0 ? "100755" : "100644", name: relative, oid });
+    }
+    return this.#nested_tree([...entries.values()]);
+  }
+
+  /** Trees for entries named by `/`-separated paths, folder by folder; returns the top tree. */
+  #nested_tree(entries: readonly TreeEntry[]): string {
+    const files: TreeEntry[] = [];
+    const folders = new Map<string, TreeEntry[]>();
+    for (const entry of entries) {
+      const slash = entry.name.indexOf("/");
+      if (slash === -1) files.push(entry);
+      else {
+        const folder = entry.name.slice(0, slash);
+        folders.set(folder, [...(folders.get(folder) ?? []), { ...entry, name: entry.name.slice(slash + 1) }]);
+      }
+    }
+    const subtrees = [...folders].map(([name, inside]): TreeEntry => ({ mode: "40000", name, oid: this.#nested_tree(inside) }));
+    return write_tree(this.#git_dir, [...files, ...subtrees]);
+  }
+
+  async #changed(from_tree: string, to_tree: string): Promise<string[]> {
     if (from_tree === to_tree) return [];
-    return split_z(await git_at(target, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", from_tree, to_tree]));
+    return split_z(await git_at(this.#plain_target(), ["diff-tree", "-r", "-z", "--no-renames", "--name-only", from_tree, to_tree]));
   }
 
   /** Commits the tree on the session's ref; the ref moves only from the parent read here (under the lock). */
-  async #commit(target: BackupGitTarget, session_id: string, tree: string, message: string): Promise<string> {
+  #commit(session_id: string, tree: string, message: string): string {
     const ref = `${REF_PREFIX}${session_id}`;
-    const parent = this.#ref_value(ref);
-    const commit = (await git_at(target, ["commit-tree", tree, ...(parent === undefined ? [] : ["-p", parent])], message)).trim();
-    await git_at(target, ["update-ref", ref, commit, parent ?? ""]);
+    const parent = read_ref(this.#git_dir, ref);
+    const commit = write_commit(this.#git_dir, { tree, ...(parent === undefined ? {} : { parent }), message });
+    update_ref(this.#git_dir, ref, commit, parent);
     return commit;
   }
 
-  /** A ref's commit, read from the repository's files (a loose ref, else packed-refs): a git spawn saved per snapshot. */
-  #ref_value(ref: string): string | undefined {
-    const loose = path.join(this.#git_dir, ref);
-    if (fs.existsSync(loose)) return fs.readFileSync(loose, "utf8").trim();
-    const packed = path.join(this.#git_dir, "packed-refs");
-    if (!fs.existsSync(packed)) return undefined;
-    const line = fs
-      .readFileSync(packed, "utf8")
-      .split("\n")
-      .find((candidate) => candidate.endsWith(` ${ref}`));
-    return line?.split(" ")[0];
-  }
-
-  async #maybe_gc(target: BackupGitTarget): Promise<void> {
+  async #maybe_gc(): Promise<void> {
     this.#taken += 1;
-    if (this.#taken % GC_EVERY === 0) await git_at(target, ["gc", "--auto", "--quiet"]);
+    if (this.#taken % GC_EVERY === 0) await git_at(this.#plain_target(), ["gc", "--auto", "--quiet"]);
   }
 }

@@ -65,7 +65,9 @@ function links_of(execution: ToolExecution, command_run_id?: CommandRunId) {
 export async function snapshot_before_write(execution: ToolExecution, written: readonly PathClassification[]): Promise<AirError | undefined> {
   if (!works_in_checkout(execution)) return undefined;
   const paths = written.flatMap((classified) =>
-    classified.inside_project && classified.relative !== undefined && classified.relative !== "" && !is_excluded(classified.relative) ? [classified.relative] : [],
+    classified.inside_project && classified.relative !== undefined && classified.relative !== "" && !is_excluded(classified.relative)
+      ? [classified.relative]
+      : [],
   );
   if (paths.length === 0) return undefined;
   try {
@@ -85,14 +87,15 @@ export type CommandSnapshots = { readonly before: SnapshotRecord; after(): Promi
  * Before a command judged as writing runs in the checkout: a snapshot of the whole checkout, linked to the
  * command run. Throws (the command must not run) when it fails; undefined when the command needs none.
  */
-export async function snapshot_before_command(
-  execution: ToolExecution,
-  command_run_id: CommandRunId,
-  on_host: boolean,
-): Promise<CommandSnapshots | undefined> {
+export async function snapshot_before_command(execution: ToolExecution, command_run_id: CommandRunId, on_host: boolean): Promise<CommandSnapshots | undefined> {
   if (on_host || !works_in_checkout(execution) || !command_writes(execution.permission.analysis)) return undefined;
   const store = SnapshotStore.for_project(execution.session.project.layout);
-  const request = { root: execution.session.project.layout.root, session_id: execution.session.id, cause: "command" as const, links: links_of(execution, command_run_id) };
+  const request = {
+    root: execution.session.project.layout.root,
+    session_id: execution.session.id,
+    cause: "command" as const,
+    links: links_of(execution, command_run_id),
+  };
   let before: SnapshotRecord;
   try {
     before = emitted(execution, await store.take({ ...request, phase: "before" }));

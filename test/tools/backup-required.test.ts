@@ -4,7 +4,6 @@
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
-import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BackupStore } from "../../src/project/backup-store.js";
 import { ALLOW_ONCE } from "../fixtures/permissions.js";

@@ -11,7 +11,7 @@ import { apply_restore, type AppliedRestore, type RestorePlan } from "../project
 import type { SnapshotStore } from "../project/snapshot-store.js";
 
 /** The name a restore's writes are judged and recorded under, as a tool's would be. */
-export const RESTORE_TOOL = "air.restore";
+const RESTORE_TOOL = "air.restore";
 
 /**
  * The answer to a prompt the engine raises for the restore: the user already saw the diff and said yes to it

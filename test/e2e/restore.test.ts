@@ -87,7 +87,8 @@ describe.skipIf(missing_tools.length > 0)("air restore file on the C++ fixture k
     expect(events.filter((event) => event.type === "snapshot.taken").map((event) => event.payload.cause)).toEqual(["restore", "restore"]);
     expect(events.find((event) => event.type === "permission.decision.recorded")?.payload).toMatchObject({ tool_name: "air.restore" });
     const subjects = git(path.join(project, ".air", "local", "backups"), "log", "--all", "--format=%s");
-    expect(subjects).toContain(`after restore to snapshot ${(applied?.payload.target as { snapshot_id: string }).snapshot_id}`);
+    const target = applied?.payload.target as { snapshot_id: string } | undefined;
+    expect(subjects).toContain(`after restore to snapshot ${target?.snapshot_id}`);
   });
 });
 

@@ -8,7 +8,7 @@ import { CommandRunId, SessionId, SnapshotId, TaskId, Timestamp, ToolRunId, Work
  * A path inside the snapshotted root, `/`-separated as git stores it: never absolute, never `..`, never an
  * empty or `.` segment.
  */
-export const SnapshotPath = v.pipe(
+const SnapshotPath = v.pipe(
   v.string(),
   v.minLength(1),
   v.check(

@@ -27,7 +27,7 @@ function works_in_checkout(execution: ToolExecution): boolean {
  * Whether a command may write files as the CommandRiskAnalyzer judged it: anything but looking (read-only,
  * git reads, static analysis) with no write path, or a command it could not see through.
  */
-export function command_writes(analysis: CommandAnalysis | undefined): boolean {
+function command_writes(analysis: CommandAnalysis | undefined): boolean {
   if (analysis === undefined) return true;
   if (analysis.writes.length > 0) return true;
   if (analysis.findings.some((finding) => finding.category === "unparseable" || finding.category === "unknown_execution")) return true;

@@ -17,7 +17,7 @@ import type { FileState, SnapshotStore } from "./snapshot-store.js";
  * - `session`: the changes that session made.
  * - `snapshot`: every change from that snapshot on — `{ snapshot: applied.before.snapshot_id }` undoes a restore.
  */
-type RestoreTarget =
+export type RestoreTarget =
   | { readonly kind: "time"; readonly at: string }
   | { readonly kind: "run"; readonly run_id: string }
   | { readonly kind: "session"; readonly session_id: string }
@@ -31,7 +31,7 @@ export type RestoreQuery = {
   readonly paths?: readonly string[];
 };
 
-type PlannedFile = {
+export type PlannedFile = {
   /** `/`-separated, relative to the root. */
   readonly path: string;
   /** What is there now. */

@@ -198,3 +198,25 @@ describe("air restore in a project with uncommitted user changes", () => {
     expect(read(project, "notes.txt")).toBe(ORIGINAL["notes.txt"]);
   });
 });
+
+describe("air restore under the project's permissions", () => {
+  let work: ReturnType<typeof temp_dir>;
+
+  beforeAll(() => require_build());
+  afterAll(() => work?.cleanup());
+
+  it("writes nothing when a deny rule covers one of the files it would restore", async () => {
+    work = temp_dir("air-e2e-restore-deny-");
+    const { project, env, before_run } = await project_after_a_run(work.dir, path.join(work.dir, "air-home"));
+    fs.writeFileSync(path.join(project, ".air", "shared", "permissions.yaml"), 'version: 1\ndeny:\n  - path: "config.ini"\n    op: write\n');
+    const after_run = Object.fromEntries(["notes.txt", "config.ini", "generated.txt", "obsolete.txt"].map((name) => [name, read(project, name)]));
+
+    const restore = await air(["restore", "time", before_run, "--yes"], { cwd: project, env });
+    expect(restore.result.code, restore.transcript).toBe(1);
+    expect(restore.stderr).toContain("refused by the permissions");
+    for (const [name, content] of Object.entries(after_run)) expect(read(project, name), name).toBe(content);
+    const decision = restore_events(project).find((event) => event.type === "permission.decision.recorded");
+    expect(decision?.payload).toMatchObject({ tool_name: "air.restore", action: "deny" });
+    expect(restore_events(project).some((event) => event.type === "restore.applied")).toBe(false);
+  });
+});

@@ -60,9 +60,13 @@ export function parse_restore_time(input: string, now: Date = new Date()): strin
   const text = input.trim();
   if (text === "") bad_time(input, "it is empty");
   const relative = RELATIVE.exec(text);
+  if (relative !== null) return checked(input, now.getTime() - relative_ms(relative), now);
   const absolute = ABSOLUTE.exec(text);
-  if (relative === null && (absolute === null || (absolute[1] === undefined && absolute[4] === undefined))) bad_time(input, "the form is not one air reads");
-  const at = relative !== null ? now.getTime() - relative_ms(relative) : absolute_ms(absolute as RegExpExecArray, now);
+  if (absolute === null || (absolute[1] === undefined && absolute[4] === undefined)) bad_time(input, "the form is not one air reads");
+  return checked(input, absolute_ms(absolute, now), now);
+}
+
+function checked(input: string, at: number | undefined, now: Date): string {
   if (at === undefined || Number.isNaN(at)) bad_time(input, "a field is out of range");
   if (at > now.getTime()) bad_time(input, `it is in the future (now is ${now.toISOString()})`);
   return new Date(at).toISOString();

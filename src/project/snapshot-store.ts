@@ -43,7 +43,14 @@ export type FileState =
   /** A nested repository (a gitlink): snapshots do not hold its files. */
   | { readonly kind: "repository" };
 
-export type SnapshotFilter = { readonly session_id?: string; readonly root?: string };
+export type SnapshotFilter = {
+  readonly session_id?: string;
+  readonly root?: string;
+  /** Taken at or after this time (ISO-8601). */
+  readonly since?: string;
+  /** Taken before this time (ISO-8601). */
+  readonly until?: string;
+};
 
 const stores = new Map<string, SnapshotStore>();
 
@@ -144,7 +151,7 @@ export class SnapshotStore {
     });
   }
 
-  /** Every snapshot (of one session, of one root), oldest first. */
+  /** Every snapshot (of one session, of one root, in a time range), oldest first. */
   async list(filter: SnapshotFilter = {}): Promise<SnapshotRecord[]> {
     if (!fs.existsSync(path.join(this.#git_dir, "air-ready"))) return [];
     const target = this.#plain_target();
@@ -152,8 +159,10 @@ export class SnapshotStore {
     const log = await run_git_at(target, ["log", "--format=%H%x00%T%x00%B%x1e", ...revisions, "--"]);
     if (log.code !== 0) return [];
     const root = filter.root === undefined ? undefined : fs.realpathSync.native(filter.root);
+    const since = filter.since === undefined ? Number.NEGATIVE_INFINITY : Date.parse(filter.since);
+    const until = filter.until === undefined ? Number.POSITIVE_INFINITY : Date.parse(filter.until);
     return parse_snapshot_log(log.stdout)
-      .filter((record) => root === undefined || record.root === root)
+      .filter((record) => (root === undefined || record.root === root) && Date.parse(record.created_at) >= since && Date.parse(record.created_at) < until)
       .sort((a, b) => (a.snapshot_id < b.snapshot_id ? -1 : a.snapshot_id > b.snapshot_id ? 1 : 0));
   }
 

@@ -128,6 +128,8 @@ describe("SnapshotStore.take", () => {
     });
     expect(after.paths.sort()).toEqual(["gen/version.h", "src/calc.cpp", "src/old.txt"]);
     expect(await store.list({ session_id })).toEqual([expect.objectContaining({ phase: "before" }), after]);
+    expect(await store.list({ since: after.created_at })).toEqual([after]);
+    expect(await store.list({ until: after.created_at, root })).toEqual([expect.objectContaining({ snapshot_id: after.before_snapshot_id })]);
   });
 
   it("keeps a file's bytes exactly, whatever the project's .gitattributes say", async () => {

@@ -170,6 +170,13 @@ describe("air restore time to before a scripted run", () => {
     const undo = await air(["restore", "time", before_restore, "--yes"], { cwd: project, env });
     expect(undo.result.code, undo.transcript).toBe(0);
     for (const [name, content] of Object.entries(after_run)) expect(read(project, name), name).toBe(content);
+
+    const history = await air(["history", "--restore-points", "--json"], { cwd: project, env });
+    const points = (JSON.parse(history.stdout) as { restore_points: { what: string; cause: string; files_changed: number }[] }).restore_points;
+    expect(points.slice(0, 2)).toMatchObject([
+      { cause: "restore", what: `restore to time ${before_restore}`, files_changed: 4 },
+      { cause: "restore", what: `restore to time ${before_run}`, files_changed: 4 },
+    ]);
   });
 });
 

@@ -114,7 +114,7 @@ export async function run_restore_points(io: Io, options: { session?: string; js
     `${one_line(point.session_title || "untitled", 28)} (${point.session_id})`,
     point.what,
     `${point.files_changed} file${point.files_changed === 1 ? "" : "s"}`,
-    `${point.go_back}${point.run_id === undefined ? "" : `  |  air restore file PATH --before ${point.run_id}`}`,
+    `${point.go_back}${point.run_id === undefined ? "" : `  |  air restore file ${point.paths.length === 1 ? point.paths[0] : "PATH"} --before ${point.run_id}`}`,
   ]);
   io.out(table([["TIME", "SESSION", "WHAT RAN", "FILES", "TO GO BACK TO JUST BEFORE IT"], ...rows]));
   return 0;

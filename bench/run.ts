@@ -33,6 +33,8 @@
  *  19. model turns to fix a compile error whose signature has a debug record — beside the same failure without one
  *  20. an MCP tool call (`mcp.fixture.echo` of the stdio fixture server) through ToolRegistry, PermissionEngine and the
  *      session DB, p50 and p95 — vs a bare SDK `Client` calling the same server's `echo`, call for call
+ *  21. `air restore time T --yes` (the built CLI) over 100 files air changed in a 1,000-file project — vs
+ *      `git checkout -- .` putting the same files back; `node -e 0` beside them (the CLI's start)
  * Exits 1 if any run fails its verification (a broken run never reports a figure).
  */
 import os from "node:os";
@@ -62,6 +64,7 @@ import { bench_wave_planning } from "./wave-planning.js";
 import { bench_worker_spawn } from "./worker-spawn.js";
 import { bench_wave_speedup } from "./wave-speedup.js";
 import { bench_workspace_merge } from "./workspace-merge.js";
+import { bench_restore } from "./restore.js";
 import { format_overhead_lines } from "./report-overhead.js";
 import { bench_scheduler_overhead } from "./scheduler-overhead.js";
 
@@ -92,6 +95,7 @@ const WAVE_ROUNDS = QUICK ? 2 : 15;
 const WAVE_LIMIT_MS = 100;
 const CPP_PARSER_ROUNDS = QUICK ? 1 : 5;
 const WORKSPACE_ROUNDS = QUICK ? 1 : 7;
+const RESTORE_ROUNDS = QUICK ? 1 : 7;
 const CPP_BUILD_ROUNDS = QUICK ? 1 : 5;
 const SPEEDUP_ROUNDS = QUICK ? 1 : 3;
 /** Rounds of the review-gate bench, and its model's delay: a fixed, known share of the gate's time. */
@@ -322,6 +326,20 @@ async function main(): Promise<number> {
       ceiling: ms(workspace.raw_ms),
       ratio: workspace.ratio,
       goal: { kind: "at_most", value: 1.5, unit: "×" },
+    }),
+  );
+
+  log(`restore: ${RESTORE_ROUNDS} interleaved rounds of air restore time over changed files and git checkout of the same files`);
+  const restore = await bench_restore(RESTORE_ROUNDS);
+  log(`  restore: ${took()}`);
+  printed.push(
+    format_info_line({
+      name: `restore ${restore.changed} files`,
+      ours: ms(restore.air_ms),
+      ceiling_name: "git checkout",
+      ceiling: ms(restore.git_ms),
+      ratio: restore.ratio,
+      note: `air restore time --yes, the whole CLI run (node -e 0 alone: ${ms(restore.node_ms)}), ${restore.files.toLocaleString("en-US")}-file project`,
     }),
   );
 

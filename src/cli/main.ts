@@ -338,15 +338,50 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   history: {
-    summary: "Show a session as the TUI does, or its event log (default: the latest session; piped: the log)",
-    usage: "air history [--session ID] [--view tui|events] [--json]",
-    options: { session: { type: "string" }, json: { type: "boolean" }, view: { type: "string" } },
-    run: async (values, _, io) =>
-      (await import("./commands/history.js")).run_history(io, {
-        ...(typeof values.session === "string" ? { session: values.session } : {}),
-        json: values.json === true,
-        ...strings(values, { view: "view" }),
-      }),
+    summary:
+      "Show a session as the TUI does, or its event log (default: the latest session; piped: the log); --restore-points lists every change air made to the checkout (every session's, or --session's), newest first, each with the `air restore` command that goes back to just before it",
+    usage: "air history [--session ID] [--view tui|events] [--json] | air history --restore-points [--session ID] [--json]",
+    options: { session: { type: "string" }, json: { type: "boolean" }, view: { type: "string" }, "restore-points": { type: "boolean" } },
+    run: async (values, _, io) => {
+      const options = { ...strings(values, { session: "session" }), json: values.json === true };
+      if (values["restore-points"] === true) return (await import("./commands/restore-points.js")).run_restore_points(io, options);
+      return (await import("./commands/history.js")).run_history(io, { ...options, ...strings(values, { view: "view" }) });
+    },
+  },
+  "restore file": {
+    summary:
+      "Put one file air changed back as it was before air first changed it, at a time (--at), or before a run (--before): shows the diff, applies on y or --yes; undoable",
+    usage: "air restore file PATH [--at TIME | --before RUN_ID] [--yes]",
+    options: { at: { type: "string" }, before: { type: "string" }, yes: { type: "boolean", short: "y" } },
+    positionals: true,
+    run: async (values, positionals, io) => {
+      if (positionals.length > 1) return usage_error(io, `air restore file takes one PATH, not "${positionals.join(" ")}"`);
+      return (await import("./commands/restore.js")).run_restore(io, {
+        kind: "file",
+        argument: positionals[0],
+        yes: values.yes === true,
+        ...strings(values, { at: "at", before: "before" }),
+      });
+    },
+  },
+  "restore time": {
+    summary:
+      "Put every file air changed since TIME back as it was then (shell commands' writes and deletions included): shows the diff, applies on y or --yes; undoable. TIME: ISO-8601, 2026-12-03 19:40 (local), 19:40, 10m, 2h ago",
+    usage: "air restore time TIME [--yes]",
+    options: { yes: { type: "boolean", short: "y" } },
+    positionals: true,
+    run: async (values, positionals, io) =>
+      (await import("./commands/restore.js")).run_restore(io, { kind: "time", argument: positionals.join(" "), yes: values.yes === true }),
+  },
+  "restore session": {
+    summary: "Undo every file change a session made (a restore's session: undo that restore): shows the diff, applies on y or --yes",
+    usage: "air restore session ID [--yes]",
+    options: { yes: { type: "boolean", short: "y" } },
+    positionals: true,
+    run: async (values, positionals, io) => {
+      if (positionals.length > 1) return usage_error(io, `air restore session takes one ID, not "${positionals.join(" ")}"`);
+      return (await import("./commands/restore.js")).run_restore(io, { kind: "session", argument: positionals[0], yes: values.yes === true });
+    },
   },
   migrate: {
     summary:

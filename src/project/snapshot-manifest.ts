@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { MAX_EVENT_PATHS, SnapshotCause, SnapshotPhase } from "../contracts/events/snapshot.js";
 import type { PayloadInputOf } from "../contracts/events/registry.js";
+import { RestoreTarget } from "../contracts/events/restore.js";
 import { CommandRunId, SessionId, SnapshotId, TaskId, Timestamp, ToolRunId, WorkspaceId } from "../contracts/ids.js";
 
 /**
@@ -47,6 +48,8 @@ const SnapshotManifest = v.strictObject({
   ...SnapshotLinks.entries,
   /** On an `after` snapshot: the `before` snapshot of the same change. */
   before_snapshot_id: v.optional(SnapshotId),
+  /** On a restore's snapshots: the point it went back to, so the backups repository's history says what each restore did. */
+  restored_to: v.optional(RestoreTarget),
   /**
    * `before`: the paths the change will write when they are known (a file tool's); empty when the whole root
    * was scanned (a command's). `after`: the paths whose state differs from the `before` snapshot.
@@ -59,9 +62,16 @@ type SnapshotManifest = v.InferOutput<typeof SnapshotManifest>;
 /** A snapshot as the store lists it: its manifest, its commit, and the tree that holds the root's state. */
 export type SnapshotRecord = Omit<SnapshotManifest, "kind"> & { readonly commit: string; readonly tree: string };
 
+/** `restore to time 2026-12-03T19:40:00.000Z`, `restore to run tlr_…`: a restore commit's subject names where it went. */
+function restore_subject(target: RestoreTarget | undefined): string | undefined {
+  if (target === undefined) return undefined;
+  const { kind, ...rest } = target;
+  return `restore to ${kind} ${Object.values(rest).join(" ")}`;
+}
+
 export function snapshot_message(record: Omit<SnapshotRecord, "commit" | "tree">): string {
   const manifest: SnapshotManifest = { kind: "snapshot", ...record };
-  const linked = record.command_run_id ?? record.tool_run_id ?? record.workspace_id ?? record.cause;
+  const linked = record.command_run_id ?? record.tool_run_id ?? record.workspace_id ?? restore_subject(record.restored_to) ?? record.cause;
   return `air snapshot ${record.snapshot_id} ${record.phase} ${linked}\n\n${JSON.stringify(manifest)}\n`;
 }
 

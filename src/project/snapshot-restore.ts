@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import { air_failure } from "../contracts/errors.js";
+import { RestoreTarget as RestoreTargetSchema } from "../contracts/events/restore.js";
 import { Timestamp } from "../contracts/ids.js";
 import { blob_oid, place_states, type Placement } from "./restore-writer.js";
 import type { SnapshotLinks, SnapshotRecord } from "./snapshot-manifest.js";
@@ -16,7 +17,7 @@ import type { FileState, SnapshotStore } from "./snapshot-store.js";
  * - `session`: the changes that session made.
  * - `snapshot`: every change from that snapshot on — `{ snapshot: applied.before.snapshot_id }` undoes a restore.
  */
-type RestoreTarget =
+export type RestoreTarget =
   | { readonly kind: "time"; readonly at: string }
   | { readonly kind: "run"; readonly run_id: string }
   | { readonly kind: "session"; readonly session_id: string }
@@ -30,7 +31,7 @@ export type RestoreQuery = {
   readonly paths?: readonly string[];
 };
 
-type PlannedFile = {
+export type PlannedFile = {
   /** `/`-separated, relative to the root. */
   readonly path: string;
   /** What is there now. */
@@ -178,7 +179,14 @@ export async function apply_restore(
     }
   }
   const paths = plan.files.map((file) => file.path);
-  const snapshot = { root, session_id: by.session_id, cause: "restore" as const, paths, ...(by.links === undefined ? {} : { links: by.links }) };
+  const snapshot = {
+    root,
+    session_id: by.session_id,
+    cause: "restore" as const,
+    paths,
+    restored_to: v.parse(RestoreTargetSchema, plan.target),
+    ...(by.links === undefined ? {} : { links: by.links }),
+  };
   const before = await store.take({ ...snapshot, phase: "before" });
   const blobs = await store.read_blobs(
     plan.files.flatMap((file) => (file.restored.kind === "file" || file.restored.kind === "symlink" ? [file.restored.oid] : [])),

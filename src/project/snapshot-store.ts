@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import { air_failure } from "../contracts/errors.js";
+import type { RestoreTarget } from "../contracts/events/restore.js";
 import type { SnapshotCause, SnapshotPhase } from "../contracts/events/snapshot.js";
 import { new_id, now_iso, SessionId } from "../contracts/ids.js";
 import { git_at, run_git_at, run_git_bytes, type BackupGitTarget } from "./backup-git.js";
@@ -30,6 +31,8 @@ export type SnapshotRequest = {
   readonly paths?: readonly string[];
   /** For an `after` snapshot: the `before` one, so the manifest records the paths whose state changed. */
   readonly before?: SnapshotRecord;
+  /** For a restore's snapshots: where it went back to (recorded in the manifest and the commit's subject). */
+  readonly restored_to?: RestoreTarget;
 };
 
 /** A path's state in a snapshot: what a restore puts back. */
@@ -139,6 +142,7 @@ export class SnapshotStore {
         root,
         ...request.links,
         ...(request.before === undefined ? {} : { before_snapshot_id: request.before.snapshot_id }),
+        ...(request.restored_to === undefined ? {} : { restored_to: request.restored_to }),
         paths,
         skipped: staging.skipped,
       };

@@ -749,6 +749,7 @@ const PROJECTION_SPEC: { readonly [K in DurableEventType]: Spec<K> } = {
   "wave.planned": APPEND_ONLY,
   "review.completed": APPEND_ONLY,
   "snapshot.taken": APPEND_ONLY,
+  "restore.applied": APPEND_ONLY,
 
   "workspace.created": {
     kind: "projected",

@@ -15,6 +15,7 @@ import { memory_events } from "./memory.js";
 import { message_events } from "./message.js";
 import { permission_events } from "./permission.js";
 import { plan_events } from "./plan.js";
+import { restore_events } from "./restore.js";
 import { review_events } from "./review.js";
 import { session_events } from "./session.js";
 import { snapshot_events } from "./snapshot.js";
@@ -48,6 +49,7 @@ export const EVENT_REGISTRY = {
   ...wave_events,
   ...review_events,
   ...snapshot_events,
+  ...restore_events,
 } as const satisfies Record<string, EventDefinition>;
 
 type Registry = typeof EVENT_REGISTRY;

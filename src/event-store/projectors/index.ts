@@ -122,6 +122,7 @@ export const PROJECTIONS: { readonly [K in DurableEventType]: Projection<K> } = 
   "wave.planned": append_only,
   "review.completed": append_only,
   "snapshot.taken": append_only,
+  "restore.applied": append_only,
 };
 
 export function projection_of<K extends DurableEventType>(type: K): Projection<K> {

@@ -11,6 +11,7 @@ import type { Project } from "./project-store.js";
 import { purge_record, record_purge } from "./purged-sessions.js";
 import { read_summary, require_session } from "./session-catalog.js";
 import { SessionLock } from "./session-lock.js";
+import { SnapshotStore } from "./snapshot-store.js";
 import { open_session, type Session } from "./session-manager.js";
 
 /**
@@ -124,10 +125,11 @@ async function record_deletion(project: Project, session_id: SessionId, ending: 
 }
 
 /**
- * Every file of a purged session: its artifacts, then its folder with its database. Taking `session_id` out
- * of the backups repository's snapshots belongs here too, before the folder goes.
+ * Every file of a purged session: its snapshots in the backups repository, its artifacts, then its folder
+ * with its database. The folder goes last, so a purge cut short anywhere is found and finished again.
  */
-function remove_session_files(layout: ProjectLayout, session_id: SessionId): void {
+async function remove_session_files(layout: ProjectLayout, session_id: SessionId): Promise<void> {
+  await SnapshotStore.for_project(layout).purge_session(session_id);
   fs.rmSync(session_artifacts_dir(layout, session_id), { recursive: true, force: true });
   fs.rmSync(session_dir(layout, session_id), { recursive: true, force: true });
 }
@@ -146,7 +148,7 @@ export async function purge_session(project: Project, id: string, reason = "purg
   const lock = lock_to_end(layout, session_id, "purge");
   try {
     const { purged_at } = record_purge(layout, session_id);
-    remove_session_files(layout, session_id);
+    await remove_session_files(layout, session_id);
     return { purged_at, finished_earlier_purge: cut_short };
   } finally {
     lock.release();

@@ -3,6 +3,7 @@
  * (the latest-session choice, reopening it), the workspaces a delete retires, and a delete or purge that a
  * crash cut short, finished by running it again.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import { purge_record, record_purge } from "../../src/project/purged-sessions.js
 import { chosen_session, read_history, read_summary } from "../../src/project/session-catalog.js";
 import { archive_session, delete_session, purge_session } from "../../src/project/session-ending.js";
 import { open_session } from "../../src/project/session-manager.js";
+import { SnapshotStore } from "../../src/project/snapshot-store.js";
 import { WorkspaceManager } from "../../src/workspaces/manager.js";
 import { sweep_project_workspaces } from "../../src/workspaces/sweep.js";
 import { task_created_event } from "../fixtures/events.js";
@@ -118,6 +120,40 @@ describe("a deleted session", () => {
     expect(failure).toMatchObject({ error: { kind: "user_error", user_action: expect.stringContaining(`air resume --session ${session.id}`) } });
     expect(fs.existsSync(ref.path)).toBe(true);
     expect((await read_summary(temp.project.layout, session.id))?.status).toBe("active");
+  });
+});
+
+describe("what an ending keeps of a session's snapshots", () => {
+  /** A session whose edit of `notes.txt` was snapshotted, as a file tool's is, beside one of another session. */
+  async function snapshotted_sessions(): Promise<{ ended: SessionId; other: SessionId; store: SnapshotStore }> {
+    const { root } = temp.project.layout;
+    fs.writeFileSync(path.join(root, "notes.txt"), "first words\n");
+    const store = SnapshotStore.for_project(temp.project.layout);
+    const ended = closed_session("snapshotted");
+    const other = closed_session("another");
+    await store.take({ root, session_id: ended, cause: "tool", phase: "before", paths: ["notes.txt"] });
+    fs.writeFileSync(path.join(root, "notes.txt"), "second words\n");
+    await store.take({ root, session_id: other, cause: "tool", phase: "before", paths: ["notes.txt"] });
+    return { ended, other, store };
+  }
+
+  it("archive keeps the session's artifacts and snapshots", async () => {
+    const { ended, store } = await snapshotted_sessions();
+    archive_session(temp.project, ended);
+    expect(await store.list({ session_id: ended })).toHaveLength(1);
+    expect(fs.readdirSync(session_artifacts_dir(temp.project.layout, ended))).not.toEqual([]);
+  });
+
+  it("purge removes the session's artifacts and snapshots, and leaves another session's", async () => {
+    const { ended, other, store } = await snapshotted_sessions();
+    const [snapshot] = await store.list({ session_id: ended });
+    await purge_session(temp.project, ended);
+    expect(await store.list({ session_id: ended })).toEqual([]);
+    expect(await store.list({ session_id: other })).toHaveLength(1);
+    expect(fs.existsSync(session_artifacts_dir(temp.project.layout, ended))).toBe(false);
+    // Its commit is gone from the repository, not only unnamed.
+    const found = spawnSync("git", [`--git-dir=${path.join(temp.project.layout.backups, ".git")}`, "cat-file", "-e", snapshot?.commit ?? ""]);
+    expect(found.status).not.toBe(0);
   });
 });
 

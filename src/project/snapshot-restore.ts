@@ -2,26 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import * as v from "valibot";
 import { air_failure } from "../contracts/errors.js";
-import { RestoreTarget as RestoreTargetSchema } from "../contracts/events/restore.js";
+import type { RestoreTarget } from "../contracts/events/restore.js";
 import { Timestamp } from "../contracts/ids.js";
 import { blob_oid, place_states, type Placement } from "./restore-writer.js";
 import type { SnapshotLinks, SnapshotRecord } from "./snapshot-manifest.js";
 import { inside_root, lstat_entry, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";
 import type { FileState, SnapshotStore } from "./snapshot-store.js";
-
-/**
- * Where to go back to. Every file air changed from that point on gets the state it had before air first
- * touched it after that point; nothing else is touched.
- * - `time`: every change of any session at or after `at` (ISO-8601).
- * - `run`: every change from the first snapshot of a tool run or command run (`tlr_…`, `cmr_…`) on.
- * - `session`: the changes that session made.
- * - `snapshot`: every change from that snapshot on — `{ snapshot: applied.before.snapshot_id }` undoes a restore.
- */
-export type RestoreTarget =
-  | { readonly kind: "time"; readonly at: string }
-  | { readonly kind: "run"; readonly run_id: string }
-  | { readonly kind: "session"; readonly session_id: string }
-  | { readonly kind: "snapshot"; readonly snapshot_id: string };
 
 export type RestoreQuery = {
   /** The project's checkout. */
@@ -184,7 +170,7 @@ export async function apply_restore(
     session_id: by.session_id,
     cause: "restore" as const,
     paths,
-    restored_to: v.parse(RestoreTargetSchema, plan.target),
+    restored_to: plan.target,
     ...(by.links === undefined ? {} : { links: by.links }),
   };
   const before = await store.take({ ...snapshot, phase: "before" });

@@ -236,7 +236,7 @@ describe("plan_restore and apply_restore", () => {
     put("a.txt", "v1\n");
     await store.take({ root, session_id, cause: "tool", phase: "before", paths: ["a.txt"] });
     put("a.txt", "v2\n");
-    const plan = await plan_restore(store, { root, target: { kind: "run", run_id: first.tool_run_id ?? "" } });
+    const plan = await plan_restore(store, { root, target: { kind: "run", run_id: first.tool_run_id! } });
     expect(plan.files).toEqual([expect.objectContaining({ path: "a.txt", snapshot_id: first.snapshot_id })]);
     await apply_restore(store, plan, { session_id });
     expect(read("a.txt")).toBe("v0\n");

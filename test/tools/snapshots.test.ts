@@ -37,7 +37,7 @@ describe("snapshots of file tools", () => {
     const [record] = await store().list({ session_id: h.temp.session.id });
     expect(record).toMatchObject({ snapshot_id: taken!.snapshot_id, commit: taken!.commit, tool_run_id: outcome.tool_run_id });
 
-    const plan = await plan_restore(store(), { root: h.root, target: { kind: "run", run_id: outcome.tool_run_id ?? "" } });
+    const plan = await plan_restore(store(), { root: h.root, target: { kind: "run", run_id: outcome.tool_run_id! } });
     await apply_restore(store(), plan, { session_id: h.temp.session.id });
     expect(read("src/calc.cpp")).toBe("for (long i = 1; i < n; ++i)\n");
   });

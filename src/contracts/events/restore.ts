@@ -5,8 +5,12 @@ import { durable } from "./define.js";
 import { MAX_EVENT_PATHS } from "./snapshot.js";
 
 /**
- * Where a restore went back to (issue 17): a time, before a tool or command run, a session's changes, or
- * from one snapshot on (how a restore is undone).
+ * Where a restore goes back to. Every file air changed from that point on gets the state it had before air
+ * first touched it after that point; nothing else is touched.
+ * - `time`: every change of any session at or after `at`.
+ * - `run`: every change from the first snapshot of a tool run or command run (`tlr_…`, `cmr_…`) on.
+ * - `session`: the changes that session made.
+ * - `snapshot`: every change from that snapshot on; a restore's own `before` snapshot undoes it.
  */
 export const RestoreTarget = v.variant("kind", [
   v.strictObject({ kind: v.literal("time"), at: Timestamp }),

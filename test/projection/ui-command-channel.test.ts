@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { air_failure, AirFailure } from "../../src/contracts/errors.js";
 import { new_id } from "../../src/contracts/ids.js";
 import { PermissionEngine, type PermissionRequest } from "../../src/permissions/engine.js";
@@ -104,10 +104,19 @@ describe("ui_prompt_answerer", () => {
     };
   }
 
+  /** The prompt the engine puts up once its classification (asynchronous: the shell analyzer loads lazily) is done. */
+  async function asked() {
+    return vi.waitFor(() => {
+      const [prompt] = ui.store.snapshot().permission_prompts;
+      if (prompt === undefined) throw new Error("no prompt yet");
+      return prompt;
+    });
+  }
+
   it("resolves the engine's prompt when the user answers it through the channel", async () => {
     const engine = new PermissionEngine({ policy: ACCEPT_EDITS, answerer: ui.answerer });
     const decision = engine.evaluate(read_outside(), temp.session);
-    const [prompt] = ui.store.snapshot().permission_prompts;
+    const prompt = await asked();
     expect(prompt).toMatchObject({ status: "pending", tool_name: "fs.read", subjects: [{ kind: "path", op: "read" }] });
     ui.channel.answer_permission(prompt!.prompt_id, "allow", "once");
     await expect(decision).resolves.toMatchObject({ action: "allow", layer: "user_prompt", prompt_id: prompt!.prompt_id });
@@ -118,7 +127,7 @@ describe("ui_prompt_answerer", () => {
   it("refuses an answer to no waiting prompt, or with a scope the prompt did not offer", async () => {
     const engine = new PermissionEngine({ policy: ACCEPT_EDITS, answerer: ui.answerer });
     const decision = engine.evaluate(read_outside(), temp.session);
-    const [prompt] = ui.store.snapshot().permission_prompts;
+    const prompt = await asked();
     expect(() => ui.channel.answer_permission(new_id("permission_prompt"), "allow", "once")).toThrow(/no permission prompt/);
     const unoffered = (["once", "session", "project", "global"] as const).find((scope) => !prompt!.offered_scopes.includes(scope));
     if (unoffered !== undefined) expect(() => ui.channel.answer_permission(prompt!.prompt_id, "allow", unoffered)).toThrow(/does not offer/);

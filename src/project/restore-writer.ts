@@ -2,13 +2,9 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { air_failure } from "../contracts/errors.js";
+import { blob_oid } from "../workspaces/git.js";
 import { lstat_entry } from "./snapshot-paths.js";
 import type { FileState } from "./snapshot-store.js";
-
-/** git's blob id of `bytes`: how a file on disk is compared with a snapshot without asking git. */
-export function blob_oid(bytes: Uint8Array): string {
-  return crypto.createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
-}
 
 /** One path and the state it is to have. */
 export type Placement = { readonly path: string; readonly state: FileState };
@@ -31,7 +27,7 @@ function mode_for(file: string, executable: boolean): number {
 function stage_one(file: string, state: FileState, blobs: ReadonlyMap<string, Buffer>): Staged {
   if (state.kind === "absent" || state.kind === "repository") return { file, temp: undefined };
   const bytes = blobs.get(state.oid);
-  if (bytes === undefined || blob_oid(bytes) !== state.oid) {
+  if (bytes === undefined || blob_oid(bytes, "sha1") !== state.oid) {
     throw air_failure({
       kind: "system_error",
       message: `the snapshot's copy of ${file} does not match its id ${state.oid}`,

@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import { eq } from "drizzle-orm";
-import * as v from "valibot";
 import { air_failure, is_air_failure } from "../contracts/errors.js";
 import { make_event } from "../contracts/events/registry.js";
-import { SessionId } from "../contracts/ids.js";
+import type { SessionId } from "../contracts/ids.js";
 import { sessions } from "../db/schema.js";
 import { retire_session_workspaces } from "../workspaces/retire.js";
 import { session_artifacts_dir, session_dir, session_lock_path, type ProjectLayout } from "./layout.js";
@@ -11,6 +10,7 @@ import type { Project } from "./project-store.js";
 import { purge_record, record_purge } from "./purged-sessions.js";
 import { read_summary, require_session } from "./session-catalog.js";
 import { SessionLock } from "./session-lock.js";
+import { checked_session_id } from "./session-id.js";
 import { SnapshotStore } from "./snapshot-store.js";
 import { open_session, type Session } from "./session-manager.js";
 
@@ -48,18 +48,6 @@ function held_refusal(error: unknown, session_id: SessionId, ending: SessionEndi
   if (!is_air_failure(error) || error.error.kind !== "user_error") return error;
   const { kind, retryability, message, user_action, metadata } = error.error;
   return air_failure({ kind, retryability, message: `cannot ${ending} session ${session_id}: ${message}`, user_action, metadata }, error);
-}
-
-/** An id before it names any path: a session id, or a user error (nothing is touched for `../..`). */
-export function checked_session_id(session_id: string): SessionId {
-  const parsed = v.safeParse(SessionId, session_id);
-  if (parsed.success) return parsed.output;
-  throw air_failure({
-    kind: "user_error",
-    message: `${JSON.stringify(session_id)} is not a session id (ses_ and 26 letters and digits)`,
-    retryability: "not_retryable",
-    user_action: "Copy the id from `air session list` (`--all` for archived and deleted ones too).",
-  });
 }
 
 function already(session_id: SessionId, what: string, user_action: string): never {

@@ -4,7 +4,8 @@ import * as v from "valibot";
 import { air_failure } from "../contracts/errors.js";
 import type { RestoreTarget } from "../contracts/events/restore.js";
 import { Timestamp } from "../contracts/ids.js";
-import { blob_oid, place_states, type Placement } from "./restore-writer.js";
+import { blob_oid } from "../workspaces/git.js";
+import { place_states, type Placement } from "./restore-writer.js";
 import type { SnapshotLinks, SnapshotRecord } from "./snapshot-manifest.js";
 import { inside_root, lstat_entry, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";
 import type { FileState, SnapshotStore } from "./snapshot-store.js";
@@ -90,12 +91,12 @@ function current_state(root: string, relative: string): FileState | { readonly k
   const file = path.join(root, relative);
   const stat = lstat_entry(file);
   if (stat === undefined) return { kind: "absent" };
-  if (stat.isSymbolicLink()) return { kind: "symlink", oid: blob_oid(Buffer.from(fs.readlinkSync(file, "buffer"))) };
+  if (stat.isSymbolicLink()) return { kind: "symlink", oid: blob_oid(Buffer.from(fs.readlinkSync(file, "buffer")), "sha1") };
   if (stat.isDirectory()) return { kind: "unrecordable", reason: "it is a folder now" };
   if (!stat.isFile()) return { kind: "unrecordable", reason: "it is not a regular file now" };
   if (stat.size > MAX_SNAPSHOT_FILE_BYTES)
     return { kind: "unrecordable", reason: `it is larger than ${MAX_SNAPSHOT_FILE_BYTES} bytes now, so the restore could not be undone` };
-  return { kind: "file", oid: blob_oid(fs.readFileSync(file)), mode: (stat.mode & 0o100) !== 0 ? 0o755 : 0o644 };
+  return { kind: "file", oid: blob_oid(fs.readFileSync(file), "sha1"), mode: (stat.mode & 0o100) !== 0 ? 0o755 : 0o644 };
 }
 
 function same_state(a: FileState, b: FileState): boolean {

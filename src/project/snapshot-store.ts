@@ -1,15 +1,15 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import * as v from "valibot";
 import { air_failure } from "../contracts/errors.js";
 import type { RestoreTarget } from "../contracts/events/restore.js";
 import type { SnapshotCause, SnapshotPhase } from "../contracts/events/snapshot.js";
-import { new_id, now_iso, SessionId } from "../contracts/ids.js";
+import { new_id, now_iso } from "../contracts/ids.js";
 import { git_at, run_git_at, run_git_bytes, type BackupGitTarget } from "./backup-git.js";
 import { with_backup_repository } from "./backup-repository.js";
 import { read_ref, update_ref, write_blob, write_commit, write_tree, type TreeEntry } from "./git-objects.js";
 import type { ProjectLayout } from "./layout.js";
+import { checked_session_id } from "./session-id.js";
 import { parse_snapshot_log, snapshot_message, type SkippedFile, type SnapshotLinks, type SnapshotRecord } from "./snapshot-manifest.js";
 import { build_output_folders, inside_root, is_excluded, lstat_entry, MAX_SNAPSHOT_FILE_BYTES } from "./snapshot-paths.js";
 
@@ -64,17 +64,6 @@ function state_of_entry(mode: string, oid: string): FileState {
   return { kind: "file", oid, mode: mode === "100755" ? 0o755 : 0o644 };
 }
 
-function checked_session(session_id: string): SessionId {
-  const parsed = v.safeParse(SessionId, session_id);
-  if (parsed.success) return parsed.output;
-  throw air_failure({
-    kind: "user_error",
-    message: `${JSON.stringify(session_id)} is not a session id`,
-    retryability: "not_retryable",
-    user_action: "Pass a session id (ses_<ulid>), as `air session list` shows them.",
-  });
-}
-
 /** What a scan or a list of named paths gives the index: paths to add or remove, and the ones too large. */
 type Staging = { readonly update: string[]; readonly drop: string[]; readonly skipped: SkippedFile[] };
 
@@ -125,7 +114,7 @@ export class SnapshotStore {
 
   /** Takes a snapshot; it fails loudly (an AirError) rather than record a state it could not read. */
   async take(request: SnapshotRequest): Promise<SnapshotRecord> {
-    const session_id = checked_session(request.session_id);
+    const session_id = checked_session_id(request.session_id);
     const root = fs.realpathSync.native(request.root);
     const named = request.paths?.map((input) => inside_root(root, input));
     return with_backup_repository(this.dir, this.lock_file, async () => {
@@ -156,7 +145,7 @@ export class SnapshotStore {
   async list(filter: SnapshotFilter = {}): Promise<SnapshotRecord[]> {
     if (!fs.existsSync(path.join(this.#git_dir, "air-ready"))) return [];
     const target = this.#plain_target();
-    const revisions = filter.session_id === undefined ? [`--glob=${REF_PREFIX}*`] : [`${REF_PREFIX}${checked_session(filter.session_id)}`];
+    const revisions = filter.session_id === undefined ? [`--glob=${REF_PREFIX}*`] : [`${REF_PREFIX}${checked_session_id(filter.session_id)}`];
     const log = await run_git_at(target, ["log", "--format=%H%x00%T%x00%B%x1e", ...revisions, "--"]);
     if (log.code !== 0) return [];
     const root = filter.root === undefined ? undefined : fs.realpathSync.native(filter.root);
@@ -214,7 +203,7 @@ export class SnapshotStore {
    * too (they may name blobs only that session held); the next snapshot of a root hashes it afresh.
    */
   async purge_session(session_id: string): Promise<{ removed: number }> {
-    const checked = checked_session(session_id);
+    const checked = checked_session_id(session_id);
     return with_backup_repository(this.dir, this.lock_file, async () => {
       const removed = (await this.list({ session_id: checked })).length;
       if (removed === 0) return { removed };

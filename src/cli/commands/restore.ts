@@ -1,9 +1,10 @@
 import * as v from "valibot";
 import { air_failure } from "../../contracts/errors.js";
-import { CommandRunId, SessionId, ToolRunId } from "../../contracts/ids.js";
+import { CommandRunId, ToolRunId } from "../../contracts/ids.js";
 import { open_project } from "../../project/project-store.js";
 import type { RestoreTarget } from "../../contracts/events/restore.js";
 import { plan_restore, type RestorePlan, type RestoreQuery } from "../../project/snapshot-restore.js";
+import { checked_session_id } from "../../project/session-id.js";
 import { SnapshotStore } from "../../project/snapshot-store.js";
 import type { Io } from "../output.js";
 import { apply_confirmed } from "../restore-apply.js";
@@ -51,9 +52,7 @@ async function query_of(store: SnapshotStore, root: string, options: RestoreOpti
     usage_failure(`air restore ${kind} needs its ${kind === "session" ? "session id" : kind}`, `Usage: air restore ${kind} ${kind.toUpperCase()}.`);
   if (kind === "time") return { root, target: { kind: "time", at: parse_restore_time(argument) } };
   if (kind === "session") {
-    const parsed = v.safeParse(SessionId, argument);
-    if (!parsed.success) usage_failure(`${JSON.stringify(argument)} is not a session id`, "Pass a session id (ses_<ulid>), as `air session list` shows them.");
-    return { root, target: { kind: "session", session_id: parsed.output } };
+    return { root, target: { kind: "session", session_id: checked_session_id(argument) } };
   }
   if (options.at !== undefined && options.before !== undefined) usage_failure("--at and --before name two different points", "Give one of them.");
   const target =

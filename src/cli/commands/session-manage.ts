@@ -5,7 +5,8 @@ import { session_artifacts_dir } from "../../project/layout.js";
 import { open_project, type Project } from "../../project/project-store.js";
 import { purge_record } from "../../project/purged-sessions.js";
 import { has_session, read_summary, require_session } from "../../project/session-catalog.js";
-import { archive_session, checked_session_id, delete_session, purge_session } from "../../project/session-ending.js";
+import { archive_session, delete_session, purge_session } from "../../project/session-ending.js";
+import { checked_session_id } from "../../project/session-id.js";
 import type { Io } from "../output.js";
 import { is_interactive } from "../terminal.js";
 

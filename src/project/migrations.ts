@@ -30,14 +30,18 @@ export type MigrationRun = {
   readonly not_tried: readonly DatabasePlan[];
 };
 
-/** The project's own databases, then each session's. */
-function project_databases(layout: ProjectLayout): ProjectDatabase[] {
-  const sessions = fs.existsSync(layout.sessions) ? fs.readdirSync(layout.sessions).sort() : [];
+/** The project's own databases, beside its sessions. */
+function own_databases(layout: ProjectLayout): ProjectDatabase[] {
   return [
     { path: layout.debug_records_db, kind: "debug_records" },
     { path: layout.learned_memory_db, kind: "learned_memory" },
-    ...sessions.map((session_id) => ({ path: session_db_path(layout, session_id), kind: "session" as const, session_id })),
   ];
+}
+
+/** The project's own databases, then each session's. */
+function project_databases(layout: ProjectLayout): ProjectDatabase[] {
+  const sessions = fs.existsSync(layout.sessions) ? fs.readdirSync(layout.sessions).sort() : [];
+  return [...own_databases(layout), ...sessions.map((session_id) => ({ path: session_db_path(layout, session_id), kind: "session" as const, session_id }))];
 }
 
 /**
@@ -46,8 +50,8 @@ function project_databases(layout: ProjectLayout): ProjectDatabase[] {
  * migrate and runs the command again.
  */
 export function assert_project_databases_current(layout: ProjectLayout): void {
-  for (const database of project_databases(layout)) {
-    if (database.session_id !== undefined) continue;
+  // The project's own files only: a session's database is checked as that session opens, not every session's at each open.
+  for (const database of own_databases(layout)) {
     const plan = plan_database(database.path, database.kind);
     if (plan !== undefined) throw migration_needed(plan.path, plan.kind, plan.from, plan.to);
   }

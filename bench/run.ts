@@ -279,7 +279,7 @@ async function main(): Promise<number> {
   printed.push(...format_startup(start, peers));
 
   log(`tui stream: ${TUI_STREAMS} interleaved runs of 2,000 deltas with the App rendering and with no UI`);
-  const stream = bench_tui_stream(TUI_STREAMS, air_home);
+  const stream = await bench_tui_stream(TUI_STREAMS, air_home);
   log(`  tui stream: ${took()}`);
   printed.push(
     format_info_line({

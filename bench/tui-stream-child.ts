@@ -1,18 +1,20 @@
 /**
  * A child process of bench/tui-stream.ts: opens a session, streams DELTAS assistant deltas through its
- * ingestor (one per millisecond), and reports on stdout what that cost this process. Mode `tui`: the built
- * App renders the session's projection on a terminal of 120×40 (a stream that counts what it is sent);
- * mode `bare`: the same stream with nobody watching — the ceiling.
+ * ingestor (one per millisecond), and reports on stdout what that cost this process. Mode `tui`: the App,
+ * bundled as `air run` runs it (argv[3], bench/tui-bundle.ts), renders the session's projection on a terminal
+ * of 120×40 (a stream that counts what it is sent); mode `bare`: the same stream with nobody watching — the ceiling.
  */
 import { PassThrough, Writable } from "node:stream";
 import { air, DIST } from "./dist.js";
 import { temp_dir } from "./temp.js";
 
 type Projection = typeof import("../src/projection/session-projection.js");
-type Tui = typeof import("../src/tui/index.js");
+type TuiBundle = { App: typeof import("../src/tui/index.js").App; render: typeof import("ink").render; React: typeof import("react") };
 
 const DELTAS = 2_000;
 const mode = process.argv[2] === "tui" ? "tui" : "bare";
+const tui_bundle = process.argv[3] ?? "";
+if (mode === "tui" && tui_bundle === "") throw new Error("mode tui renders the bundle bench/tui-bundle.ts made: its URL is the second argument");
 const last_word = `word${DELTAS - 1}`;
 
 /**
@@ -39,14 +41,10 @@ function fake_terminal(awaited: string) {
   return { stdout, stdin, bytes: () => bytes, written };
 }
 
-async function render_app(session: import("../src/project/session-manager.js").Session) {
-  // As `air run` does: React's production build is loaded before ink can load the development one.
-  await import(new URL("tui/react-production.js", DIST).href);
-  const [{ open_session_projection }, { App }, { render }, React] = await Promise.all([
+async function render_app(session: import("../src/project/session-manager.js").Session, bundle: string) {
+  const [{ open_session_projection }, { App, render, React }] = await Promise.all([
     import(new URL("projection/session-projection.js", DIST).href) as Promise<Projection>,
-    import(new URL("tui/index.js", DIST).href) as Promise<Tui>,
-    import("ink"),
-    import("react"),
+    import(bundle) as Promise<TuiBundle>,
   ]);
   const projection = open_session_projection(session);
   const terminal = fake_terminal(last_word);
@@ -76,7 +74,7 @@ async function render_app(session: import("../src/project/session-manager.js").S
 async function main(): Promise<void> {
   const { project } = air.projects.init_project(temp_dir("tui-stream"));
   const session = air.sessions.open_session(project, { title: "stream" });
-  const view = mode === "tui" ? await render_app(session) : undefined;
+  const view = mode === "tui" ? await render_app(session, tui_bundle) : undefined;
   await new Promise((resolve) => setTimeout(resolve, 200));
   const { make_event } = air.registry;
   const origin = { ...session.origin, source: { kind: "main" as const }, route: ["main"] };

@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { median } from "./stats.js";
+import { temp_dir } from "./temp.js";
+import { bundle_tui } from "./tui-bundle.js";
 import { VerificationError } from "./verify.js";
 
 /**
@@ -21,10 +23,10 @@ type ChildReport = { mode: string; deltas: number; stream_ms: number; frames: nu
 const CHILD = fileURLToPath(new URL("./tui-stream-child.ts", import.meta.url));
 const TSX = fileURLToPath(new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url));
 
-function run_child(mode: "tui" | "bare", air_home: string): ChildReport {
+function run_child(mode: "tui" | "bare", air_home: string, bundle: string): ChildReport {
   const env: NodeJS.ProcessEnv = { ...process.env, AIR_HOME: air_home };
   delete env.NODE_OPTIONS;
-  const child = spawnSync(process.execPath, ["--import", TSX, CHILD, mode], { env, encoding: "utf8", timeout: 120_000 });
+  const child = spawnSync(process.execPath, ["--import", TSX, CHILD, mode, ...(mode === "tui" ? [bundle] : [])], { env, encoding: "utf8", timeout: 120_000 });
   // ink restores the real terminal's cursor on exit: the report is the one JSON line.
   const line = child.stdout.split("\n").find((text) => text.startsWith("{"));
   if (child.status !== 0 || line === undefined) throw new VerificationError(`tui-stream child (${mode}) failed (status ${child.status}): ${child.stderr}`);
@@ -35,16 +37,17 @@ function run_child(mode: "tui" | "bare", air_home: string): ChildReport {
   return report;
 }
 
-export function bench_tui_stream(runs: number, air_home: string): StreamResult {
+export async function bench_tui_stream(runs: number, air_home: string): Promise<StreamResult> {
+  const bundle = await bundle_tui(temp_dir("tui-bundle"));
   const tui: ChildReport[] = [];
   const bare: ChildReport[] = [];
   for (let i = 0; i < runs; i++) {
     if (i % 2 === 0) {
-      tui.push(run_child("tui", air_home));
-      bare.push(run_child("bare", air_home));
+      tui.push(run_child("tui", air_home, bundle));
+      bare.push(run_child("bare", air_home, bundle));
     } else {
-      bare.push(run_child("bare", air_home));
-      tui.push(run_child("tui", air_home));
+      bare.push(run_child("bare", air_home, bundle));
+      tui.push(run_child("tui", air_home, bundle));
     }
   }
   return {

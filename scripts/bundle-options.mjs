@@ -1,11 +1,12 @@
 /**
  * The options of the CLI's bundle (scripts/bundle-cli.mjs says why it is bundled), shared with the benches
- * that must run the code `air` runs: the same packages bundled the same way, ink with its patches
- * (scripts/ink-patches.mjs).
+ * that must run the code `air` runs: the same packages bundled the same way, ink and string-width with their
+ * patches (scripts/ink-patches.mjs, scripts/string-width-patch.mjs).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { ink_frame_caches } from "./ink-patches.mjs";
+import { string_width_single_code_units } from "./string-width-patch.mjs";
 
 /** Each dist/ module's `import.meta.url` as it was before bundling, relative to the bundle's file. */
 function own_urls(outdir) {
@@ -65,7 +66,7 @@ export function bundle_options(entry_points, outdir) {
     // src/tui/react-production.ts has put the variable back; fixed here, only inside the bundle's code, so the
     // TUI runs React's production build and the commands air runs still never inherit a NODE_ENV.
     define: { "process.env.NODE_ENV": '"production"' },
-    plugins: [react_production_by_define, yoga_without_fetch, ink_frame_caches, own_urls(outdir)],
+    plugins: [react_production_by_define, yoga_without_fetch, ink_frame_caches, string_width_single_code_units, own_urls(outdir)],
     metafile: true,
     sourcemap: true,
     logLevel: "warning",

@@ -22,22 +22,13 @@
  * - Caches kept across frames are bounded: past a fixed number of entries they start over. ink's own
  *   module-level caches (measure-text, wrap-text) grew without bound, one entry per frame of a streaming reply.
  *
- * ink 7 and 8 need Node 22 and still work per frame; air supports Node 20. Each patch finds the exact text it
- * replaces once, or the build fails: an ink that changed is read again, not patched blindly.
+ * ink 7 and 8 need Node 22 and still work per frame; air supports Node 20.
  */
 import fs from "node:fs";
+import { replace_each } from "./source-patch.mjs";
 
 /** Past this many entries, a cache kept across frames starts over. */
 const CACHE_ENTRIES = 4096;
-
-/** `source` with `from` replaced by `to`; `from` must occur exactly once, or ink is not the one these patches know. */
-function replace_once(file, source, [from, to]) {
-  const at = source.indexOf(from);
-  if (at === -1 || source.indexOf(from, at + from.length) !== -1) {
-    throw new Error(`${file}: ink no longer reads as scripts/ink-patches.mjs expects (${JSON.stringify(from)})`);
-  }
-  return source.slice(0, at) + to + source.slice(at + from.length);
-}
 
 const output_caches_across_frames = [
   [
@@ -128,7 +119,7 @@ const patches = {
 /** The source of ink's build file `file` (…/ink/build/<name>) with its patches applied; other files unchanged. */
 export function patch_ink_file(file, source) {
   const name = file.split(/[\\/]/).at(-1);
-  return (patches[name] ?? []).reduce((patched, replacement) => replace_once(file, patched, replacement), source);
+  return replace_each(file, source, patches[name] ?? []);
 }
 
 /** The esbuild plugin that applies the patches to ink's build as it is bundled. */

@@ -3,15 +3,13 @@
  * for byte: the same scenes rendered by both, every frame compared.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { fileURLToPath } from "node:url";
 import type { ReactElement, ReactNode } from "react";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundle_options } from "../../scripts/bundle-options.mjs";
 import { patch_ink_file } from "../../scripts/ink-patches.mjs";
+import { bundled } from "../fixtures/bundled.js";
 
 // chalk colours only a terminal it believes in, and reads that when it loads: both inks load after this.
 const saved_force_color = process.env.FORCE_COLOR;
@@ -28,16 +26,14 @@ type Scene = (ink: Ink) => ReactElement[];
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const INK_BUILD = path.join(ROOT, "node_modules", "ink", "build");
-let bundle_dir = "";
+let bundle: Awaited<ReturnType<typeof bundled<Ink>>>;
 let patched: Ink;
 
 beforeAll(async () => {
-  bundle_dir = fs.mkdtempSync(path.join(os.tmpdir(), "air-ink-patches-"));
-  const contents = 'export { render, Box, Text, Static } from "ink";\nexport { default as React } from "react";\n';
-  await build({ ...bundle_options([], bundle_dir), stdin: { contents, resolveDir: ROOT, loader: "js" }, outExtension: { ".js": ".mjs" } });
-  patched = (await import(pathToFileURL(path.join(bundle_dir, "stdin.mjs")).href)) as Ink;
+  bundle = await bundled<Ink>('export { render, Box, Text, Static } from "ink";\nexport { default as React } from "react";\n');
+  patched = bundle.module;
 });
-afterAll(() => fs.rmSync(bundle_dir, { recursive: true, force: true }));
+afterAll(() => bundle.remove());
 
 /** Every frame `ink` writes for `scene` on a terminal `columns` wide (debug mode: each frame whole, unthrottled). */
 function frames(ink: Ink, scene: Scene, columns = 60): string[] {
@@ -130,9 +126,8 @@ describe("ink as the bundle patches it", () => {
   }
 
   it("is patched: the bundle draws rows without ink's grid and keeps its caches across frames", () => {
-    const source = fs.readFileSync(path.join(bundle_dir, "stdin.mjs"), "utf8");
-    expect(source).toContain("rowsOfSingleWrites()");
-    expect(source).toContain("cachesAcrossFrames()");
+    expect(bundle.source).toContain("rowsOfSingleWrites()");
+    expect(bundle.source).toContain("cachesAcrossFrames()");
   });
 });
 
@@ -140,7 +135,7 @@ describe("patch_ink_file", () => {
   it("fails when a text it replaces is no longer in ink's build, naming the file", () => {
     const file = path.join(INK_BUILD, "output.js");
     const changed = fs.readFileSync(file, "utf8").replace("caches = new OutputCaches();", "caches = makeCaches();");
-    expect(() => patch_ink_file(file, changed)).toThrow(/output\.js: ink no longer reads as scripts\/ink-patches\.mjs expects/);
+    expect(() => patch_ink_file(file, changed)).toThrow(/output\.js: the package no longer reads as the bundle's patch expects/);
   });
 
   it("leaves ink's other files as they are", () => {
@@ -151,9 +146,11 @@ describe("patch_ink_file", () => {
 });
 
 describe("the CLI's bundle", () => {
-  it("carries the patches", () => {
+  it("carries the patches of ink and string-width", () => {
     const bundle = path.join(ROOT, "dist", "bundle");
     const files = fs.readdirSync(bundle).filter((file) => file.endsWith(".js"));
-    expect(files.some((file) => fs.readFileSync(path.join(bundle, file), "utf8").includes("rowsOfSingleWrites()"))).toBe(true);
+    const sources = files.map((file) => fs.readFileSync(path.join(bundle, file), "utf8"));
+    expect(sources.some((source) => source.includes("rowsOfSingleWrites()"))).toBe(true);
+    expect(sources.some((source) => source.includes("emojiPresentationRegex.test(segment)"))).toBe(true);
   });
 });

@@ -1,0 +1,1 @@
+export function replace_each(file: string, source: string, replacements: readonly (readonly [string, string])[]): string;

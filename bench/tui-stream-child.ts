@@ -1,7 +1,7 @@
 /**
  * A child process of bench/tui-stream.ts: opens a session, streams DELTAS assistant deltas through its
  * ingestor (one per millisecond), and reports on stdout what that cost this process. Mode `tui`: the App,
- * bundled as `air run` runs it (argv[3], bench/tui-bundle.ts), renders the session's projection on a terminal
+ * bundled as `air run` runs it (its URL is argv[3]), renders the session's projection on a terminal
  * of 120×40 (a stream that counts what it is sent); mode `bare`: the same stream with nobody watching — the ceiling.
  */
 import { PassThrough, Writable } from "node:stream";
@@ -14,7 +14,7 @@ type TuiBundle = { App: typeof import("../src/tui/index.js").App; render: typeof
 const DELTAS = 2_000;
 const mode = process.argv[2] === "tui" ? "tui" : "bare";
 const tui_bundle = process.argv[3] ?? "";
-if (mode === "tui" && tui_bundle === "") throw new Error("mode tui renders the bundle bench/tui-bundle.ts made: its URL is the second argument");
+if (mode === "tui" && tui_bundle === "") throw new Error("mode tui renders the bundle bench/tui-stream.ts made: its URL is the second argument");
 const last_word = `word${DELTAS - 1}`;
 
 /**

@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { bundle_source } from "../scripts/bundle-options.mjs";
 import { median } from "./stats.js";
 import { temp_dir } from "./temp.js";
-import { bundle_tui } from "./tui-bundle.js";
 import { VerificationError } from "./verify.js";
 
 /**
@@ -22,6 +22,9 @@ type ChildReport = { mode: string; deltas: number; stream_ms: number; frames: nu
 
 const CHILD = fileURLToPath(new URL("./tui-stream-child.ts", import.meta.url));
 const TSX = fileURLToPath(new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url));
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+/** What the TUI child renders with, bundled as `air run` runs it: React's production build, ink's patches. */
+const TUI_ENTRY = 'export { render } from "ink";\nexport { default as React } from "react";\nexport { App } from "./dist/tui/index.js";\n';
 
 function run_child(mode: "tui" | "bare", air_home: string, bundle: string): ChildReport {
   const env: NodeJS.ProcessEnv = { ...process.env, AIR_HOME: air_home };
@@ -38,7 +41,7 @@ function run_child(mode: "tui" | "bare", air_home: string, bundle: string): Chil
 }
 
 export async function bench_tui_stream(runs: number, air_home: string): Promise<StreamResult> {
-  const bundle = await bundle_tui(temp_dir("tui-bundle"));
+  const bundle = pathToFileURL(await bundle_source(TUI_ENTRY, ROOT, temp_dir("tui-bundle"))).href;
   const tui: ChildReport[] = [];
   const bare: ChildReport[] = [];
   for (let i = 0; i < runs; i++) {

@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { build } from "esbuild";
 import { ink_frame_caches } from "./ink-patches.mjs";
 import { string_width_single_code_units } from "./string-width-patch.mjs";
 
@@ -71,4 +72,13 @@ export function bundle_options(entry_points, outdir) {
     sourcemap: true,
     logLevel: "warning",
   };
+}
+
+/**
+ * `contents`, an ES module's source resolved from `resolve_dir`, bundled as the CLI's bundle is into `outdir`;
+ * returns the bundled module's path (.mjs: ESM outside any package.json that says so).
+ */
+export async function bundle_source(contents, resolve_dir, outdir) {
+  await build({ ...bundle_options([], outdir), stdin: { contents, resolveDir: resolve_dir, loader: "js" }, outExtension: { ".js": ".mjs" } });
+  return path.join(outdir, "stdin.mjs");
 }

@@ -14,10 +14,10 @@
  *
  * The patches:
  * - `Output`'s caches (widths, styled characters, and now each line's serialized text) live across frames.
- * - A frame whose rows each hold at most one written line, with nothing clipped — the live region while a reply streams —
- *   is that line's serialized text after its column's indent, row by row: the text the grid gives (the cells
- *   before the line are unstyled blanks, the line's own cells serialize to that text, the blanks after it are
- *   trimmed), without the grid. Any other frame goes through the grid as before.
+ * - A frame whose rows each hold at most one written line, with nothing clipped (the live region while a reply
+ *   streams) is that line's serialized text after its column's indent, row by row: the text the grid gives (the
+ *   cells before the line are unstyled blanks, the line's own cells serialize to that text, the blanks after it
+ *   are trimmed), without the grid. Any other frame goes through the grid as before.
  * - A line without escape sequences serializes to itself (ansi-tokenize splits it into graphemes with no
  *   styles, which join back to the line): the streaming reply's new line is not tokenized on every frame.
  * - A text node's width is the one ink's layout already measured and cached (measure-text), not measured again.

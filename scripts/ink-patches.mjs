@@ -37,7 +37,7 @@ const output_caches_across_frames = [
     "    getStringWidth(text) {",
     `    serialized = new Map();
     getSerialized(line) {
-        if (!line.includes('\u001B') && !line.includes('\u009B')) {
+        if (!line.includes('\\u001B') && !line.includes('\\u009B')) {
             return line;
         }
         let cached = this.serialized.get(line);

@@ -125,6 +125,11 @@ describe("ink as the bundle patches it", () => {
     });
   }
 
+  it("compares coloured frames: the styled scene carries escape sequences", () => {
+    const styled = scenes["styled lines, nested styles and a style across a line break"];
+    expect(styled && frames(patched, styled).join("")).toContain("\u001b[1m");
+  });
+
   it("is patched: the bundle draws rows without ink's grid and keeps its caches across frames", () => {
     expect(bundle.source).toContain("rowsOfSingleWrites()");
     expect(bundle.source).toContain("cachesAcrossFrames()");

@@ -8,30 +8,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ScriptInput } from "../../src/providers/scripted/script.js";
 import { screen_shows, tmux_available } from "../fixtures/tmux.js";
 import { tui_project } from "../fixtures/tui-project.js";
-import { air as run_air } from "./helpers.js";
+import { CLASSIFY_GREETING, air as run_air } from "./helpers.js";
 
 const KEY = "sk-e2e-restore-terminal";
 const SCRIPT: ScriptInput = {
   turns: {
-    main: [
-      {
-        reply: {
-          content: [
-            {
-              type: "tool_use",
-              name: "classify_request",
-              input: {
-                intent: "task",
-                title: "Add the greeting file",
-                description: 'Create greeting.txt containing exactly "hello from air".',
-                acceptance_criteria: ["greeting.txt holds 'hello from air'"],
-                verification_commands: ['grep -qx "hello from air" greeting.txt'],
-              },
-            },
-          ],
-        },
-      },
-    ],
+    main: [CLASSIFY_GREETING],
     executor: [
       { reply: { content: [{ type: "tool_use", name: "fs.write", input: { path: "greeting.txt", content: "hello from air\n" } }] } },
       { reply: { content: [{ type: "text", text: "Wrote greeting.txt." }] } },

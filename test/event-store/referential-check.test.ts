@@ -8,7 +8,7 @@ import { referential_check } from "../../src/event-store/referential-check.js";
 import { definition_of, EVENT_TYPES, type DurableEventType } from "../../src/contracts/events/registry.js";
 import { new_id, type IdKind } from "../../src/contracts/ids.js";
 import type { Session } from "../../src/project/session-manager.js";
-import { clock, ingest_steps, step, task_spec, valid_payloads } from "../fixtures/events.js";
+import { clock, ingest_steps, ingest_task_with_dependents, step, valid_payloads } from "../fixtures/events.js";
 import { dump_tables, temp_session_per_test } from "../fixtures/session.js";
 
 let session: Session;
@@ -145,25 +145,7 @@ describe("referential_check", () => {
   });
 
   it("reports every dependent of a task row deleted behind the event log's back", () => {
-    const task = task_spec();
-    const task_id = task.id;
-    const agent_id = new_id("agent");
-    const attempt_id = new_id("attempt");
-    const tool_run_id = new_id("tool_run");
-    const command_run_id = new_id("command_run");
-    const workspace_id = new_id("workspace");
-    ingest_steps(
-      session.ingestor,
-      [
-        step("task.created", { task, priority: 0 }),
-        step("agent.started", { agent_id, agent_type: "executor", status: "running", task_id }),
-        step("workspace.created", { workspace_id, strategy: "worktree", path: "/tmp/w", task_id, agent_id }),
-        step("task.started", { task_id, attempt_id, agent_id, workspace_id }),
-        step("tool.started", { tool_run_id, tool_name: "bash", tool_version: 1, input: {}, task_id, agent_id }),
-        step("command.started", { command_run_id, command: "ls", cwd: "/", task_id, agent_id, tool_run_id }),
-      ],
-      session.origin,
-    );
+    const { task_id, agent_id, attempt_id, tool_run_id, command_run_id, workspace_id } = ingest_task_with_dependents(session.ingestor, session.origin);
     expect(referential_check(session.connection).ok).toBe(true);
 
     session.connection.client.exec(`DELETE FROM tasks WHERE id = '${task_id}'`);

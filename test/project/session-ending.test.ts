@@ -8,19 +8,18 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { make_event } from "../../src/contracts/events/registry.js";
-import { new_id, type SessionId, type TaskId } from "../../src/contracts/ids.js";
+import type { SessionId } from "../../src/contracts/ids.js";
 import { session_artifacts_dir, session_db_path, session_dir } from "../../src/project/layout.js";
 import { purge_record, record_purge } from "../../src/project/purged-sessions.js";
 import { chosen_session, read_history, read_summary } from "../../src/project/session-catalog.js";
 import { archive_session, delete_session, purge_session } from "../../src/project/session-ending.js";
 import { open_session } from "../../src/project/session-manager.js";
 import { SnapshotStore } from "../../src/project/snapshot-store.js";
-import { WorkspaceManager } from "../../src/workspaces/manager.js";
 import { sweep_project_workspaces } from "../../src/workspaces/sweep.js";
-import { task_created_event } from "../fixtures/events.js";
 import { expect_air_failure } from "../fixtures/failures.js";
-import { commit_files, git, init_repo } from "../fixtures/git-repo.js";
+import { branches, commit_files, init_repo } from "../fixtures/git-repo.js";
 import { temp_project, type TempProject } from "../fixtures/session.js";
+import { ended_session_with_worktree } from "../fixtures/worktree-session.js";
 
 let temp: TempProject;
 beforeEach(() => {
@@ -33,12 +32,6 @@ function closed_session(title: string): SessionId {
   session.artifacts.create({ type: "report", content: `report of ${title}\n` });
   session.close();
   return session.id;
-}
-
-function branches(): string[] {
-  return git(temp.project.layout.root, "branch", "--list", "--format=%(refname:short)")
-    .split("\n")
-    .filter((name) => name !== "");
 }
 
 describe("an archived session", () => {
@@ -79,19 +72,14 @@ describe("a deleted session", () => {
   it("had its worktree workspaces removed with their branches first, and the next sweep passes it by", async () => {
     init_repo(temp.project.layout.root);
     commit_files(temp.project.layout.root, "base", { "lib/a.c": "int a;\n" });
-    const session = open_session(temp.project, { title: "made a workspace" });
-    const task_id = new_id("task") as TaskId;
-    session.ingestor.ingest(task_created_event(session.origin, { id: task_id, title: "a task" }));
-    const manager = new WorkspaceManager(session);
-    const ref = await manager.create_workspace({ task_id, strategy: "worktree", base_commit: (await manager.snapshot()).commit });
-    session.close();
-    expect(branches()).toContain(ref.branch);
+    const { session_id, ref } = await ended_session_with_worktree(temp.project);
+    expect(branches(temp.project.layout.root)).toContain(ref.branch);
 
-    const outcome = await delete_session(temp.project, session.id);
+    const outcome = await delete_session(temp.project, session_id);
     expect(outcome.retired_workspaces).toBe(1);
     expect(fs.existsSync(ref.path)).toBe(false);
-    expect(branches()).toEqual(["main"]);
-    const types = (await read_history(temp.project.layout, session.id)).map((event) => event.type);
+    expect(branches(temp.project.layout.root)).toEqual(["main"]);
+    const types = (await read_history(temp.project.layout, session_id)).map((event) => event.type);
     expect(types.slice(-3)).toEqual(["workspace.abandoned", "workspace.cleaned", "session.deleted"]);
 
     const current = open_session(temp.project, { title: "the next run" });
@@ -105,21 +93,17 @@ describe("a deleted session", () => {
   it("is refused while a workspace merge it started is cut off midway, keeping everything", async () => {
     init_repo(temp.project.layout.root);
     commit_files(temp.project.layout.root, "base", { "lib/a.c": "int a;\n" });
-    const session = open_session(temp.project, { title: "merging" });
-    const task_id = new_id("task") as TaskId;
-    session.ingestor.ingest(task_created_event(session.origin, { id: task_id, title: "a task" }));
-    const manager = new WorkspaceManager(session);
-    const ref = await manager.create_workspace({ task_id, strategy: "worktree", base_commit: (await manager.snapshot()).commit });
-    session.ingestor.ingest(make_event("workspace.merge.started", { workspace_id: ref.workspace_id }, session.origin));
-    session.close();
+    const { session_id, ref } = await ended_session_with_worktree(temp.project, (session, made) =>
+      session.ingestor.ingest(make_event("workspace.merge.started", { workspace_id: made.workspace_id }, session.origin)),
+    );
 
-    const failure = await delete_session(temp.project, session.id).then(
+    const failure = await delete_session(temp.project, session_id).then(
       () => undefined,
       (error: unknown) => error,
     );
-    expect(failure).toMatchObject({ error: { kind: "user_error", user_action: expect.stringContaining(`air resume --session ${session.id}`) } });
+    expect(failure).toMatchObject({ error: { kind: "user_error", user_action: expect.stringContaining(`air resume --session ${session_id}`) } });
     expect(fs.existsSync(ref.path)).toBe(true);
-    expect((await read_summary(temp.project.layout, session.id))?.status).toBe("active");
+    expect((await read_summary(temp.project.layout, session_id))?.status).toBe("active");
   });
 });
 

@@ -1,10 +1,3 @@
-/**
- * The recovery checks as `air doctor --fix` runs them over a project (seeds 000 §16.3, 003 §15): real
- * session databases, real files, real git worktrees. Workspace retention: merged ones are cleaned 7 days
- * after their merge (row kept, status cleaned), younger merged ones and active ones are kept. `--dry-run`
- * reports the same findings and changes nothing.
- */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -17,8 +10,9 @@ import { open_session } from "../../src/project/session-manager.js";
 import type { ProjectRecovery } from "../../src/recovery/run.js";
 import { recover_project } from "../../src/recovery/run.js";
 import { WorkspaceManager, type WorkspaceRef } from "../../src/workspaces/manager.js";
+import { file_hashes } from "../fixtures/checkout.js";
 import { envelope, task_created_event } from "../fixtures/events.js";
-import { commit_files, git, init_repo } from "../fixtures/git-repo.js";
+import { branches, commit_files, init_repo } from "../fixtures/git-repo.js";
 import { dump_tables, find_row, temp_project, type Dump, type TempProject } from "../fixtures/session.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -73,29 +67,9 @@ function rows(session_id: SessionId): Dump {
   }
 }
 
-function branches(): string[] {
-  return git(temp.project.layout.root, "branch", "--list", "--format=%(refname:short)")
-    .split("\n")
-    .filter((name) => name !== "")
-    .sort();
-}
-
 /** The files of the project's `.air/local/sessions` and workspace folders, each with its bytes' sha256 (databases left out). */
 function files(): Record<string, string> {
-  const { local } = temp.project.layout;
-  return Object.fromEntries(
-    fs
-      .readdirSync(local, { recursive: true, encoding: "utf8" })
-      .filter((entry) => !/session\.db|\.lock$|summary/.test(entry) && fs.statSync(path.join(local, entry)).isFile())
-      .sort()
-      .map((entry) => [
-        entry,
-        crypto
-          .createHash("sha256")
-          .update(fs.readFileSync(path.join(local, entry)))
-          .digest("hex"),
-      ]),
-  );
+  return file_hashes(temp.project.layout.local, (entry) => !/session\.db|\.lock$|summary/.test(entry));
 }
 
 async function doctor(options: { dry_run: boolean; json: boolean }): Promise<{ code: number; out: string }> {
@@ -121,8 +95,8 @@ describe("recover_project", () => {
     expect(fs.existsSync(workspaces.merged_8_days_ago.path)).toBe(false);
     expect(fs.existsSync(workspaces.merged_2_days_ago.path)).toBe(true);
     expect(fs.existsSync(workspaces.active.path)).toBe(true);
-    expect(branches()).not.toContain(workspaces.merged_8_days_ago.branch);
-    expect(branches()).toContain(workspaces.merged_2_days_ago.branch);
+    expect(branches(temp.project.layout.root)).not.toContain(workspaces.merged_8_days_ago.branch);
+    expect(branches(temp.project.layout.root)).toContain(workspaces.merged_2_days_ago.branch);
   });
 
   it("leaves a session another air process holds, and says so", async () => {
@@ -147,7 +121,7 @@ describe("recover_project", () => {
 describe("air doctor --fix, recovery section", () => {
   it("--dry-run reports the stray file, the dangling references and the due workspace, and changes nothing", async () => {
     const { session_id, workspaces, deleted_task } = await damaged_session();
-    const before = { rows: rows(session_id), files: files(), branches: branches() };
+    const before = { rows: rows(session_id), files: files(), branches: branches(temp.project.layout.root) };
 
     const { code, out } = await doctor({ dry_run: true, json: true });
 
@@ -160,7 +134,7 @@ describe("air doctor --fix, recovery section", () => {
       ["workspaces", `restored tasks row ${deleted_task} from the event log`],
     ]);
     expect(found?.workspaces).toEqual({ abandoned: [], cleaned: [workspaces.merged_8_days_ago.workspace_id] });
-    expect({ rows: rows(session_id), files: files(), branches: branches() }).toEqual(before);
+    expect({ rows: rows(session_id), files: files(), branches: branches(temp.project.layout.root) }).toEqual(before);
     expect(fs.existsSync(workspaces.merged_8_days_ago.path)).toBe(true);
 
     const text = await doctor({ dry_run: true, json: false });
@@ -168,7 +142,7 @@ describe("air doctor --fix, recovery section", () => {
       "Recovery (dry run, nothing is changed): 1 session(s) checked: 1 artifact file(s) to quarantine, 1 dangling reference(s) to repair, 1 workspace(s) to clean\n",
     );
     expect(text.out).toContain("    would quarantine stray.txt: not a place and name air gives an artifact\n");
-    expect({ rows: rows(session_id), files: files(), branches: branches() }).toEqual(before);
+    expect({ rows: rows(session_id), files: files(), branches: branches(temp.project.layout.root) }).toEqual(before);
   });
 
   it("repairs, quarantines and cleans, says so in its Recovery section, and finds nothing the second time", async () => {

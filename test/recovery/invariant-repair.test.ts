@@ -9,7 +9,7 @@ import { new_id } from "../../src/contracts/ids.js";
 import { referential_check } from "../../src/event-store/referential-check.js";
 import type { Session } from "../../src/project/session-manager.js";
 import { repair_invariants } from "../../src/recovery/invariant-repair.js";
-import { ingest_steps, step, task_spec } from "../fixtures/events.js";
+import { ingest_steps, ingest_task_with_dependents, step } from "../fixtures/events.js";
 import { dump_tables, event_count, find_row, temp_session_per_test } from "../fixtures/session.js";
 
 let session: Session;
@@ -17,31 +17,8 @@ temp_session_per_test((temp) => {
   session = temp.session;
 });
 
-/** A task with an agent, a workspace, an attempt, a tool run and a command run, all through the event log. */
 function task_with_dependents() {
-  const task = task_spec();
-  const ids = {
-    task_id: task.id,
-    agent_id: new_id("agent"),
-    attempt_id: new_id("attempt"),
-    tool_run_id: new_id("tool_run"),
-    command_run_id: new_id("command_run"),
-    workspace_id: new_id("workspace"),
-  };
-  const { task_id, agent_id, attempt_id, tool_run_id, command_run_id, workspace_id } = ids;
-  ingest_steps(
-    session.ingestor,
-    [
-      step("task.created", { task, priority: 0 }),
-      step("agent.started", { agent_id, agent_type: "executor", status: "running", task_id }),
-      step("workspace.created", { workspace_id, strategy: "worktree", path: "/tmp/w", task_id, agent_id }),
-      step("task.started", { task_id, attempt_id, agent_id, workspace_id }),
-      step("tool.started", { tool_run_id, tool_name: "bash", tool_version: 1, input: {}, task_id, agent_id }),
-      step("command.started", { command_run_id, command: "ls", cwd: "/", task_id, agent_id, tool_run_id }),
-    ],
-    session.origin,
-  );
-  return ids;
+  return ingest_task_with_dependents(session.ingestor, session.origin);
 }
 
 describe("repair_invariants", () => {

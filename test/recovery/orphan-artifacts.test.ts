@@ -11,6 +11,7 @@ import { make_event } from "../../src/contracts/events/registry.js";
 import { session_artifacts_dir } from "../../src/project/layout.js";
 import { open_session, type Session } from "../../src/project/session-manager.js";
 import { scan_artifacts } from "../../src/recovery/orphan-artifacts.js";
+import { file_hashes } from "../fixtures/checkout.js";
 import { dump_tables, event_count, find_row, rows_of, temp_session_per_test } from "../fixtures/session.js";
 
 let session: Session;
@@ -22,19 +23,7 @@ const artifacts_dir = () => session_artifacts_dir(session.project.layout, sessio
 
 /** Every file under the session's artifacts folder with its bytes' sha256, by relative path. */
 function tree(): Record<string, string> {
-  const root = artifacts_dir();
-  const entries = fs.readdirSync(root, { recursive: true, encoding: "utf8" }).sort();
-  return Object.fromEntries(
-    entries
-      .filter((entry) => fs.statSync(path.join(root, entry)).isFile())
-      .map((entry) => [
-        entry,
-        crypto
-          .createHash("sha256")
-          .update(fs.readFileSync(path.join(root, entry)))
-          .digest("hex"),
-      ]),
-  );
+  return file_hashes(artifacts_dir());
 }
 
 /**

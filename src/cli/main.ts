@@ -1,62 +1,17 @@
-import { parseArgs, type ParseArgsConfig } from "node:util";
-import { normalise_inspect_argv } from "../inspect/argv.js";
+import { type Command, type ParsedArgs, parse_command_args, run_command, strings } from "./command.js";
 import { format_command_help, format_help } from "./help.js";
-import { process_io, render_error, type Io } from "./output.js";
-
-/**
- * The `air` entry. Each command is imported only when it runs, so `air session list` loads libsql and
- * nothing of the model SDKs, ink or xstate (cold start matters for commands people type often).
- */
-type Command = {
-  readonly summary: string;
-  readonly usage: string;
-  readonly options: NonNullable<ParseArgsConfig["options"]>;
-  readonly positionals?: boolean;
-  readonly run: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number>;
-};
-
-/** `--permission-mode default|accept-edits|plan|bypass` and `--prompts auto|stdin|policy`, for commands that run agents. */
-const PERMISSION_FLAGS = { "permission-mode": { type: "string" }, prompts: { type: "string" } } as const;
-/** `--inspect[=PORT|sky]` (a bare `--inspect` is normalised before parsing) and `--inspect-file PATH`. */
-const INSPECT_FLAGS = { inspect: { type: "string" }, "inspect-file": { type: "string" } } as const;
-
-function permission_values(values: Record<string, unknown>): { permission_mode?: string; prompts?: string } {
-  return strings(values, { permission_mode: "permission-mode", prompts: "prompts" });
-}
-
-/** The string-valued flags among `values`, renamed: `{ permission_mode: "permission-mode" }`. */
-function strings<K extends string>(values: Record<string, unknown>, names: Record<K, string>): Partial<Record<K, string>> {
-  const picked: Partial<Record<K, string>> = {};
-  for (const [key, flag] of Object.entries(names) as [K, string][]) {
-    const value = values[flag];
-    if (typeof value === "string") picked[key] = value;
-  }
-  return picked;
-}
-
-/**
- * parseArgs has no optional values: a `-r`/`--resume` with no id after it (at the end, or before another flag)
- * becomes `--resume=`, the empty id that means "pick one" (or the latest, headless).
- */
-function normalise_resume_argv(args: readonly string[]): string[] {
-  return args.map((arg, index) => {
-    const next = args[index + 1];
-    return (arg === "-r" || arg === "--resume") && (next === undefined || next.startsWith("-")) ? "--resume=" : arg;
-  });
-}
-
-/** `air -c`, `air -r ID`, `air -p "…"`: as in the peers, these flags alone mean `air run` with them. */
-const RUN_FLAGS = new Set(["-c", "--continue", "-r", "--resume", "-p", "--print"]);
-
-function starts_run(first: string): boolean {
-  return RUN_FLAGS.has(first) || first.startsWith("--resume=") || first.startsWith("--print=");
-}
+import { process_io, type Io } from "./output.js";
+import { PERMISSION_FLAGS, permission_values, RUN_COMMAND, starts_run, tui_run_args } from "./run-command.js";
 
 /** A flag given with `multiple: true`: every value, in order. */
 function list(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
 
+/**
+ * The `air` entry. Each command is imported only when it runs, so `air session list` loads libsql and
+ * nothing of the model SDKs, ink or xstate (cold start matters for commands people type often).
+ */
 const COMMANDS: Record<string, Command> = {
   init: {
     summary: "Make the current folder an air project (.air/shared, .air/local)",
@@ -112,45 +67,10 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   run: {
-    summary:
-      "Open the TUI on a new session of this project (or the folder given); with -p, do one requirement headless (--output-format stream-json: Claude Code's message stream; events: air's own events). -c continues the latest session, -r ID another (-r alone on a terminal: pick one)",
-    usage:
-      'air run [project] [-c | -r [ID]] (the TUI) | air run -p "<requirement>" [project] [-c | -r [ID]] [--output-format text|json|stream-json|events] [--max-turns N] [--max-parallel N] [--max-budget-usd USD] [--max-tokens N] [--permission-mode MODE] [--prompts auto|stdin|policy] [--inspect[=PORT|sky]] [--inspect-file PATH]',
-    options: {
-      print: { type: "string", short: "p" },
-      continue: { type: "boolean", short: "c" },
-      resume: { type: "string", short: "r" },
-      "output-format": { type: "string" },
-      "max-turns": { type: "string" },
-      "max-parallel": { type: "string" },
-      "max-budget-usd": { type: "string" },
-      "max-tokens": { type: "string" },
-      ...PERMISSION_FLAGS,
-      ...INSPECT_FLAGS,
-    },
-    positionals: true,
+    ...RUN_COMMAND,
     run: async (values, positionals, io) => {
       if (positionals.length > 1) return usage_error(io, `air run takes one project folder, not "${positionals.join(" ")}"`);
-      // The TUI's first frame before the command's modules load (pre-frame.ts says why).
-      const pre_frame =
-        values.print === undefined ? (await import("./pre-frame.js")).paint_pre_frame(strings(values, { mode: "permission-mode" }).mode) : undefined;
-      return (await import("./commands/run.js")).run_run(io, {
-        ...(pre_frame === undefined ? {} : { pre_frame }),
-        ...(positionals[0] === undefined ? {} : { project: positionals[0] }),
-        ...(typeof values.print === "string" ? { print: values.print } : {}),
-        ...(values.continue === true ? { continue: true } : {}),
-        ...(typeof values.resume === "string" ? { resume: values.resume } : {}),
-        ...(typeof values["output-format"] === "string" ? { output_format: values["output-format"] } : {}),
-        ...(typeof values["max-turns"] === "string" ? { max_turns: values["max-turns"] } : {}),
-        ...permission_values(values),
-        ...strings(values, {
-          inspect: "inspect",
-          inspect_file: "inspect-file",
-          max_budget_usd: "max-budget-usd",
-          max_tokens: "max-tokens",
-          max_parallel: "max-parallel",
-        }),
-      });
+      return RUN_COMMAND.run(values, positionals, io);
     },
   },
   resume: {
@@ -388,6 +308,7 @@ const COMMANDS: Record<string, Command> = {
       "Migrate the project's databases written by an older air: shows the plan (each database, its schema versions, what each migration changes), asks, backs them up under .air/local/backups/migrations/, then migrates each in one transaction",
     usage: "air migrate [--yes] [--dry-run]",
     options: { yes: { type: "boolean", short: "y" }, "dry-run": { type: "boolean" } },
+    migrates: true,
     run: async (values, _, io) => (await import("./commands/migrate.js")).run_migrate(io, { yes: values.yes === true, dry_run: values["dry-run"] === true }),
   },
   "memory list": {
@@ -448,22 +369,6 @@ function find_command(argv: string[]): { command: Command; rest: string[] } | un
   return undefined;
 }
 
-/**
- * D-055: a command that opens a database older than this build is refused by the open, before it changed
- * anything; here the plan is shown and asked about (whatever the permission mode), and on a yes the databases
- * are backed up and migrated and the command runs again.
- */
-async function run_migrating(command: Command, values: Record<string, unknown>, positionals: string[], io: Io): Promise<number> {
-  try {
-    return await command.run(values, positionals, io);
-  } catch (error) {
-    const outdated = (await import("../db/migrate.js")).outdated_database(error);
-    if (outdated === undefined || command === COMMANDS.migrate) throw error;
-    await (await import("./migration-gate.js")).migrate_on_open(io, outdated);
-    return await command.run(values, positionals, io);
-  }
-}
-
 export async function main(argv: string[], io: Io = process_io): Promise<number> {
   const first = argv[0];
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
@@ -474,18 +379,16 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
     io.out(`${(await import("../version.js")).AIR_VERSION}\n`);
     return 0;
   }
+  const tui = tui_run_args(argv);
+  // The TUI is bundled apart from the other commands (scripts/bundle-cli.mjs says why): only plain data crosses.
+  if (tui !== undefined) return (await import("./tui-main.js")).main_tui(tui, io);
   const run = command_named("run");
   const found = run !== undefined && starts_run(first) ? { command: run, rest: argv } : find_command(argv);
   if (found === undefined) return usage_error(io, `unknown command "${argv.join(" ")}"`);
   const { command } = found;
-  let parsed: ReturnType<typeof parseArgs>;
+  let parsed: ParsedArgs;
   try {
-    parsed = parseArgs({
-      args: normalise_resume_argv(normalise_inspect_argv(found.rest)),
-      options: { ...command.options, help: { type: "boolean", short: "h" } },
-      strict: true,
-      allowPositionals: command.positionals === true,
-    });
+    parsed = parse_command_args(command, found.rest);
   } catch (error) {
     return usage_error(io, `${(error as Error).message} (usage: ${command.usage})`);
   }
@@ -493,12 +396,5 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
     io.out(format_command_help(command.usage, command.summary));
     return 0;
   }
-  try {
-    return await run_migrating(command, parsed.values, parsed.positionals, io);
-  } catch (error) {
-    const { to_air_error } = await import("../contracts/errors.js");
-    io.err(render_error(to_air_error(error)));
-    (await import("../logs/log.js")).log_error("cli", `air ${argv.slice(0, argv.length - found.rest.length).join(" ")} failed`, error);
-    return 1;
-  }
+  return run_command(command, parsed, io, `air ${argv.slice(0, argv.length - found.rest.length).join(" ")}`);
 }

@@ -19,11 +19,13 @@ describe("what air run loads before its pre-frame", () => {
     const log = path.join(workspace.root, "imports.log");
     const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
     const bundle = path.join(REPO_ROOT, "dist", "bundle");
-    const holds = JSON.parse(fs.readFileSync(path.join(bundle, "meta.json"), "utf8")) as Record<string, string[]>;
+    const tui = path.join(bundle, "tui");
+    const holds = JSON.parse(fs.readFileSync(path.join(tui, "meta.json"), "utf8")) as Record<string, string[]>;
     const part = Object.keys(holds).find((file) => holds[file]?.some((input) => input.endsWith("/dist/cli/pre-frame.js")));
     expect(part).toBeDefined();
-    // What bin/air.js loads, then what `air run` imports before it paints (src/cli/main.ts).
-    const script = ["main.js", part ?? ""].map((file) => `await import(${JSON.stringify(pathToFileURL(path.join(bundle, file)).href)});`).join("");
+    // What bin/air.js loads, then what `air run` imports before it paints: the TUI's bundle's entry (src/cli/main.ts), its part.
+    const files = [path.join(bundle, "main.js"), path.join(tui, "tui-main.js"), path.join(tui, part ?? "")];
+    const script = files.map((file) => `await import(${JSON.stringify(pathToFileURL(file).href)});`).join("");
     const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", script], {
       cwd: workspace.root,
       env: { ...workspace.env, AIR_IMPORT_LOG: log },

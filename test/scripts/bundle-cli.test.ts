@@ -1,0 +1,52 @@
+/**
+ * The CLI's two bundles (scripts/bundle-cli.mjs): `air run`'s TUI is bundled apart from the other commands, so
+ * in an `air run` process a module loaded by the CLI's entry and again by the TUI's bundle exists twice. Only
+ * these may: each holds functions and constants alone, no state, no class whose instances reach the TUI's copy.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { REPO_ROOT, temp_workspace } from "../fixtures/cli.js";
+import { loaded_modules } from "../fixtures/loaded-modules.js";
+
+const BUNDLE = path.join(REPO_ROOT, "dist", "bundle");
+const STATELESS_ROUTER = ["dist/cli/command.js", "dist/cli/output.js", "dist/cli/run-command.js"];
+
+function modules_of(meta_file: string): Set<string> {
+  return new Set(Object.values(JSON.parse(fs.readFileSync(meta_file, "utf8")) as Record<string, string[]>).flat());
+}
+
+describe("the CLI's bundles", () => {
+  let workspace: ReturnType<typeof temp_workspace>;
+  beforeEach(() => {
+    workspace = temp_workspace();
+  });
+  afterEach(() => workspace.cleanup());
+
+  it("share no module between the CLI's entry and the TUI's bundle but the stateless router's", () => {
+    const log = path.join(workspace.root, "imports.log");
+    const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
+    const entry = pathToFileURL(path.join(BUNDLE, "main.js")).href;
+    const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", `await import(${JSON.stringify(entry)});`], {
+      cwd: workspace.root,
+      env: { ...workspace.env, AIR_IMPORT_LOG: log },
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const tui = modules_of(path.join(BUNDLE, "tui", "meta.json"));
+    const twice = loaded_modules(log).filter((module) => tui.has(module));
+    expect(twice.map((module) => path.relative(REPO_ROOT, module)).sort()).toEqual(STATELESS_ROUTER);
+  });
+
+  it("leave the TUI's entry out of the CLI's bundle and the other commands out of the TUI's", () => {
+    const main = modules_of(path.join(BUNDLE, "meta.json"));
+    const tui = modules_of(path.join(BUNDLE, "tui", "meta.json"));
+    expect([...main].some((module) => module.endsWith("/dist/cli/tui-main.js"))).toBe(false);
+    expect(tui.has(path.join(REPO_ROOT, "dist/cli/tui-main.js"))).toBe(true);
+    for (const other of ["main.js", "commands/session-list.js", "commands/history.js", "commands/doctor.js", "commands/restore.js"]) {
+      expect(tui.has(path.join(REPO_ROOT, "dist/cli", other)), other).toBe(false);
+    }
+  });
+});

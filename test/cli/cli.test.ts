@@ -1,12 +1,10 @@
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { HELP_WIDTH } from "../../src/cli/help.js";
 import { REPO_ROOT, run_air, run_air_async, spawn_fixture, temp_workspace } from "../fixtures/cli.js";
-import { loaded_modules } from "../fixtures/loaded-modules.js";
+import { import_log_of, loaded_modules } from "../fixtures/loaded-modules.js";
 
 let workspace: ReturnType<typeof temp_workspace>;
 beforeEach(() => {
@@ -122,16 +120,13 @@ describe("air session list", () => {
 
 /** The modules a Node process loads to import `files` (dist/, unbundled), as the import recorder logs them. */
 function modules_loaded_by(files: readonly string[]): string {
-  const log = path.join(workspace.root, "imports.log");
-  const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
-  const script = files.map((file) => `await import(${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, file)).href)});`).join("");
-  const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", script], {
-    cwd: workspace.root,
-    env: { ...workspace.env, AIR_IMPORT_LOG: log },
-    encoding: "utf8",
-  });
-  expect(result.status, result.stderr).toBe(0);
-  return fs.readFileSync(log, "utf8");
+  return fs.readFileSync(
+    import_log_of(
+      files.map((file) => path.join(REPO_ROOT, file)),
+      workspace,
+    ),
+    "utf8",
+  );
 }
 
 describe("what the TUI loads before its first frame", () => {

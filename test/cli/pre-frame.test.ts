@@ -1,12 +1,10 @@
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TypedKeys } from "../../src/cli/pre-frame-keys.js";
 import { REPO_ROOT, temp_workspace } from "../fixtures/cli.js";
-import { loaded_modules } from "../fixtures/loaded-modules.js";
+import { import_log_of, loaded_modules } from "../fixtures/loaded-modules.js";
 
 describe("what air run loads before its pre-frame", () => {
   let workspace: ReturnType<typeof temp_workspace>;
@@ -16,22 +14,13 @@ describe("what air run loads before its pre-frame", () => {
   afterEach(() => workspace.cleanup());
 
   it("loads the bundle's entry and the pre-frame's part and no package at all: no ink, React, runtime or SDK", () => {
-    const log = path.join(workspace.root, "imports.log");
-    const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
     const bundle = path.join(REPO_ROOT, "dist", "bundle");
     const tui = path.join(bundle, "tui");
     const holds = JSON.parse(fs.readFileSync(path.join(tui, "meta.json"), "utf8")) as Record<string, string[]>;
     const part = Object.keys(holds).find((file) => holds[file]?.some((input) => input.endsWith("/dist/cli/pre-frame.js")));
     expect(part).toBeDefined();
-    // What bin/air.js loads, then what `air run` imports before it paints: the TUI's bundle's entry (src/cli/main.ts), its part.
-    const files = [path.join(bundle, "main.js"), path.join(tui, "tui-main.js"), path.join(tui, part ?? "")];
-    const script = files.map((file) => `await import(${JSON.stringify(pathToFileURL(file).href)});`).join("");
-    const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", script], {
-      cwd: workspace.root,
-      env: { ...workspace.env, AIR_IMPORT_LOG: log },
-      encoding: "utf8",
-    });
-    expect(result.status, result.stderr).toBe(0);
+    // What bin/air.js loads, then what `air run` imports before it paints (src/cli/main.ts): the TUI bundle's entry and the pre-frame's part.
+    const log = import_log_of([path.join(bundle, "main.js"), path.join(tui, "tui-main.js"), path.join(tui, part ?? "")], workspace);
     const loaded = loaded_modules(log).join("\n");
     expect(loaded).toContain("/dist/cli/pre-frame.js");
     expect(loaded).not.toContain("/node_modules/");

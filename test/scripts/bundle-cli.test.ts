@@ -1,15 +1,8 @@
-/**
- * The CLI's two bundles (scripts/bundle-cli.mjs): `air run`'s TUI is bundled apart from the other commands, so
- * in an `air run` process a module loaded by the CLI's entry and again by the TUI's bundle exists twice. Only
- * these may: each holds functions and constants alone, no state, no class whose instances reach the TUI's copy.
- */
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REPO_ROOT, temp_workspace } from "../fixtures/cli.js";
-import { loaded_modules } from "../fixtures/loaded-modules.js";
+import { import_log_of, loaded_modules } from "../fixtures/loaded-modules.js";
 
 const BUNDLE = path.join(REPO_ROOT, "dist", "bundle");
 const STATELESS_ROUTER = ["dist/cli/command.js", "dist/cli/output.js", "dist/cli/run-command.js"];
@@ -26,15 +19,7 @@ describe("the CLI's bundles", () => {
   afterEach(() => workspace.cleanup());
 
   it("share no module between the CLI's entry and the TUI's bundle but the stateless router's", () => {
-    const log = path.join(workspace.root, "imports.log");
-    const recorder = path.join(REPO_ROOT, "test/fixtures/import-recorder.mjs");
-    const entry = pathToFileURL(path.join(BUNDLE, "main.js")).href;
-    const result = spawnSync(process.execPath, ["--import", recorder, "--input-type=module", "-e", `await import(${JSON.stringify(entry)});`], {
-      cwd: workspace.root,
-      env: { ...workspace.env, AIR_IMPORT_LOG: log },
-      encoding: "utf8",
-    });
-    expect(result.status, result.stderr).toBe(0);
+    const log = import_log_of([path.join(BUNDLE, "main.js")], workspace);
     const tui = modules_of(path.join(BUNDLE, "tui", "meta.json"));
     const twice = loaded_modules(log).filter((module) => tui.has(module));
     expect(twice.map((module) => path.relative(REPO_ROOT, module)).sort()).toEqual(STATELESS_ROUTER);

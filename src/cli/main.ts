@@ -1,11 +1,18 @@
 import { type Command, type ParsedArgs, parse_command_args, run_command, strings } from "./command.js";
 import { format_command_help, format_help } from "./help.js";
 import { process_io, type Io } from "./output.js";
-import { PERMISSION_FLAGS, permission_values, RUN_COMMAND, starts_run, tui_run_args } from "./run-command.js";
+import { opens_tui, PERMISSION_FLAGS, permission_values, RUN_COMMAND } from "./run-command.js";
 
 /** A flag given with `multiple: true`: every value, in order. */
 function list(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+/** `air -c`, `air -r ID`, `air -p "…"`: as in the peers, these flags alone mean `air run` with them. */
+const RUN_FLAGS = new Set(["-c", "--continue", "-r", "--resume", "-p", "--print"]);
+
+function starts_run(first: string): boolean {
+  return RUN_FLAGS.has(first) || first.startsWith("--resume=") || first.startsWith("--print=");
 }
 
 /**
@@ -379,9 +386,6 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
     io.out(`${(await import("../version.js")).AIR_VERSION}\n`);
     return 0;
   }
-  const tui = tui_run_args(argv);
-  // The TUI is bundled apart from the other commands (scripts/bundle-cli.mjs says why): only plain data crosses.
-  if (tui !== undefined) return (await import("./tui-main.js")).main_tui(tui, io);
   const run = command_named("run");
   const found = run !== undefined && starts_run(first) ? { command: run, rest: argv } : find_command(argv);
   if (found === undefined) return usage_error(io, `unknown command "${argv.join(" ")}"`);
@@ -396,5 +400,7 @@ export async function main(argv: string[], io: Io = process_io): Promise<number>
     io.out(format_command_help(command.usage, command.summary));
     return 0;
   }
+  // The TUI is bundled apart from the other commands (scripts/bundle-cli.mjs says why): only plain data crosses.
+  if (command === COMMANDS.run && opens_tui(parsed)) return (await import("./tui-main.js")).main_tui(parsed, io);
   return run_command(command, parsed, io, `air ${argv.slice(0, argv.length - found.rest.length).join(" ")}`);
 }

@@ -1,4 +1,4 @@
-import { type Command, type ParsedArgs, parse_command_args, strings } from "./command.js";
+import { type Command, type ParsedArgs, strings } from "./command.js";
 
 /** `--permission-mode default|accept-edits|plan|bypass` and `--prompts auto|stdin|policy`, for commands that run agents. */
 export const PERMISSION_FLAGS = { "permission-mode": { type: "string" }, prompts: { type: "string" } } as const;
@@ -7,13 +7,6 @@ const INSPECT_FLAGS = { inspect: { type: "string" }, "inspect-file": { type: "st
 
 export function permission_values(values: Record<string, unknown>): { permission_mode?: string; prompts?: string } {
   return strings(values, { permission_mode: "permission-mode", prompts: "prompts" });
-}
-
-/** `air -c`, `air -r ID`, `air -p "…"`: as in the peers, these flags alone mean `air run` with them. */
-const RUN_FLAGS = new Set(["-c", "--continue", "-r", "--resume", "-p", "--print"]);
-
-export function starts_run(first: string): boolean {
-  return RUN_FLAGS.has(first) || first.startsWith("--resume=") || first.startsWith("--print=");
 }
 
 /** `air run`; a usage error (more than one project folder) is the caller's to tell, with the help it prints. */
@@ -59,22 +52,7 @@ export const RUN_COMMAND: Command = {
   },
 };
 
-/**
- * `argv`'s arguments when it opens the TUI — `air run`, `air -c` or `air -r [ID]` with flags that parse, no `-p`,
- * no `--help` and at most one project folder — else undefined: every other form (a usage error among them) is
- * the full CLI's to run.
- */
-export function tui_run_args(argv: readonly string[]): ParsedArgs | undefined {
-  const [first] = argv;
-  if (first === undefined) return undefined;
-  const rest = first === "run" ? argv.slice(1) : starts_run(first) ? argv : undefined;
-  if (rest === undefined) return undefined;
-  let parsed: ParsedArgs;
-  try {
-    parsed = parse_command_args(RUN_COMMAND, rest);
-  } catch {
-    return undefined;
-  }
-  const { values, positionals } = parsed;
-  return values.help === undefined && values.print === undefined && positionals.length <= 1 ? parsed : undefined;
+/** Whether `air run`'s arguments (parsed, not `--help`) open the TUI: no `-p`, and at most one project folder (more is a usage error). */
+export function opens_tui({ values, positionals }: ParsedArgs): boolean {
+  return values.print === undefined && positionals.length <= 1;
 }

@@ -3,7 +3,7 @@ import type { Io } from "./output.js";
 import { RUN_COMMAND } from "./run-command.js";
 
 /**
- * `air run` on the TUI, entered from main.ts with the arguments `tui_run_args` accepted. Bundled apart from the
+ * `air run` on the TUI, entered from main.ts with the parsed arguments `opens_tui` accepted. Bundled apart from the
  * other commands (scripts/bundle-cli.mjs says why), so it imports nothing of theirs: the run command alone.
  */
 export function main_tui(parsed: ParsedArgs, io: Io): Promise<number> {

@@ -1,32 +1,23 @@
 import { describe, expect, it } from "vitest";
-import { tui_run_args } from "../../src/cli/run-command.js";
+import { parse_command_args } from "../../src/cli/command.js";
+import { opens_tui, RUN_COMMAND } from "../../src/cli/run-command.js";
 
-describe("tui_run_args", () => {
-  it("takes air run, air -c and air -r [ID] with the TUI's flags and at most one project folder", () => {
-    expect(tui_run_args(["run"])).toEqual({ values: {}, positionals: [] });
-    expect(tui_run_args(["run", "proj", "--permission-mode", "plan"])).toEqual({ values: { "permission-mode": "plan" }, positionals: ["proj"] });
-    expect(tui_run_args(["-c"])?.values).toEqual({ continue: true });
-    expect(tui_run_args(["-r"])?.values).toEqual({ resume: "" });
-    expect(tui_run_args(["--resume=ses_1", "--inspect"])?.values).toEqual({ resume: "ses_1", inspect: "local" });
+const run_args = (rest: string[]) => parse_command_args(RUN_COMMAND, rest);
+
+describe("opens_tui", () => {
+  it("opens the TUI for air run, -c and -r [ID] with its flags and at most one project folder", () => {
+    for (const rest of [[], ["proj", "--permission-mode", "plan"], ["-c"], ["-r"], ["--resume=ses_1", "--inspect"]]) {
+      expect(opens_tui(run_args(rest)), rest.join(" ")).toBe(true);
+    }
   });
 
-  it("leaves every other form to the full CLI: headless -p, --help, usage errors, other commands", () => {
-    for (const argv of [
-      [],
-      ["run", "-p", "fix it"],
+  it("leaves a headless -p and a usage error of two folders to the full CLI", () => {
+    for (const rest of [
       ["-p", "fix it"],
-      ["--print=fix it"],
-      ["run", "--help"],
-      ["run", "-h"],
-      ["run", "a", "b"],
-      ["run", "--no-such-flag"],
-      ["run", "--permission-mode"],
-      ["resume"],
-      ["session", "list"],
-      ["--version"],
-      ["runner"],
+      ["--print=fix it", "-c"],
+      ["a", "b"],
     ]) {
-      expect(tui_run_args(argv), argv.join(" ")).toBeUndefined();
+      expect(opens_tui(run_args(rest)), rest.join(" ")).toBe(false);
     }
   });
 });
